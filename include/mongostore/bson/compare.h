@@ -1,0 +1,36 @@
+// MongoDB's total order over BSON values.
+//
+// Values of different types compare by type bracket, in MongoDB's order: MinKey < undefined <
+// null < numbers < strings (and symbols) < objects < arrays < binary data < ObjectId <
+// booleans < dates < timestamps < regular expressions < DBPointer < code < code with scope <
+// MaxKey. Numbers compare by exact value across int32, int64, double and decimal128 (NaN is
+// equal to NaN and below every other number; -0 equals 0). Strings compare as bytes (no
+// collation). Objects and arrays compare element by element: type bracket, then field name,
+// then value; a shorter one that is a prefix of a longer one is smaller.
+// https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/
+#pragma once
+
+#include "mongostore/bson/document.h"
+#include "mongostore/bson/value.h"
+
+namespace mongostore::bson {
+
+/// The rank of a type's bracket in MongoDB's order (lower sorts first). Types in one
+/// bracket (the four numbers; string and symbol) share a rank. Missing ranks as undefined.
+int type_bracket(BsonType type);
+
+/// Negative, zero or positive as `a` sorts before, equal to, or after `b`.
+int compare_values(const Value& a, const Value& b);
+
+/// Element-wise comparison of two documents (type bracket, field name, value).
+int compare_documents(const DocumentView& a, const DocumentView& b);
+
+/// MongoDB equality of values (compare_values == 0).
+inline bool values_equal(const Value& a, const Value& b) { return compare_values(a, b) == 0; }
+
+/// A strict-weak-ordering functor over Values, for sorting and ordered containers.
+struct ValueLess {
+  bool operator()(const Value& a, const Value& b) const { return compare_values(a, b) < 0; }
+};
+
+}  // namespace mongostore::bson

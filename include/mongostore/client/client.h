@@ -1,0 +1,176 @@
+// Client, Database, Collection: the seam every store is written against.
+//
+//   auto client = mongostore::client::connect("embedded:/var/lib/myapp");  // or "embedded:memory"
+//   auto orders = client->database("shop").collection("orders");
+//   orders.insert_one(make_document("_id", 1, "total", 9.5));
+//   auto doc = orders.find_one(make_document("_id", 1));
+//
+// A Client is one backend: the embedded engine in this process (the default), or — in a later
+// release — a MongoDB deployment through libmongoc. Store code holds a Client and never knows
+// which; every operation has MongoDB's semantics and raises mongostore::Error with MongoDB's
+// codes on both. Database and Collection are cheap value handles; all are thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/engine/engine.h"
+
+namespace mongostore::client {
+
+using engine::CollectionStats;
+using engine::Cursor;
+using engine::DuplicateKeyError;
+using engine::FindAndModifyOptions;
+using engine::FindOptions;
+using engine::InsertManyResult;
+using engine::ReturnDocument;
+using engine::UpdateOptions;
+using engine::UpdateResult;
+
+class Database;
+class Collection;
+
+class Client : public std::enable_shared_from_this<Client> {
+ public:
+  virtual ~Client() = default;
+
+  Database database(std::string_view name);
+  virtual std::vector<std::string> list_database_names() = 0;
+  /// Round trip to the backend; throws when it is unreachable.
+  virtual void ping() = 0;
+  /// "embedded" or "remote".
+  virtual std::string_view backend_name() const = 0;
+
+  // The operations behind Database and Collection, by namespace. Prefer the handles.
+  virtual std::vector<std::string> list_collection_names(std::string_view db) = 0;
+  virtual void create_collection(std::string_view db, std::string_view coll) = 0;
+  virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
+  virtual void drop_database(std::string_view db) = 0;
+  virtual bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                                      bson::DocumentView document) = 0;
+  virtual InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                                       const std::vector<bson::Document>& documents) = 0;
+  virtual std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
+                                                 bson::DocumentView filter,
+                                                 const FindOptions& options) = 0;
+  virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
+                                       bson::DocumentView filter, const FindOptions& options) = 0;
+  virtual UpdateResult replace_one(std::string_view db, std::string_view coll,
+                                   bson::DocumentView filter, bson::DocumentView replacement,
+                                   bool upsert) = 0;
+  virtual UpdateResult update_one(std::string_view db, std::string_view coll,
+                                  bson::DocumentView filter, bson::DocumentView update,
+                                  const UpdateOptions& options) = 0;
+  virtual UpdateResult update_many(std::string_view db, std::string_view coll,
+                                   bson::DocumentView filter, bson::DocumentView update,
+                                   const UpdateOptions& options) = 0;
+  virtual int64_t delete_one(std::string_view db, std::string_view coll,
+                             bson::DocumentView filter) = 0;
+  virtual int64_t delete_many(std::string_view db, std::string_view coll,
+                              bson::DocumentView filter) = 0;
+  virtual std::optional<bson::Document> find_one_and_update(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      bson::DocumentView update, const FindAndModifyOptions& options) = 0;
+  virtual int64_t count_documents(std::string_view db, std::string_view coll,
+                                  bson::DocumentView filter) = 0;
+};
+
+class Database {
+ public:
+  Database(std::shared_ptr<Client> client, std::string name)
+      : client_(std::move(client)), name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  Collection collection(std::string_view name) const;
+  std::vector<std::string> list_collection_names() const {
+    return client_->list_collection_names(name_);
+  }
+  /// NamespaceExists (48) if it exists.
+  void create_collection(std::string_view name) const { client_->create_collection(name_, name); }
+  void drop() const { client_->drop_database(name_); }
+
+ private:
+  std::shared_ptr<Client> client_;
+  std::string name_;
+};
+
+class Collection {
+ public:
+  Collection(std::shared_ptr<Client> client, std::string db, std::string name)
+      : client_(std::move(client)), db_(std::move(db)), name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  const std::string& database_name() const { return db_; }
+
+  /// Returns the `_id` (generated when the document has none).
+  bson::OwnedValue insert_one(bson::DocumentView document) const {
+    return client_->insert_one(db_, name_, document);
+  }
+  /// Ordered: stops at the first failing document.
+  InsertManyResult insert_many(const std::vector<bson::Document>& documents) const {
+    return client_->insert_many(db_, name_, documents);
+  }
+  std::optional<bson::Document> find_one(bson::DocumentView filter,
+                                         const FindOptions& options = {}) const {
+    return client_->find_one(db_, name_, filter, options);
+  }
+  std::unique_ptr<Cursor> find(bson::DocumentView filter, const FindOptions& options = {}) const {
+    return client_->find(db_, name_, filter, options);
+  }
+  UpdateResult replace_one(bson::DocumentView filter, bson::DocumentView replacement,
+                           bool upsert = false) const {
+    return client_->replace_one(db_, name_, filter, replacement, upsert);
+  }
+  UpdateResult update_one(bson::DocumentView filter, bson::DocumentView update,
+                          const UpdateOptions& options = {}) const {
+    return client_->update_one(db_, name_, filter, update, options);
+  }
+  UpdateResult update_many(bson::DocumentView filter, bson::DocumentView update,
+                           const UpdateOptions& options = {}) const {
+    return client_->update_many(db_, name_, filter, update, options);
+  }
+  int64_t delete_one(bson::DocumentView filter) const {
+    return client_->delete_one(db_, name_, filter);
+  }
+  int64_t delete_many(bson::DocumentView filter) const {
+    return client_->delete_many(db_, name_, filter);
+  }
+  std::optional<bson::Document> find_one_and_update(bson::DocumentView filter,
+                                                    bson::DocumentView update,
+                                                    const FindAndModifyOptions& options = {}) const {
+    return client_->find_one_and_update(db_, name_, filter, update, options);
+  }
+  int64_t count_documents(bson::DocumentView filter) const {
+    return client_->count_documents(db_, name_, filter);
+  }
+  /// Returns false if the collection did not exist.
+  bool drop() const { return client_->drop_collection(db_, name_); }
+
+ private:
+  std::shared_ptr<Client> client_;
+  std::string db_;
+  std::string name_;
+};
+
+/// Opens a client from a URI:
+///
+/// | URI                                   | backend                                       |
+/// |---------------------------------------|-----------------------------------------------|
+/// | `embedded:memory`                     | embedded engine, in memory (tests)            |
+/// | `embedded:/path/dir`                  | embedded engine on a durable data directory   |
+/// | `embedded:/path/dir?durability=journaled` | ... acknowledging before fsync (see durability.h) |
+/// | `mongodb://...`                       | a MongoDB deployment (not yet built: fails with NotImplemented) |
+///
+/// A bare path (no scheme) means `embedded:<path>`.
+std::shared_ptr<Client> connect(std::string_view uri);
+
+/// The embedded backend over an engine opened with `options`.
+std::shared_ptr<Client> open_embedded(const engine::EngineOptions& options);
+/// The embedded backend over an existing engine (shared, e.g. with a server).
+std::shared_ptr<Client> embedded_client(std::shared_ptr<engine::Engine> engine);
+
+}  // namespace mongostore::client

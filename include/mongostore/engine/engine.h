@@ -1,0 +1,184 @@
+// Engine: the embedded document database (MongoDB semantics on WiredTiger).
+//
+// An Engine owns one WiredTiger connection over a data directory (or memory). It keeps a
+// catalog of databases and collections, stores each collection as a WiredTiger table keyed by
+// the order-preserving key of `_id` (so a find by `_id` is one B-tree lookup), and runs every
+// operation in a WiredTiger snapshot transaction. A write that conflicts with a concurrent
+// writer of the same document is rolled back and retried against the new version inside the
+// engine, as mongod does, so a read-check-write (a version CAS) has exactly one winner.
+//
+// All methods are thread-safe. Errors are mongostore::Error with MongoDB's codes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/engine/durability.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+/// The largest document MongoDB stores: 16 MiB.
+inline constexpr size_t kMaxDocumentSize = 16 * 1024 * 1024;
+
+struct EngineOptions {
+  /// The data directory; created if absent. Ignored (may be empty) for kInMemory.
+  std::string path;
+  Durability durability = Durability::kDurable;
+  /// WiredTiger cache size in MiB (for kInMemory also the cap on data held).
+  size_t cache_size_mb = 512;
+};
+
+/// A DuplicateKey (11000) error with the index's key pattern and the offending key value.
+class DuplicateKeyError : public Error {
+ public:
+  DuplicateKeyError(std::string message, bson::Document key_pattern, bson::Document key_value)
+      : Error(ErrorCode::kDuplicateKey, std::move(message)),
+        key_pattern_(std::move(key_pattern)),
+        key_value_(std::move(key_value)) {}
+  const bson::Document& key_pattern() const { return key_pattern_; }
+  const bson::Document& key_value() const { return key_value_; }
+
+ private:
+  bson::Document key_pattern_;
+  bson::Document key_value_;
+};
+
+struct FindOptions {
+  /// Fields to return (MongoDB projection); empty returns whole documents.
+  bson::Document projection;
+  int64_t skip = 0;
+  /// 0 means no limit.
+  int64_t limit = 0;
+  /// Documents per batch handed out by a cursor.
+  size_t batch_size = 101;
+};
+
+struct UpdateOptions {
+  bool upsert = false;
+  /// arrayFilters for filtered positional updates ($[<id>]).
+  std::vector<bson::Document> array_filters;
+};
+
+struct UpdateResult {
+  int64_t matched_count = 0;
+  int64_t modified_count = 0;
+  /// The `_id` of the document an upsert inserted.
+  std::optional<bson::OwnedValue> upserted_id;
+};
+
+struct InsertManyResult {
+  std::vector<bson::OwnedValue> inserted_ids;
+};
+
+/// Which document findOneAndUpdate returns.
+enum class ReturnDocument { kBefore, kAfter };
+
+struct FindAndModifyOptions {
+  bool upsert = false;
+  ReturnDocument return_document = ReturnDocument::kBefore;
+  bson::Document projection;
+  std::vector<bson::Document> array_filters;
+};
+
+/// Statistics of one collection.
+struct CollectionStats {
+  int64_t document_count = 0;
+  int64_t data_size = 0;  // sum of BSON sizes
+};
+
+class Engine;
+
+/// A server-side cursor over a find's results, handed out in batches. Each batch reads in
+/// its own snapshot and resumes after the last key returned (as MongoDB's cursors yield
+/// between batches), so a long scan never pins one snapshot for its whole life.
+class Cursor {
+ public:
+  virtual ~Cursor() = default;
+  /// The next batch; empty when exhausted.
+  virtual std::vector<bson::Document> next_batch() = 0;
+  virtual bool exhausted() const = 0;
+  /// Drains the cursor.
+  std::vector<bson::Document> to_vector();
+};
+
+class Engine {
+ public:
+  /// Opens (creating if needed) the engine. Throws Error(DataDirectoryInvalid) naming the path
+  /// when the directory cannot be created, is not writable, is locked by another process, or
+  /// holds something that is not a mongostore data directory.
+  static std::shared_ptr<Engine> open(const EngineOptions& options);
+
+  virtual ~Engine() = default;
+
+  virtual const EngineOptions& options() const = 0;
+
+  // --- catalog -------------------------------------------------------------------------
+  /// Database names that hold at least one collection, sorted.
+  virtual std::vector<std::string> list_databases() = 0;
+  /// Collection names of `db`, sorted.
+  virtual std::vector<std::string> list_collections(std::string_view db) = 0;
+  /// Creates a collection; NamespaceExists (48) if it exists. Names follow MongoDB's rules
+  /// (InvalidNamespace 73 otherwise).
+  virtual void create_collection(std::string_view db, std::string_view coll) = 0;
+  /// Drops a collection; returns false if there was none.
+  virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
+  /// Drops every collection of `db`.
+  virtual void drop_database(std::string_view db) = 0;
+  virtual bool collection_exists(std::string_view db, std::string_view coll) = 0;
+
+  // --- writes (a missing collection is created, as MongoDB does) ------------------------
+  /// Inserts one document. A missing `_id` gets a new ObjectId (and `_id` is moved first).
+  /// Returns the `_id`. DuplicateKeyError on a taken `_id`, BSONObjectTooLarge (10334) over
+  /// 16 MiB, BadValue / InvalidIdField for documents MongoDB rejects.
+  virtual bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                                      bson::DocumentView document) = 0;
+  /// Inserts in order; stops at the first error (ordered insert), earlier ones stay.
+  virtual InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                                       const std::vector<bson::Document>& documents) = 0;
+  /// Replaces the first document matching `filter`, keeping its `_id`.
+  virtual UpdateResult replace_one(std::string_view db, std::string_view coll,
+                                   bson::DocumentView filter, bson::DocumentView replacement,
+                                   bool upsert = false) = 0;
+  virtual UpdateResult update_one(std::string_view db, std::string_view coll,
+                                  bson::DocumentView filter, bson::DocumentView update,
+                                  const UpdateOptions& options = {}) = 0;
+  virtual UpdateResult update_many(std::string_view db, std::string_view coll,
+                                   bson::DocumentView filter, bson::DocumentView update,
+                                   const UpdateOptions& options = {}) = 0;
+  virtual int64_t delete_one(std::string_view db, std::string_view coll,
+                             bson::DocumentView filter) = 0;
+  virtual int64_t delete_many(std::string_view db, std::string_view coll,
+                              bson::DocumentView filter) = 0;
+  /// Atomically finds, updates and returns one document (the before or after image).
+  virtual std::optional<bson::Document> find_one_and_update(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      bson::DocumentView update, const FindAndModifyOptions& options = {}) = 0;
+
+  // --- reads ---------------------------------------------------------------------------
+  /// The document with `_id` equal to `id`, if any.
+  virtual std::optional<bson::Document> find_by_id(std::string_view db, std::string_view coll,
+                                                   const bson::Value& id) = 0;
+  virtual std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
+                                                 bson::DocumentView filter,
+                                                 const FindOptions& options = {}) = 0;
+  /// A cursor over the documents matching `filter`, in `_id` order.
+  virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
+                                       bson::DocumentView filter,
+                                       const FindOptions& options = {}) = 0;
+  virtual int64_t count_documents(std::string_view db, std::string_view coll,
+                                  bson::DocumentView filter) = 0;
+  virtual CollectionStats collection_stats(std::string_view db, std::string_view coll) = 0;
+
+  /// Forces everything acknowledged so far to stable storage (a checkpoint).
+  virtual void flush() = 0;
+};
+
+}  // namespace mongostore::engine

@@ -1,0 +1,55 @@
+// Update: MongoDB's update language (operator documents and replacement documents).
+//
+//   Update u = Update::compile(update_doc, array_filters);
+//   Update::Result r = u.apply(stored_doc, positional_index, is_upsert_insert);
+//   if (r.modified) write(r.document);
+//
+// Supported operators: $set $unset $inc $mul $min $max $rename $setOnInsert $currentDate
+// $bit, and for arrays $push (with $each $slice $sort $position) $addToSet (with $each) $pop
+// $pull $pullAll. Paths may use the positional `$`, all-positional `$[]` and filtered
+// `$[<id>]` (with arrayFilters). Errors carry MongoDB's codes and messages.
+//
+// compile() parses and validates once (unknown modifiers, conflicting paths, bad arguments);
+// apply() rewrites the document in one pass and never mutates its input. An Update owns a
+// copy of the bytes it was compiled from and is cheap to copy.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "mongostore/bson/document.h"
+
+namespace mongostore::engine {
+
+class Update {
+ public:
+  /// `update` is either an operator document ({$set: ..., $inc: ...}) or a replacement
+  /// document (no $-keys). `array_filters` is the arrayFilters option (may be empty).
+  /// Throws mongostore::Error (FailedToParse, BadValue, ConflictingUpdateOperators, ...).
+  static Update compile(bson::DocumentView update,
+                        std::span<const bson::DocumentView> array_filters = {});
+
+  /// True when the update is a replacement document.
+  bool is_replacement() const;
+
+  struct Result {
+    bson::Document document;
+    bool modified;  // false when `document` is byte-identical to the original
+  };
+
+  /// Applies the update to `original`. `positional_index` is the array index matched by the
+  /// query (for the `$` positional operator), if any. `is_upsert_insert` is true when applying
+  /// to a freshly seeded upsert document ($setOnInsert applies only then).
+  Result apply(bson::DocumentView original, std::optional<size_t> positional_index = std::nullopt,
+               bool is_upsert_insert = false) const;
+
+  struct Impl;
+
+ private:
+  explicit Update(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace mongostore::engine

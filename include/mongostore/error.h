@@ -1,0 +1,82 @@
+// Errors raised by every layer of mongostore.
+//
+// Each error carries MongoDB's numeric code and code name, so a caller can react to
+// `DuplicateKey` the same way whether the store runs on the embedded engine or on a real
+// MongoDB deployment. The set of codes is MongoDB's; see
+// https://www.mongodb.com/docs/manual/reference/error-codes/.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace mongostore {
+
+/// MongoDB error codes used by mongostore. The numeric values are MongoDB's own.
+enum class ErrorCode : int32_t {
+  kOk = 0,
+  kInternalError = 1,
+  kBadValue = 2,
+  kNoSuchKey = 4,
+  kFailedToParse = 9,
+  kTypeMismatch = 14,
+  kInvalidLength = 16,
+  kIllegalOperation = 20,
+  kNamespaceNotFound = 26,
+  kIndexNotFound = 27,
+  kPathNotViable = 28,
+  kConflictingUpdateOperators = 40,
+  kCursorNotFound = 43,
+  kNamespaceExists = 48,
+  kDollarPrefixedFieldName = 52,
+  kInvalidIdField = 53,
+  kNotSingleValueField = 54,
+  kCommandNotFound = 59,
+  kImmutableField = 66,
+  kCannotCreateIndex = 67,
+  kIndexAlreadyExists = 68,
+  kInvalidOptions = 72,
+  kInvalidNamespace = 73,
+  kIndexOptionsConflict = 85,
+  kIndexKeySpecsConflict = 86,
+  kNetworkTimeout = 89,
+  kWriteConflict = 112,
+  kNotImplemented = 238,  // "NotImplemented": a feature mongostore does not support
+  kInvalidBSON = 22,
+  kHostUnreachable = 6,
+  kHostNotFound = 7,
+  kUnknownError = 8,
+  kCannotBackfillArray = 34,
+  kIndexBuildAborted = 276,
+  kLockBusy = 46,
+  kInvalidPath = 30,
+  kOperationFailed = 96,
+  kDataDirectoryInvalid = 10000001,  // mongostore-specific: the data directory is unusable
+  kDuplicateKey = 11000,
+  kBSONObjectTooLarge = 10334,
+  kLocation16755 = 16755,
+};
+
+/// MongoDB's code name for `code` ("DuplicateKey", "BadValue", ...); "UnknownError" when
+/// mongostore does not know the code.
+std::string_view code_name(ErrorCode code);
+std::string_view code_name(int32_t code);
+
+/// The base of every error mongostore raises. `what()` is the human-readable message
+/// (MongoDB's `errmsg`); `code()` and `code_name()` identify the condition.
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, std::string message)
+      : std::runtime_error(std::move(message)), code_(static_cast<int32_t>(code)) {}
+  Error(int32_t code, std::string message) : std::runtime_error(std::move(message)), code_(code) {}
+
+  int32_t code() const { return code_; }
+  ErrorCode error_code() const { return static_cast<ErrorCode>(code_); }
+  std::string_view code_name() const { return mongostore::code_name(code_); }
+
+ private:
+  int32_t code_;
+};
+
+}  // namespace mongostore

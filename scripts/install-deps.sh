@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package mongostore needs to build, test and benchmark.
+# Idempotent: when everything is present it does nothing (no apt-get update, no root needed).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libwiredtiger-dev          # storage engine of the embedded backend
+  libbson-dev libmongoc-dev  # BSON documents; the remote backend
+  libasio-dev                # networking for the server and the async twins
+  libcli11-dev libfmt-dev    # the command-line tool
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libssl-dev libpcre2-dev    # SCRAM/TLS; $regex
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,87 @@
+// The embedded backend: the Client seam straight onto an in-process Engine.
+#include "mongostore/client/client.h"
+
+namespace mongostore::client {
+namespace {
+
+class EmbeddedClient final : public Client {
+ public:
+  explicit EmbeddedClient(std::shared_ptr<engine::Engine> engine) : engine_(std::move(engine)) {}
+
+  std::vector<std::string> list_database_names() override { return engine_->list_databases(); }
+  void ping() override {}
+  std::string_view backend_name() const override { return "embedded"; }
+
+  std::vector<std::string> list_collection_names(std::string_view db) override {
+    return engine_->list_collections(db);
+  }
+  void create_collection(std::string_view db, std::string_view coll) override {
+    engine_->create_collection(db, coll);
+  }
+  bool drop_collection(std::string_view db, std::string_view coll) override {
+    return engine_->drop_collection(db, coll);
+  }
+  void drop_database(std::string_view db) override { engine_->drop_database(db); }
+  bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                              bson::DocumentView document) override {
+    return engine_->insert_one(db, coll, document);
+  }
+  InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                               const std::vector<bson::Document>& documents) override {
+    return engine_->insert_many(db, coll, documents);
+  }
+  std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
+                                         bson::DocumentView filter,
+                                         const FindOptions& options) override {
+    return engine_->find_one(db, coll, filter, options);
+  }
+  std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
+                               bson::DocumentView filter, const FindOptions& options) override {
+    return engine_->find(db, coll, filter, options);
+  }
+  UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView replacement, bool upsert) override {
+    return engine_->replace_one(db, coll, filter, replacement, upsert);
+  }
+  UpdateResult update_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          bson::DocumentView update, const UpdateOptions& options) override {
+    return engine_->update_one(db, coll, filter, update, options);
+  }
+  UpdateResult update_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView update, const UpdateOptions& options) override {
+    return engine_->update_many(db, coll, filter, update, options);
+  }
+  int64_t delete_one(std::string_view db, std::string_view coll,
+                     bson::DocumentView filter) override {
+    return engine_->delete_one(db, coll, filter);
+  }
+  int64_t delete_many(std::string_view db, std::string_view coll,
+                      bson::DocumentView filter) override {
+    return engine_->delete_many(db, coll, filter);
+  }
+  std::optional<bson::Document> find_one_and_update(std::string_view db, std::string_view coll,
+                                                    bson::DocumentView filter,
+                                                    bson::DocumentView update,
+                                                    const FindAndModifyOptions& options) override {
+    return engine_->find_one_and_update(db, coll, filter, update, options);
+  }
+  int64_t count_documents(std::string_view db, std::string_view coll,
+                          bson::DocumentView filter) override {
+    return engine_->count_documents(db, coll, filter);
+  }
+
+ private:
+  std::shared_ptr<engine::Engine> engine_;
+};
+
+}  // namespace
+
+std::shared_ptr<Client> embedded_client(std::shared_ptr<engine::Engine> engine) {
+  return std::make_shared<EmbeddedClient>(std::move(engine));
+}
+
+std::shared_ptr<Client> open_embedded(const engine::EngineOptions& options) {
+  return embedded_client(engine::Engine::open(options));
+}
+
+}  // namespace mongostore::client

@@ -1,0 +1,884 @@
+// The WiredTiger-backed Engine. See include/mongostore/engine/engine.h for the contract.
+#include "mongostore/engine/engine.h"
+
+#include <wiredtiger.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+#include <shared_mutex>
+#include <thread>
+
+#include "engine/data_directory.h"
+#include "engine/document_validation.h"
+#include "engine/wiredtiger_session_pool.h"
+#include "mongostore/bson/compare.h"
+#include "mongostore/bson/index_key.h"
+#include "mongostore/engine/matcher.h"
+#include "mongostore/engine/projection.h"
+#include "mongostore/engine/update.h"
+
+namespace mongostore::engine {
+
+std::vector<bson::Document> Cursor::to_vector() {
+  std::vector<bson::Document> out;
+  while (!exhausted()) {
+    auto batch = next_batch();
+    for (auto& d : batch) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+namespace {
+
+constexpr const char* kCatalogUri = "table:_mongostore_catalog";
+constexpr const char* kCollectionTableConfig = "key_format=u,value_format=u";
+
+// Thrown inside a transaction body when WiredTiger reports a conflict; the transaction runner
+// rolls back and retries.
+struct WriteConflictRetry {};
+
+std::string ns_of(std::string_view db, std::string_view coll) {
+  std::string ns;
+  ns.reserve(db.size() + 1 + coll.size());
+  ns.append(db).append(".").append(coll);
+  return ns;
+}
+
+std::string id_key(const bson::Value& id) { return bson::encode_index_key(id); }
+
+WT_ITEM item_of(const void* data, size_t size) {
+  WT_ITEM it{};
+  it.data = data;
+  it.size = size;
+  return it;
+}
+
+struct CollectionEntry {
+  std::string db;
+  std::string coll;
+  std::string table_uri;
+};
+
+// Fails loudly for the WiredTiger codes that mean "retry"; other errors become Error.
+void check_in_transaction(int rc, const char* what, WT_SESSION* s) {
+  if (rc == 0) return;
+  if (rc == WT_ROLLBACK) throw WriteConflictRetry{};
+  check_wiredtiger(rc, what, s);
+}
+
+// RAII for a WiredTiger cursor.
+class CursorHandle {
+ public:
+  CursorHandle(WT_SESSION* s, const std::string& uri, const char* config = nullptr) {
+    int rc = s->open_cursor(s, uri.c_str(), nullptr, config, &c_);
+    if (rc == ENOENT) {
+      c_ = nullptr;
+      return;
+    }
+    check_in_transaction(rc, "open_cursor", s);
+  }
+  ~CursorHandle() {
+    if (c_ != nullptr) c_->close(c_);
+  }
+  CursorHandle(const CursorHandle&) = delete;
+  CursorHandle& operator=(const CursorHandle&) = delete;
+  WT_CURSOR* operator->() const { return c_; }
+  WT_CURSOR* get() const { return c_; }
+  explicit operator bool() const { return c_ != nullptr; }
+
+ private:
+  WT_CURSOR* c_ = nullptr;
+};
+
+bson::DocumentView current_value(WT_CURSOR* c) {
+  WT_ITEM v{};
+  c->get_value(c, &v);
+  return bson::DocumentView(static_cast<const uint8_t*>(v.data), v.size);
+}
+
+std::string current_key(WT_CURSOR* c) {
+  WT_ITEM k{};
+  c->get_key(c, &k);
+  return std::string(static_cast<const char*>(k.data), k.size);
+}
+
+bson::Document duplicate_id_error_key(const bson::Value& id) {
+  bson::DocumentBuilder b;
+  b.append("_id", id);
+  return b.finish();
+}
+
+[[noreturn]] void throw_duplicate_id(const std::string& ns, const bson::Value& id) {
+  throw DuplicateKeyError("E11000 duplicate key error collection: " + ns +
+                              " index: _id_ dup key: { _id: " + id.to_json() + " }",
+                          bson::make_document("_id", 1), duplicate_id_error_key(id));
+}
+
+class WiredTigerEngine;
+
+class FindCursor final : public Cursor {
+ public:
+  FindCursor(std::shared_ptr<WiredTigerEngine> engine, std::string db, std::string coll,
+             Matcher matcher, Projection projection, const FindOptions& options)
+      : engine_(std::move(engine)),
+        db_(std::move(db)),
+        coll_(std::move(coll)),
+        matcher_(std::move(matcher)),
+        projection_(std::move(projection)),
+        skip_(options.skip),
+        remaining_(options.limit > 0 ? options.limit : -1),
+        batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
+
+  std::vector<bson::Document> next_batch() override;
+  bool exhausted() const override { return done_; }
+
+ private:
+  std::shared_ptr<WiredTigerEngine> engine_;
+  std::string db_, coll_;
+  Matcher matcher_;
+  Projection projection_;
+  int64_t skip_;
+  int64_t remaining_;  // -1: unlimited
+  size_t batch_size_;
+  std::string last_key_;
+  bool started_ = false;
+  bool done_ = false;
+};
+
+class WiredTigerEngine final : public Engine, public std::enable_shared_from_this<WiredTigerEngine> {
+ private:
+  // Runs `body` in a snapshot transaction, retrying on write conflicts with a short backoff.
+  template <class F>
+  auto run_transaction(F&& body, bool write) {
+    std::minstd_rand jitter(std::random_device{}());
+    for (int attempt = 0;; ++attempt) {
+      auto s = pool_->acquire();
+      check_wiredtiger(s->begin_transaction(s.get(), nullptr), "begin_transaction", s.get());
+      try {
+        if constexpr (std::is_void_v<decltype(body(s.get()))>) {
+          body(s.get());
+          finish(s.get(), write);
+          return;
+        } else {
+          auto result = body(s.get());
+          finish(s.get(), write);
+          return result;
+        }
+      } catch (const WriteConflictRetry&) {
+        s->rollback_transaction(s.get(), nullptr);
+        backoff(attempt, jitter);
+      } catch (...) {
+        s->rollback_transaction(s.get(), nullptr);
+        throw;
+      }
+    }
+  }
+
+  void finish(WT_SESSION* s, bool write) {
+    if (!write) {
+      s->rollback_transaction(s, nullptr);  // a read-only snapshot has nothing to commit
+      return;
+    }
+    int rc = s->commit_transaction(s, commit_config_);
+    // A failed commit is rolled back by WiredTiger; a conflict is retried by the caller.
+    if (rc == WT_ROLLBACK) throw WriteConflictRetry{};
+    check_wiredtiger(rc, "commit_transaction", s);
+  }
+
+  static void backoff(int attempt, std::minstd_rand& jitter) {
+    if (attempt < 4) {
+      std::this_thread::yield();
+      return;
+    }
+    int cap = std::min(1000, 10 << std::min(attempt - 4, 6));
+    std::this_thread::sleep_for(std::chrono::microseconds(jitter() % cap));
+  }
+
+  template <class F>
+  auto run_write(F&& body) {
+    return run_transaction(std::forward<F>(body), true);
+  }
+  template <class F>
+  auto run_read(F&& body) {
+    return run_transaction(std::forward<F>(body), false);
+  }
+  template <class F>
+  void run_catalog_write(F&& body) {
+    run_transaction(std::forward<F>(body), true);
+  }
+
+ public:
+ public:
+  explicit WiredTigerEngine(const EngineOptions& options) : options_(options) {
+    std::string config = "create,session_max=1000,cache_size=" +
+                         std::to_string(options.cache_size_mb) + "MB,";
+    if (options.durability == Durability::kInMemory) {
+      config += "in_memory=true";
+      home_ = "";
+    } else {
+      directory_ = std::make_unique<DataDirectory>(options.path);
+      home_ = directory_->path();
+      // The journal (WiredTiger's log) makes commits durable before checkpoints do;
+      // checkpoints every 60 s bound recovery time and let old log files be removed.
+      config += "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
+                "transaction_sync=(enabled=false)";
+    }
+    int rc = wiredtiger_open(home_.empty() ? nullptr : home_.c_str(), nullptr, config.c_str(),
+                             &connection_);
+    if (rc != 0) {
+      throw Error(ErrorCode::kDataDirectoryInvalid,
+                  "data directory '" + home_ + "': WiredTiger cannot open it: " +
+                      wiredtiger_strerror(rc));
+    }
+    pool_ = std::make_unique<WiredTigerSessionPool>(connection_);
+    commit_config_ = options.durability == Durability::kDurable ? "sync=on" : "sync=off";
+    load_catalog();
+    if (options.durability == Durability::kJournaled) {
+      journal_thread_ = std::thread([this] { journal_flusher(); });
+    }
+  }
+
+  ~WiredTigerEngine() override {
+    {
+      std::lock_guard<std::mutex> lock(journal_mutex_);
+      stopping_ = true;
+    }
+    journal_cv_.notify_all();
+    if (journal_thread_.joinable()) journal_thread_.join();
+    pool_->close_all();
+    // Closing the connection takes a final checkpoint: a clean shutdown needs no recovery.
+    connection_->close(connection_, nullptr);
+  }
+
+  const EngineOptions& options() const override { return options_; }
+
+  // --- catalog -------------------------------------------------------------------------
+
+  std::vector<std::string> list_databases() override {
+    std::shared_lock lock(catalog_mutex_);
+    std::vector<std::string> out;
+    for (const auto& [ns, entry] : catalog_) {
+      if (out.empty() || out.back() != entry->db) out.push_back(entry->db);
+    }
+    return out;
+  }
+
+  std::vector<std::string> list_collections(std::string_view db) override {
+    std::shared_lock lock(catalog_mutex_);
+    std::vector<std::string> out;
+    for (const auto& [ns, entry] : catalog_) {
+      if (entry->db == db) out.push_back(entry->coll);
+    }
+    return out;
+  }
+
+  bool collection_exists(std::string_view db, std::string_view coll) override {
+    std::shared_lock lock(catalog_mutex_);
+    return catalog_.count(ns_of(db, coll)) != 0;
+  }
+
+  void create_collection(std::string_view db, std::string_view coll) override {
+    if (!create_if_missing(db, coll)) {
+      throw Error(ErrorCode::kNamespaceExists, "Collection " + ns_of(db, coll) + " already exists.");
+    }
+  }
+
+  bool drop_collection(std::string_view db, std::string_view coll) override {
+    std::string ns = ns_of(db, coll);
+    std::shared_ptr<CollectionEntry> entry;
+    {
+      std::unique_lock lock(catalog_mutex_);
+      auto it = catalog_.find(ns);
+      if (it == catalog_.end()) return false;
+      entry = it->second;
+      // The catalog entry goes first: after a crash between the two steps the table is an
+      // orphan, removed at the next open, never a collection without storage.
+      run_catalog_write([&](WT_SESSION* s) {
+        CursorHandle c(s, kCatalogUri);
+        c->set_key(c.get(), ns.c_str());
+        check_in_transaction(c->remove(c.get()), "catalog remove", s);
+      });
+      catalog_.erase(it);
+    }
+    drop_table(entry->table_uri);
+    return true;
+  }
+
+  void drop_database(std::string_view db) override {
+    for (const std::string& coll : list_collections(db)) drop_collection(db, coll);
+  }
+
+  // --- writes --------------------------------------------------------------------------
+
+  bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                              bson::DocumentView document) override {
+    bson::Document doc = prepare_for_insert(document);
+    auto entry = collection_for_write(db, coll);
+    bson::Value id = doc.get("_id");
+    std::string key = id_key(id);
+    run_write([&](WT_SESSION* s) { insert_record(s, *entry, key, doc.view(), id); });
+    return bson::OwnedValue(id);
+  }
+
+  InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                               const std::vector<bson::Document>& documents) override {
+    InsertManyResult result;
+    for (const auto& d : documents) result.inserted_ids.push_back(insert_one(db, coll, d.view()));
+    return result;
+  }
+
+  UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView replacement, bool upsert) override {
+    for (const bson::Element& e : replacement) {
+      if (!e.key.empty() && e.key[0] == '$') {
+        throw Error(ErrorCode::kBadValue, "the replacement document must not contain $-operators ('" +
+                                              std::string(e.key) + "')");
+      }
+    }
+    UpdateOptions options;
+    options.upsert = upsert;
+    return update_impl(db, coll, filter, replacement, options, /*multi=*/false);
+  }
+
+  UpdateResult update_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          bson::DocumentView update, const UpdateOptions& options) override {
+    return update_impl(db, coll, filter, update, options, false);
+  }
+
+  UpdateResult update_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView update, const UpdateOptions& options) override {
+    return update_impl(db, coll, filter, update, options, true);
+  }
+
+  int64_t delete_one(std::string_view db, std::string_view coll,
+                     bson::DocumentView filter) override {
+    return delete_impl(db, coll, filter, false);
+  }
+
+  int64_t delete_many(std::string_view db, std::string_view coll,
+                      bson::DocumentView filter) override {
+    return delete_impl(db, coll, filter, true);
+  }
+
+  std::optional<bson::Document> find_one_and_update(std::string_view db, std::string_view coll,
+                                                    bson::DocumentView filter,
+                                                    bson::DocumentView update,
+                                                    const FindAndModifyOptions& options) override {
+    Matcher matcher = Matcher::compile(filter);
+    std::vector<bson::DocumentView> filters;
+    for (const auto& f : options.array_filters) filters.push_back(f.view());
+    Update compiled = Update::compile(update, filters);
+    Projection projection = Projection::compile(options.projection.view());
+    auto entry = collection_for_write(db, coll);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        std::optional<bson::Document> out;
+        run_write([&](WT_SESSION* s) {
+          out.reset();
+          std::optional<Match> m = first_match(s, *entry, matcher);
+          if (m) {
+            Update::Result r = compiled.apply(m->document.view(), m->array_index, false);
+            if (r.modified) write_updated(s, *entry, m->key, m->document.view(), r.document.view());
+            bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
+                                            ? r.document.view()
+                                            : m->document.view();
+            out = projection.apply(chosen);
+            return;
+          }
+          if (!options.upsert) return;
+          bson::Document inserted = build_upsert(matcher, compiled);
+          bson::Value id = inserted.get("_id");
+          insert_record(s, *entry, id_key(id), inserted.view(), id);
+          if (options.return_document == ReturnDocument::kAfter) out = projection.apply(inserted);
+        });
+        return out;
+      } catch (const DuplicateKeyError&) {
+        // Two upserts raced on one key: the loser retries and now finds the winner's
+        // document, as mongod retries upserts on a duplicate key.
+        if (!options.upsert || attempt >= 3) throw;
+      }
+    }
+  }
+
+  // --- reads ---------------------------------------------------------------------------
+
+  std::optional<bson::Document> find_by_id(std::string_view db, std::string_view coll,
+                                           const bson::Value& id) override {
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return std::nullopt;
+    std::string key = id_key(id);
+    return run_read([&](WT_SESSION* s) -> std::optional<bson::Document> {
+      CursorHandle c(s, entry->table_uri);
+      if (!c) return std::nullopt;
+      WT_ITEM k = item_of(key.data(), key.size());
+      c->set_key(c.get(), &k);
+      int rc = c->search(c.get());
+      if (rc == WT_NOTFOUND) return std::nullopt;
+      check_in_transaction(rc, "search", s);
+      return bson::Document::copy_of(current_value(c.get()));
+    });
+  }
+
+  std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
+                                         bson::DocumentView filter,
+                                         const FindOptions& options) override {
+    FindOptions one = options;
+    one.limit = 1;
+    one.batch_size = 1;
+    auto cursor = find(db, coll, filter, one);
+    auto batch = cursor->next_batch();
+    if (batch.empty()) return std::nullopt;
+    return std::move(batch.front());
+  }
+
+  std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
+                               bson::DocumentView filter, const FindOptions& options) override {
+    Matcher matcher = Matcher::compile(filter);
+    Projection projection = Projection::compile(options.projection.view());
+    if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
+    return std::make_unique<FindCursor>(shared_from_this(), std::string(db), std::string(coll),
+                                        std::move(matcher), std::move(projection), options);
+  }
+
+  int64_t count_documents(std::string_view db, std::string_view coll,
+                          bson::DocumentView filter) override {
+    Matcher matcher = Matcher::compile(filter);
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return 0;
+    return run_read([&](WT_SESSION* s) -> int64_t {
+      int64_t n = 0;
+      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView, const MatchDetails&) {
+        ++n;
+        return true;
+      });
+      return n;
+    });
+  }
+
+  CollectionStats collection_stats(std::string_view db, std::string_view coll) override {
+    CollectionStats stats;
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return stats;
+    run_read([&](WT_SESSION* s) {
+      CursorHandle c(s, entry->table_uri);
+      while (c && c->next(c.get()) == 0) {
+        ++stats.document_count;
+        stats.data_size += static_cast<int64_t>(current_value(c.get()).size());
+      }
+      return 0;
+    });
+    return stats;
+  }
+
+  void flush() override {
+    if (options_.durability == Durability::kInMemory) return;
+    auto s = pool_->acquire();
+    check_wiredtiger(s->checkpoint(s.get(), nullptr), "checkpoint", s.get());
+  }
+
+  // Reads one batch for a FindCursor; returns the documents and updates the resume key.
+  std::vector<bson::Document> read_batch(const std::string& db, const std::string& coll,
+                                         const Matcher& matcher, const Projection& projection,
+                                         std::string* last_key, bool* started, int64_t* skip,
+                                         int64_t* remaining, size_t batch_size, bool* done) {
+    std::vector<bson::Document> out;
+    auto entry = collection_for_read(db, coll);
+    if (!entry) {
+      *done = true;
+      return out;
+    }
+    std::optional<bson::Value> id = matcher.id_equality();
+    // The body may run more than once (a retried snapshot), so it works on copies of the
+    // cursor state and publishes them only after the snapshot succeeded.
+    struct State {
+      std::string last_key;
+      int64_t skip, remaining;
+      bool done = false;
+    } state;
+    run_read([&](WT_SESSION* s) {
+      out.clear();
+      state = State{*last_key, *skip, *remaining, false};
+      CursorHandle c(s, entry->table_uri);
+      if (!c) {
+        state.done = true;
+        return 0;
+      }
+      if (id) {
+        // A pinned _id is a point lookup, not a scan.
+        std::string key = id_key(*id);
+        WT_ITEM k = item_of(key.data(), key.size());
+        c->set_key(c.get(), &k);
+        int rc = c->search(c.get());
+        if (rc == 0) {
+          bson::DocumentView doc = current_value(c.get());
+          if (matcher.matches(doc) && state.skip == 0 && state.remaining != 0) {
+            out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                   : projection.apply(doc));
+          }
+        } else if (rc != WT_NOTFOUND) {
+          check_in_transaction(rc, "search", s);
+        }
+        state.done = true;
+        return 0;
+      }
+      int rc;
+      if (!*started) {
+        rc = c->next(c.get());
+      } else {
+        WT_ITEM k = item_of(state.last_key.data(), state.last_key.size());
+        c->set_key(c.get(), &k);
+        int exact = 0;
+        rc = c->search_near(c.get(), &exact);
+        if (rc == 0 && exact <= 0) rc = c->next(c.get());
+      }
+      while (rc == 0) {
+        state.last_key = current_key(c.get());
+        bson::DocumentView doc = current_value(c.get());
+        if (matcher.matches(doc)) {
+          if (state.skip > 0) {
+            --state.skip;
+          } else {
+            out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                   : projection.apply(doc));
+            if (state.remaining > 0 && --state.remaining == 0) break;
+            if (out.size() >= batch_size) break;
+          }
+        }
+        rc = c->next(c.get());
+      }
+      if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+      if (rc == WT_NOTFOUND || state.remaining == 0) state.done = true;
+      return 0;
+    });
+    *last_key = state.last_key;
+    *skip = state.skip;
+    *remaining = state.remaining;
+    *done = state.done;
+    *started = true;
+    return out;
+  }
+
+ private:
+  struct Match {
+    std::string key;
+    bson::Document document;
+    std::optional<size_t> array_index;
+  };
+
+  void insert_record(WT_SESSION* s, const CollectionEntry& entry, const std::string& key,
+                     bson::DocumentView doc, const bson::Value& id) {
+    // overwrite=false makes the insert fail on an existing key: the _id uniqueness check and
+    // the write are one B-tree operation.
+    CursorHandle c(s, entry.table_uri, "overwrite=false");
+    if (!c) {
+      throw Error(ErrorCode::kNamespaceNotFound,
+                  "collection " + ns_of(entry.db, entry.coll) + " was dropped during the write");
+    }
+    WT_ITEM k = item_of(key.data(), key.size());
+    WT_ITEM v = item_of(doc.data(), doc.size());
+    c->set_key(c.get(), &k);
+    c->set_value(c.get(), &v);
+    int rc = c->insert(c.get());
+    if (rc == WT_DUPLICATE_KEY) throw_duplicate_id(ns_of(entry.db, entry.coll), id);
+    check_in_transaction(rc, "insert", s);
+  }
+
+  void write_updated(WT_SESSION* s, const CollectionEntry& entry, const std::string& key,
+                     bson::DocumentView before, bson::DocumentView after) {
+    validate_document_size(after.size(), "Resulting document after update is larger than 16MB; object");
+    bson::Value old_id = before.get("_id");
+    bson::Value new_id = after.get("_id");
+    if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
+      throw Error(ErrorCode::kImmutableField,
+                  "Performing an update on the path '_id' would modify the immutable field '_id'");
+    }
+    CursorHandle c(s, entry.table_uri);
+    WT_ITEM k = item_of(key.data(), key.size());
+    WT_ITEM v = item_of(after.data(), after.size());
+    c->set_key(c.get(), &k);
+    c->set_value(c.get(), &v);
+    check_in_transaction(c->update(c.get()), "update", s);
+  }
+
+  // Visits matching documents in _id order until `visit` returns false.
+  template <class Visit>
+  void scan(WT_SESSION* s, const CollectionEntry& entry, const Matcher& matcher, Visit&& visit) {
+    CursorHandle c(s, entry.table_uri);
+    if (!c) return;
+    std::optional<bson::Value> id = matcher.id_equality();
+    if (id) {
+      std::string key = id_key(*id);
+      WT_ITEM k = item_of(key.data(), key.size());
+      c->set_key(c.get(), &k);
+      int rc = c->search(c.get());
+      if (rc == WT_NOTFOUND) return;
+      check_in_transaction(rc, "search", s);
+      bson::DocumentView doc = current_value(c.get());
+      MatchDetails details;
+      if (matcher.matches(doc, &details)) visit(key, doc, details);
+      return;
+    }
+    int rc;
+    while ((rc = c->next(c.get())) == 0) {
+      bson::DocumentView doc = current_value(c.get());
+      MatchDetails details;
+      if (matcher.matches(doc, &details)) {
+        if (!visit(current_key(c.get()), doc, details)) return;
+      }
+    }
+    if (rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+  }
+
+  std::optional<Match> first_match(WT_SESSION* s, const CollectionEntry& entry,
+                                   const Matcher& matcher) {
+    std::optional<Match> m;
+    scan(s, entry, matcher,
+         [&](const std::string& key, bson::DocumentView doc, const MatchDetails& details) {
+           m = Match{key, bson::Document::copy_of(doc), details.array_index};
+           return false;
+         });
+    return m;
+  }
+
+  bson::Document build_upsert(const Matcher& matcher, const Update& update) {
+    // MongoDB seeds the new document with the filter's equality fields, then applies the
+    // update (with $setOnInsert); a replacement keeps only the filter's _id.
+    bson::DocumentBuilder seed;
+    bool has_id = false;
+    if (!update.is_replacement()) {
+      for (const auto& [path, value] : matcher.equality_fields()) {
+        if (path.find('.') != std::string::npos) continue;  // nested seeds come from the update
+        if (path == "_id") has_id = true;
+        seed.append(path, value);
+      }
+    } else if (auto id = matcher.id_equality()) {
+      seed.append("_id", *id);
+      has_id = true;
+    }
+    (void)has_id;
+    bson::Document seeded = seed.finish();
+    Update::Result r = update.apply(seeded.view(), std::nullopt, true);
+    return prepare_for_insert(r.document.view());
+  }
+
+  UpdateResult update_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView update, const UpdateOptions& options, bool multi) {
+    Matcher matcher = Matcher::compile(filter);
+    std::vector<bson::DocumentView> filters;
+    for (const auto& f : options.array_filters) filters.push_back(f.view());
+    Update compiled = Update::compile(update, filters);
+    if (multi && compiled.is_replacement()) {
+      throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement-style update");
+    }
+    auto entry = options.upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
+    if (!entry) return UpdateResult{};
+    for (int attempt = 0;; ++attempt) {
+      try {
+        return run_write([&](WT_SESSION* s) {
+          UpdateResult result;
+          std::vector<Match> matches;
+          scan(s, *entry, matcher,
+               [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
+                 matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
+                 return multi;
+               });
+          for (const Match& m : matches) {
+            ++result.matched_count;
+            Update::Result r = compiled.apply(m.document.view(), m.array_index, false);
+            if (!r.modified) continue;  // an update that changes nothing writes nothing
+            write_updated(s, *entry, m.key, m.document.view(), r.document.view());
+            ++result.modified_count;
+          }
+          if (matches.empty() && options.upsert) {
+            bson::Document inserted = build_upsert(matcher, compiled);
+            bson::Value id = inserted.get("_id");
+            insert_record(s, *entry, id_key(id), inserted.view(), id);
+            result.upserted_id = bson::OwnedValue(id);
+          }
+          return result;
+        });
+      } catch (const DuplicateKeyError&) {
+        if (!options.upsert || attempt >= 3) throw;
+      }
+    }
+  }
+
+  int64_t delete_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                      bool multi) {
+    Matcher matcher = Matcher::compile(filter);
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return 0;
+    return run_write([&](WT_SESSION* s) -> int64_t {
+      std::vector<std::string> keys;
+      scan(s, *entry, matcher, [&](const std::string& key, bson::DocumentView, const MatchDetails&) {
+        keys.push_back(key);
+        return multi;
+      });
+      CursorHandle c(s, entry->table_uri);
+      for (const std::string& key : keys) {
+        WT_ITEM k = item_of(key.data(), key.size());
+        c->set_key(c.get(), &k);
+        check_in_transaction(c->remove(c.get()), "remove", s);
+      }
+      return static_cast<int64_t>(keys.size());
+    });
+  }
+
+  std::shared_ptr<CollectionEntry> collection_for_read(std::string_view db, std::string_view coll) {
+    std::shared_lock lock(catalog_mutex_);
+    auto it = catalog_.find(ns_of(db, coll));
+    return it == catalog_.end() ? nullptr : it->second;
+  }
+
+  std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db, std::string_view coll) {
+    if (auto e = collection_for_read(db, coll)) return e;
+    create_if_missing(db, coll);
+    return collection_for_read(db, coll);
+  }
+
+  // Returns false when the collection already existed.
+  bool create_if_missing(std::string_view db, std::string_view coll) {
+    validate_database_name(db);
+    validate_collection_name(coll);
+    std::string ns = ns_of(db, coll);
+    std::unique_lock lock(catalog_mutex_);
+    if (catalog_.count(ns) != 0) return false;
+    retry_pending_drops();
+    auto entry = std::make_shared<CollectionEntry>();
+    entry->db = std::string(db);
+    entry->coll = std::string(coll);
+    entry->table_uri = "table:collection-" + std::to_string(next_table_++) + "-" +
+                       std::to_string(std::random_device{}() & 0xFFFFFF);
+    {
+      auto s = pool_->acquire();
+      check_wiredtiger(s->create(s.get(), entry->table_uri.c_str(), kCollectionTableConfig),
+                       "create", s.get());
+    }
+    bson::Document record = bson::make_document("ns", ns, "db", entry->db, "collection", entry->coll,
+                                                "table", entry->table_uri, "indexes",
+                                                bson::make_array(bson::make_document(
+                                                    "v", 2, "key", bson::make_document("_id", 1),
+                                                    "name", "_id_")));
+    run_catalog_write([&](WT_SESSION* s) {
+      CursorHandle c(s, kCatalogUri);
+      WT_ITEM v = item_of(record.data(), record.size());
+      c->set_key(c.get(), ns.c_str());
+      c->set_value(c.get(), &v);
+      check_in_transaction(c->insert(c.get()), "catalog insert", s);
+    });
+    catalog_[ns] = entry;
+    return true;
+  }
+
+  void load_catalog() {
+    auto s = pool_->acquire();
+    check_wiredtiger(s->create(s.get(), kCatalogUri, "key_format=S,value_format=u"), "create catalog",
+                     s.get());
+    std::map<std::string, bool> referenced;
+    {
+      CursorHandle c(s.get(), kCatalogUri);
+      while (c->next(c.get()) == 0) {
+        const char* ns = nullptr;
+        WT_ITEM v{};
+        c->get_key(c.get(), &ns);
+        c->get_value(c.get(), &v);
+        bson::Document record = bson::Document::from_bytes(
+            std::span<const uint8_t>(static_cast<const uint8_t*>(v.data), v.size));
+        auto entry = std::make_shared<CollectionEntry>();
+        entry->db = std::string(record.get("db").as_string());
+        entry->coll = std::string(record.get("collection").as_string());
+        entry->table_uri = std::string(record.get("table").as_string());
+        referenced[entry->table_uri] = true;
+        catalog_[ns] = entry;
+      }
+    }
+    // Tables without a catalog entry are left over from a drop interrupted by a crash.
+    std::vector<std::string> orphans;
+    {
+      WT_CURSOR* meta = nullptr;
+      check_wiredtiger(s->open_cursor(s.get(), "metadata:", nullptr, nullptr, &meta), "metadata", s.get());
+      while (meta->next(meta) == 0) {
+        const char* key = nullptr;
+        meta->get_key(meta, &key);
+        std::string uri(key);
+        if (uri.rfind("table:collection-", 0) == 0) {
+          size_t dash = uri.find('-', 17);
+          next_table_ = std::max(next_table_, std::stoll(uri.substr(17, dash - 17)) + 1);
+          if (!referenced.count(uri)) orphans.push_back(uri);
+        }
+      }
+      meta->close(meta);
+    }
+    for (const auto& uri : orphans) s->drop(s.get(), uri.c_str(), "force=true");
+  }
+
+  void drop_table(const std::string& uri) {
+    pool_->reset_idle();
+    auto s = pool_->acquire();
+    int rc = s->drop(s.get(), uri.c_str(), "force=true");
+    if (rc == EBUSY) {
+      // Another thread still has a cursor open on it; drop later.
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      pending_drops_.push_back(uri);
+      return;
+    }
+    check_wiredtiger(rc, "drop", s.get());
+  }
+
+  void retry_pending_drops() {
+    std::vector<std::string> pending;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      pending.swap(pending_drops_);
+    }
+    for (const auto& uri : pending) drop_table(uri);
+  }
+
+  void journal_flusher() {
+    std::unique_lock<std::mutex> lock(journal_mutex_);
+    while (!stopping_) {
+      journal_cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (stopping_) break;
+      auto s = pool_->acquire();
+      s->log_flush(s.get(), "sync=on");
+    }
+  }
+
+  EngineOptions options_;
+  std::unique_ptr<DataDirectory> directory_;
+  std::string home_;
+  WT_CONNECTION* connection_ = nullptr;
+  std::unique_ptr<WiredTigerSessionPool> pool_;
+  const char* commit_config_ = "sync=on";
+
+  std::shared_mutex catalog_mutex_;
+  std::map<std::string, std::shared_ptr<CollectionEntry>> catalog_;
+  long long next_table_ = 1;
+
+  std::mutex pending_mutex_;
+  std::vector<std::string> pending_drops_;
+
+  std::mutex journal_mutex_;
+  std::condition_variable journal_cv_;
+  bool stopping_ = false;
+  std::thread journal_thread_;
+};
+
+std::vector<bson::Document> FindCursor::next_batch() {
+  if (done_) return {};
+  return engine_->read_batch(db_, coll_, matcher_, projection_, &last_key_, &started_, &skip_,
+                             &remaining_, batch_size_, &done_);
+}
+
+}  // namespace
+
+std::shared_ptr<Engine> Engine::open(const EngineOptions& options) {
+  return std::make_shared<WiredTigerEngine>(options);
+}
+
+}  // namespace mongostore::engine

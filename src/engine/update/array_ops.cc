@@ -1,0 +1,159 @@
+// The array operators: $push (with $each $slice $sort $position), $addToSet, $pop, $pull and
+// $pullAll. Each builds the field's new array in one go.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/update/internal.h"
+#include "mongostore/bson/compare.h"
+
+namespace mongostore::engine::update_detail {
+
+using bson::DocumentView;
+using bson::Value;
+
+namespace {
+
+std::string type_of(const Value& v) {
+  return std::string(bson::type_alias(v.type()));
+}
+
+std::vector<Value> elements_of(const Value& array) {
+  std::vector<Value> out;
+  if (array.is_array()) {
+    for (const auto& e : array.as_array()) out.push_back(e.value);
+  }
+  return out;
+}
+
+void write_array(bson::DocumentBuilder& b, std::string_view key, const std::vector<Value>& items) {
+  b.open_array(key);
+  for (const Value& v : items) b.push(v);
+  b.close();
+}
+
+/// The value at a dotted path inside `v` for $sort patterns (sub-documents only; arrays
+/// and scalars give missing).
+Value sort_key(const Value& v, const std::string& path) {
+  if (!v.is_document()) return Value();
+  return v.as_document().get_path(path);
+}
+
+void sort_items(std::vector<Value>& items, const PushSpec& spec) {
+  if (spec.sort == PushSpec::Sort::kWhole) {
+    std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
+      return spec.whole_direction * bson::compare_values(a, b) < 0;
+    });
+    return;
+  }
+  std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
+    for (const auto& [path, dir] : spec.sort_fields) {
+      Value ka = sort_key(a, path), kb = sort_key(b, path);
+      // Missing sorts as null.
+      int c = bson::compare_values(ka.is_missing() ? Value(bson::BsonType::kNull, nullptr, 0) : ka,
+                                   kb.is_missing() ? Value(bson::BsonType::kNull, nullptr, 0) : kb);
+      if (c != 0) return dir * c < 0;
+    }
+    return false;
+  });
+}
+
+}  // namespace
+
+void apply_push(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
+                const ApplyContext& ctx) {
+  if (!existing.is_missing() && !existing.is_array()) {
+    throw Error(ErrorCode::kBadValue, "The field '" + op.field +
+                                          "' must be an array but is of type " + type_of(existing) +
+                                          " in document " + describe_id(ctx.original));
+  }
+  const PushSpec& spec = op.push;
+  std::vector<Value> items = elements_of(existing);
+  size_t at = items.size();
+  if (spec.position) {
+    int64_t p = *spec.position;
+    int64_t n = static_cast<int64_t>(items.size());
+    if (p < 0) p = std::max<int64_t>(0, n + p);
+    at = static_cast<size_t>(std::min(p, n));
+  }
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), spec.each.begin(), spec.each.end());
+  if (spec.sort != PushSpec::Sort::kNone) sort_items(items, spec);
+  if (spec.slice) {
+    int64_t s = *spec.slice;
+    size_t n = items.size();
+    if (s >= 0) {
+      if (static_cast<uint64_t>(s) < n) items.resize(static_cast<size_t>(s));
+    } else {
+      uint64_t keep = static_cast<uint64_t>(-(s + 1)) + 1;  // |s| without overflow
+      if (keep < n) items.erase(items.begin(), items.end() - static_cast<std::ptrdiff_t>(keep));
+    }
+  }
+  write_array(b, key, items);
+}
+
+void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
+                      bson::DocumentBuilder& b, const ApplyContext&) {
+  if (!existing.is_missing() && !existing.is_array()) {
+    throw Error(ErrorCode::kBadValue, "Cannot apply $addToSet to non-array field. Field named '" +
+                                          op.field + "' has non-array type " + type_of(existing));
+  }
+  std::vector<Value> items = elements_of(existing);
+  for (const Value& v : op.push.each) {
+    bool present = std::any_of(items.begin(), items.end(),
+                               [&](const Value& x) { return bson::values_equal(x, v); });
+    if (!present) items.push_back(v);
+  }
+  write_array(b, key, items);
+}
+
+void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
+               const ApplyContext&) {
+  if (existing.is_missing()) return;
+  if (!existing.is_array()) {
+    throw Error(
+        ErrorCode::kTypeMismatch,
+        "Path '" + op.path + "' contains an element of non-array type '" + type_of(existing) + "'");
+  }
+  std::vector<Value> items = elements_of(existing);
+  if (items.empty()) {
+    b.append(key, existing);
+    return;
+  }
+  if (op.pop > 0) {
+    items.pop_back();
+  } else {
+    items.erase(items.begin());
+  }
+  write_array(b, key, items);
+}
+
+void apply_pull(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
+                const ApplyContext&) {
+  if (existing.is_missing()) return;
+  if (!existing.is_array()) {
+    throw Error(ErrorCode::kBadValue, "Cannot apply " + op.op_name + " to a non-array value");
+  }
+  std::vector<Value> items = elements_of(existing);
+  std::vector<Value> kept;
+  std::vector<Value> remove_all =
+      op.kind == OpKind::kPullAll ? elements_of(op.arg) : std::vector<Value>{};
+  for (const Value& v : items) {
+    bool remove = false;
+    if (op.kind == OpKind::kPullAll) {
+      remove = std::any_of(remove_all.begin(), remove_all.end(),
+                           [&](const Value& x) { return bson::values_equal(x, v); });
+    } else if (op.pull) {
+      remove = op.pull->matches(v);
+    } else {
+      remove = bson::values_equal(op.arg, v);
+    }
+    if (!remove) kept.push_back(v);
+  }
+  if (kept.size() == items.size()) {
+    b.append(key, existing);
+    return;
+  }
+  write_array(b, key, kept);
+}
+
+}  // namespace mongostore::engine::update_detail

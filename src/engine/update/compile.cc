@@ -1,0 +1,268 @@
+// Update::compile: classifies the update (operators or replacement), parses every operator's
+// arguments and arranges the target paths in a tree, rejecting conflicting paths.
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "engine/update/internal.h"
+
+namespace mongostore::engine {
+
+using bson::BsonType;
+using bson::DocumentView;
+using bson::Value;
+using namespace update_detail;
+
+namespace {
+
+constexpr int32_t kEmptyFieldName = 56;
+
+const std::unordered_map<std::string_view, OpKind>& operator_table() {
+  static const std::unordered_map<std::string_view, OpKind> table = {
+      {"$set", OpKind::kSet},
+      {"$unset", OpKind::kUnset},
+      {"$inc", OpKind::kInc},
+      {"$mul", OpKind::kMul},
+      {"$min", OpKind::kMin},
+      {"$max", OpKind::kMax},
+      {"$rename", OpKind::kRenameFrom},
+      {"$setOnInsert", OpKind::kSetOnInsert},
+      {"$currentDate", OpKind::kCurrentDate},
+      {"$bit", OpKind::kBit},
+      {"$push", OpKind::kPush},
+      {"$addToSet", OpKind::kAddToSet},
+      {"$pop", OpKind::kPop},
+      {"$pull", OpKind::kPull},
+      {"$pullAll", OpKind::kPullAll},
+  };
+  return table;
+}
+
+bool valid_identifier(std::string_view id) {
+  if (id.empty() || id[0] < 'a' || id[0] > 'z') return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+class Compiler {
+ public:
+  explicit Compiler(Update::Impl& impl) : impl_(impl) {}
+
+  /// Validates `path`'s components; returns them.
+  std::vector<std::string> check_path(const std::string& path, bool allow_dynamic,
+                                      const char* rename_role) {
+    if (path.empty()) throw Error(kEmptyFieldName, "An empty update path is not valid.");
+    std::vector<std::string> parts = split_path(path);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& p = parts[i];
+      if (p.empty()) {
+        throw Error(kEmptyFieldName, "The update path '" + path +
+                                         "' contains an empty field name, which is not allowed.");
+      }
+      if (p[0] != '$') continue;
+      bool dynamic = p == "$" || is_array_wildcard(p);
+      if (dynamic && !allow_dynamic) {
+        throw Error(ErrorCode::kBadValue, std::string("The ") + rename_role +
+                                              " field for $rename may not be dynamic: " + path);
+      }
+      if (!dynamic || i == 0) {
+        throw Error(ErrorCode::kDollarPrefixedFieldName, "The dollar ($) prefixed field '" + p +
+                                                             "' in '" + path +
+                                                             "' is not valid for storage.");
+      }
+      if (p == "$") {
+        impl_.uses_positional = true;
+      } else if (p != "$[]") {
+        std::string id = p.substr(2, p.size() - 3);
+        if (!impl_.array_filters.count(id)) {
+          throw Error(ErrorCode::kBadValue,
+                      "No array filter found for identifier '" + id + "' in path '" + path + "'");
+        }
+        used_filters_.insert(id);
+      }
+    }
+    return parts;
+  }
+
+  void insert(const Op* op, const std::vector<std::string>& parts) {
+    Node* node = &impl_.root;
+    std::string prefix;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i) prefix += '.';
+      prefix += parts[i];
+      auto& slot = node->children[parts[i]];
+      if (!slot) slot = std::make_unique<Node>();
+      node = slot.get();
+      bool last = i + 1 == parts.size();
+      if (node->op || (last && !node->children.empty())) {
+        throw Error(
+            ErrorCode::kConflictingUpdateOperators,
+            "Updating the path '" + op->path + "' would create a conflict at '" + prefix + "'");
+      }
+    }
+    node->op = op;
+  }
+
+  Op& add_op(OpKind kind, std::string_view op_name, std::string path, Value arg) {
+    auto op = std::make_unique<Op>();
+    op->kind = kind;
+    op->op_name = op_name;
+    op->path = std::move(path);
+    op->arg = arg;
+    impl_.ops.push_back(std::move(op));
+    return *impl_.ops.back();
+  }
+
+  void compile_operator(std::string_view name, OpKind kind, DocumentView fields) {
+    for (const auto& e : fields) {
+      std::string path(e.key);
+      if (kind == OpKind::kRenameFrom) {
+        compile_rename(path, e.value);
+        continue;
+      }
+      std::vector<std::string> parts = check_path(path, true, "");
+      Op& op = add_op(kind, name, path, e.value);
+      op.field = parts.back();
+      parse_op_argument(op);
+      insert(&op, parts);
+    }
+  }
+
+  void compile_rename(const std::string& from, Value to_value) {
+    if (!to_value.is_string()) {
+      throw Error(ErrorCode::kBadValue, "The 'to' field for $rename must be a string: " +
+                                            describe_element(from, to_value));
+    }
+    std::string to(to_value.as_string());
+    std::vector<std::string> from_parts = check_path(from, false, "source");
+    std::vector<std::string> to_parts = check_path(to, false, "destination");
+    if (from == to) {
+      throw Error(ErrorCode::kBadValue, "The source and target field for $rename must differ: " +
+                                            describe_element(from, to_value));
+    }
+    auto prefix_of = [](const std::string& a, const std::string& b) {
+      return b.size() > a.size() && b.compare(0, a.size(), a) == 0 && b[a.size()] == '.';
+    };
+    if (prefix_of(from, to) || prefix_of(to, from)) {
+      throw Error(ErrorCode::kBadValue,
+                  "The source and target field for $rename must not be on the same path: " +
+                      describe_element(from, to_value));
+    }
+    size_t index = impl_.renames.size();
+    impl_.renames.push_back(Rename{from_parts, from});
+    Op& src = add_op(OpKind::kRenameFrom, "$rename", from, to_value);
+    src.field = from_parts.back();
+    src.rename_index = index;
+    insert(&src, from_parts);
+    Op& dst = add_op(OpKind::kRenameTo, "$rename", to, to_value);
+    dst.field = to_parts.back();
+    dst.rename_index = index;
+    insert(&dst, to_parts);
+  }
+
+  void compile_filters(std::span<const DocumentView> filters) {
+    for (const DocumentView& f : filters) {
+      impl_.filter_docs.push_back(bson::Document::copy_of(f));
+      DocumentView filter = impl_.filter_docs.back().view();
+      std::string id;
+      bool first = true;
+      for (const auto& e : filter) {
+        std::string_view key = e.key;
+        std::string top(key.substr(0, key.find('.')));
+        if (first) {
+          id = top;
+          first = false;
+        } else if (top != id) {
+          throw Error(ErrorCode::kFailedToParse,
+                      "Error parsing array filter :: caused by :: Expected a single top-level "
+                      "field name, found '" +
+                          id + "' and '" + top + "'");
+        }
+      }
+      if (first) {
+        throw Error(ErrorCode::kFailedToParse,
+                    "Cannot use an expression without a top-level field name in arrayFilters");
+      }
+      if (!valid_identifier(id)) {
+        throw Error(ErrorCode::kBadValue,
+                    "Error parsing array filter :: caused by :: The top-level field name must be "
+                    "an alphanumeric string beginning with a lowercase letter, found '" +
+                        id + "'");
+      }
+      if (impl_.array_filters.count(id)) {
+        throw Error(ErrorCode::kFailedToParse,
+                    "Found multiple array filters with the same top-level field name " + id);
+      }
+      impl_.array_filters.emplace(id, Condition::array_filter(filter, id));
+    }
+  }
+
+  void check_filters_used() {
+    for (const auto& [id, cond] : impl_.array_filters) {
+      if (!used_filters_.count(id)) {
+        throw Error(ErrorCode::kFailedToParse, "The array filter for identifier '" + id +
+                                                   "' was not used in the update " +
+                                                   impl_.source.to_json());
+      }
+    }
+  }
+
+ private:
+  Update::Impl& impl_;
+  std::set<std::string> used_filters_;
+};
+
+}  // namespace
+
+Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters) {
+  auto impl = std::make_shared<Impl>();
+  impl->source = bson::Document::copy_of(update);
+  DocumentView src = impl->source.view();
+  Compiler compiler(*impl);
+  compiler.compile_filters(array_filters);
+
+  auto it = src.begin();
+  bool operator_form = it != src.end() && !it->key.empty() && it->key[0] == '$';
+  if (!operator_form) {
+    impl->replacement = true;
+    for (const auto& e : src) {
+      if (!e.key.empty() && e.key[0] == '$') {
+        std::string k(e.key);
+        throw Error(ErrorCode::kDollarPrefixedFieldName,
+                    "The dollar ($) prefixed field '" + k + "' in '" + k +
+                        "' is not allowed in the context of an update's replacement document. "
+                        "Consider using an aggregation pipeline with $replaceWith.");
+      }
+    }
+  } else {
+    for (const auto& e : src) {
+      auto found = operator_table().find(e.key);
+      if (found == operator_table().end()) {
+        throw Error(ErrorCode::kFailedToParse,
+                    "Unknown modifier: " + std::string(e.key) +
+                        ". Expected a valid update modifier or pipeline-style update specified "
+                        "as an array");
+      }
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kFailedToParse,
+                    "Modifiers operate on fields but we found type " +
+                        std::string(bson::type_alias(e.value.type())) +
+                        " instead. For example: {$mod: {<field>: ...}} not {" + std::string(e.key) +
+                        ": " + e.value.to_json() + "}");
+      }
+      compiler.compile_operator(e.key, found->second, e.value.as_document());
+    }
+  }
+  compiler.check_filters_used();
+  return Update(std::move(impl));
+}
+
+bool Update::is_replacement() const {
+  return impl_->replacement;
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,166 @@
+// Internal structures of a compiled Update: the parsed operations and the path tree.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/bson/value.h"
+#include "mongostore/engine/update.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine::update_detail {
+
+/// A predicate over one value: an arrayFilters entry or a $pull condition.
+class Condition {
+ public:
+  /// A filter document whose top-level fields all start with `identifier` (arrayFilters).
+  static std::unique_ptr<Condition> array_filter(bson::DocumentView filter, std::string identifier);
+  /// A $pull condition: an operator document ({$gte: 6}) applies to the element itself; a
+  /// plain document ({field: cond}) is a query over elements that are documents; a regex
+  /// matches string elements. Returns nullptr for any other value (equality is used).
+  static std::unique_ptr<Condition> pull(const bson::Value& condition);
+  virtual ~Condition() = default;
+  virtual bool matches(const bson::Value& element) const = 0;
+};
+
+enum class OpKind {
+  kSet,
+  kUnset,
+  kInc,
+  kMul,
+  kMin,
+  kMax,
+  kRenameFrom,
+  kRenameTo,
+  kSetOnInsert,
+  kCurrentDate,
+  kBit,
+  kPush,
+  kAddToSet,
+  kPop,
+  kPull,
+  kPullAll,
+};
+
+struct PushSpec {
+  std::vector<bson::Value> each;
+  std::optional<int64_t> slice;
+  std::optional<int64_t> position;
+  enum class Sort { kNone, kWhole, kFields } sort = Sort::kNone;
+  int whole_direction = 1;
+  std::vector<std::pair<std::string, int>> sort_fields;
+};
+
+struct BitOp {
+  enum Kind { kAnd, kOr, kXor } kind;
+  bson::Value operand;  // int32 or int64
+};
+
+struct Op {
+  OpKind kind = OpKind::kSet;
+  std::string op_name;     // "$set", ...
+  std::string path;        // dotted, as written
+  std::string field;       // last component of the path
+  bson::Value arg;         // points into the Update's owned copy
+  PushSpec push;           // $push / $addToSet
+  bool timestamp = false;  // $currentDate
+  std::vector<BitOp> bits;
+  int pop = 1;
+  std::unique_ptr<Condition> pull;
+  size_t rename_index = 0;  // index of this rename pair in Impl::renames
+};
+
+/// Field names sort as MongoDB 5.0+ applies them: numeric names in numeric order first, then
+/// the rest lexicographically.
+struct FieldLess {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const;
+};
+
+struct Node {
+  std::map<std::string, std::unique_ptr<Node>, FieldLess> children;
+  const Op* op = nullptr;
+};
+
+struct Rename {
+  std::vector<std::string> source;  // path components
+  std::string source_path;
+};
+
+/// True for a canonical array index ("0", "17"; no sign, no leading zeros).
+bool parse_index(std::string_view s, size_t* out);
+/// "$[]" or "$[id]".
+bool is_array_wildcard(std::string_view s);
+std::vector<std::string> split_path(std::string_view path);
+
+/// `{_id: 1}` (or `{}` without _id), as MongoDB's messages describe a document.
+std::string describe_id(bson::DocumentView doc);
+/// `a: 1` — an element as MongoDB's messages print it.
+std::string describe_element(std::string_view key, const bson::Value& v);
+
+// Arithmetic (arithmetic.cc).
+struct Number {
+  bson::BsonType type = bson::BsonType::kInt32;
+  int32_t i32 = 0;
+  int64_t i64 = 0;
+  double d = 0;
+  bson::Decimal128 dec;
+  void append_to(bson::DocumentBuilder& b, std::string_view key) const;
+};
+/// `a + b` / `a * b` with MongoDB's type promotion; nullopt on int64 overflow.
+std::optional<Number> add_numbers(const bson::Value& a, const bson::Value& b);
+std::optional<Number> multiply_numbers(const bson::Value& a, const bson::Value& b);
+/// Zero of the type of `like`.
+Number zero_like(const bson::Value& like);
+Number apply_bits(const bson::Value& target, const std::vector<BitOp>& bits);
+
+// Array operators (array_ops.cc). Each writes the new field under `key`.
+struct ApplyContext;
+void apply_push(const Op& op, const bson::Value& existing, std::string_view key,
+                bson::DocumentBuilder& b, const ApplyContext& ctx);
+void apply_add_to_set(const Op& op, const bson::Value& existing, std::string_view key,
+                      bson::DocumentBuilder& b, const ApplyContext& ctx);
+void apply_pop(const Op& op, const bson::Value& existing, std::string_view key,
+               bson::DocumentBuilder& b, const ApplyContext& ctx);
+void apply_pull(const Op& op, const bson::Value& existing, std::string_view key,
+                bson::DocumentBuilder& b, const ApplyContext& ctx);
+
+/// Parsing of per-operator arguments (parse_ops.cc).
+void parse_push_spec(Op& op, bool is_push);
+void parse_op_argument(Op& op);
+
+}  // namespace mongostore::engine::update_detail
+
+namespace mongostore::engine {
+
+struct Update::Impl {
+  bson::Document source;  // owned copy of the update document
+  std::vector<bson::Document> filter_docs;
+  bool replacement = false;
+  std::vector<std::unique_ptr<update_detail::Op>> ops;
+  std::vector<update_detail::Rename> renames;
+  std::map<std::string, std::unique_ptr<update_detail::Condition>> array_filters;
+  update_detail::Node root;
+  bool uses_positional = false;
+};
+
+namespace update_detail {
+struct ApplyContext {
+  const Update::Impl& impl;
+  bson::DocumentView original;
+  std::optional<size_t> positional;
+  bool upsert_insert = false;
+  int64_t now_millis = 0;
+  std::vector<bson::Value> rename_values;  // per Impl::renames, from `original`
+};
+}  // namespace update_detail
+
+}  // namespace mongostore::engine

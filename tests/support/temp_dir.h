@@ -1,0 +1,33 @@
+// A fresh directory under the system temp dir, removed when the test ends.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+namespace mongostore::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("mongostore-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd())))
+                .string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace mongostore::testing

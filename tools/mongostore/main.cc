@@ -1,0 +1,30 @@
+// mongostore: the command-line tool. `mongostore --help` lists the commands.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "mongostore/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mongostore: durable MongoDB-backed stores for C++ programs"};
+  app.set_version_flag("--version", std::string("mongostore ") + MONGOSTORE_VERSION);
+  app.require_subcommand(1);
+  mongostore::tool::Action action;
+  mongostore::tool::register_workload_command(app, &action);
+  mongostore::tool::register_document_commands(app, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const mongostore::Error& e) {
+    fmt::print(stderr, "mongostore: error: {} ({} {})\n", e.what(), e.code_name(), e.code());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mongostore: error: {}\n", e.what());
+    return 1;
+  }
+}
