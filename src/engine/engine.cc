@@ -3,6 +3,8 @@
 
 #include <wiredtiger.h>
 
+#include <stdlib.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -155,7 +157,6 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
   // Runs `body` in a snapshot transaction, retrying on write conflicts with a short backoff.
   template <class F>
   auto run_transaction(F&& body, bool write) {
-    std::minstd_rand jitter(std::random_device{}());
     for (int attempt = 0;; ++attempt) {
       auto s = pool_->acquire();
       check_wiredtiger(s->begin_transaction(s.get(), nullptr), "begin_transaction", s.get());
@@ -171,7 +172,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
         }
       } catch (const WriteConflictRetry&) {
         s->rollback_transaction(s.get(), nullptr);
-        backoff(attempt, jitter);
+        backoff(attempt);
       } catch (...) {
         s->rollback_transaction(s.get(), nullptr);
         throw;
@@ -190,11 +191,14 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     check_wiredtiger(rc, "commit_transaction", s);
   }
 
-  static void backoff(int attempt, std::minstd_rand& jitter) {
+  static void backoff(int attempt) {
     if (attempt < 4) {
       std::this_thread::yield();
       return;
     }
+    // Jittered so that retrying writers spread out instead of colliding again.
+    thread_local std::minstd_rand jitter(
+        static_cast<uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     int cap = std::min(1000, 10 << std::min(attempt - 4, 6));
     std::this_thread::sleep_for(std::chrono::microseconds(jitter() % cap));
   }
@@ -219,7 +223,14 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
                          std::to_string(options.cache_size_mb) + "MB,";
     if (options.durability == Durability::kInMemory) {
       config += "in_memory=true";
-      home_ = "";
+      // WiredTiger refuses two connections with one home in a process, even in memory, so
+      // each in-memory engine gets a private, empty home that holds no data.
+      char pattern[] = "/tmp/mongostore-memory-XXXXXX";
+      if (::mkdtemp(pattern) == nullptr) {
+        throw Error(ErrorCode::kInternalError, "cannot create a home for an in-memory engine");
+      }
+      home_ = pattern;
+      memory_home_ = home_;
     } else {
       directory_ = std::make_unique<DataDirectory>(options.path);
       home_ = directory_->path();
@@ -228,7 +239,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
       config += "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
                 "transaction_sync=(enabled=false)";
     }
-    int rc = wiredtiger_open(home_.empty() ? nullptr : home_.c_str(), nullptr, config.c_str(),
+    int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(),
                              &connection_);
     if (rc != 0) {
       throw Error(ErrorCode::kDataDirectoryInvalid,
@@ -253,6 +264,10 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     pool_->close_all();
     // Closing the connection takes a final checkpoint: a clean shutdown needs no recovery.
     connection_->close(connection_, nullptr);
+    if (!memory_home_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(memory_home_, ec);
+    }
   }
 
   const EngineOptions& options() const override { return options_; }
@@ -852,6 +867,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
   EngineOptions options_;
   std::unique_ptr<DataDirectory> directory_;
   std::string home_;
+  std::string memory_home_;  // the private home of an in-memory engine, removed on close
   WT_CONNECTION* connection_ = nullptr;
   std::unique_ptr<WiredTigerSessionPool> pool_;
   const char* commit_config_ = "sync=on";

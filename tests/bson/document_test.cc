@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/document.h"
+#include "mongostore/bson/index_key.h"
 #include "mongostore/error.h"
 
 namespace mongostore::bson {
@@ -472,6 +474,89 @@ TEST(FromBytes, RejectsEveryCorruptionOfAValidDocument) {
     bad[i] ^= 0x40;
     expect_error(kInvalidBSON, [&] { Document::from_bytes(bad); });
   }
+}
+
+// Walks everything reachable from `v` (what the engine would do with accepted bytes).
+void touch(const Value& v, int depth = 0) {
+  (void)encode_index_key(v);
+  EXPECT_EQ(compare_values(v, v), 0);
+  (void)v.truthy();
+  if (v.is_document() || v.is_array()) {
+    for (const Element& e : DocumentView(v.data(), v.size())) touch(e.value, depth + 1);
+  }
+  switch (v.type()) {
+    case BsonType::kString:
+    case BsonType::kSymbol:
+    case BsonType::kCode:
+      (void)v.as_string();
+      break;
+    case BsonType::kBinary:
+      (void)v.as_binary();
+      break;
+    case BsonType::kRegex:
+      (void)v.as_regex();
+      break;
+    case BsonType::kCodeWithScope:
+      (void)v.code_with_scope_code();
+      for (const Element& e : v.code_with_scope_scope()) touch(e.value, depth + 1);
+      break;
+    default:
+      break;
+  }
+}
+
+TEST(FromBytes, RandomCorruptionIsRejectedOrSafe) {
+  // Flip, drop and insert bytes of valid documents: from_bytes either throws InvalidBSON or
+  // returns a document that can be walked (run under ASan to check memory safety).
+  Document base = every_type_document();
+  Document old = Document::from_json(
+      R"J({"s": {"$symbol": "sym"}, "c": {"$code": "f()"}, "cws": {"$code": "g()", "$scope": {"x": 1}},)J"
+      R"J( "p": {"$dbPointer": {"$ref": "db.c", "$id": {"$oid": "000000000000000000000001"}}},)J"
+      R"J( "b2": {"$binary": {"base64": "AQID", "subType": "02"}}})J");
+  std::mt19937_64 rng(12345);
+  int accepted = 0, rejected = 0;
+  for (const Document* src : {&base, &old}) {
+    std::vector<uint8_t> good = bytes_of(*src);
+    for (int iter = 0; iter < 20000; ++iter) {
+      std::vector<uint8_t> bad = good;
+      int edits = 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < edits; ++k) {
+        size_t at = rng() % bad.size();
+        switch (rng() % 4) {
+          case 0:
+            bad[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+            break;
+          case 1:
+            bad[at] = static_cast<uint8_t>(rng());
+            break;
+          case 2:
+            bad.erase(bad.begin() + static_cast<std::ptrdiff_t>(at));
+            break;
+          default:
+            bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(at), static_cast<uint8_t>(rng()));
+            break;
+        }
+        if (bad.empty()) bad.push_back(0);
+      }
+      if (rng() % 2 == 0 && bad.size() >= 4) {
+        // Keep the outer length consistent so the inner checks are exercised.
+        uint32_t n = static_cast<uint32_t>(bad.size());
+        std::memcpy(bad.data(), &n, 4);
+      }
+      try {
+        Document d = Document::from_bytes(bad);
+        ++accepted;
+        for (const Element& e : d) touch(e.value);
+        (void)d.to_json();
+        (void)d.to_json(JsonMode::kCanonical);
+      } catch (const Error& e) {
+        ASSERT_EQ(e.code(), kInvalidBSON);
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GT(rejected, 10000);
+  EXPECT_GT(accepted, 100);
 }
 
 // ---------------------------------------------------------------------------------------------

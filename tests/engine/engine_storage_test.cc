@@ -364,3 +364,17 @@ TEST(EngineStorage, CorruptBsonIsRejectedBeforeStorage) {
 
 }  // namespace
 }  // namespace mongostore::engine
+
+namespace mongostore::engine {
+namespace {
+
+TEST(EngineStorage, SeveralInMemoryEnginesCoexist) {
+  auto a = memory_engine();
+  auto b = memory_engine();
+  a->insert_one("db", "c", make_document("_id", 1));
+  EXPECT_EQ(a->count_documents("db", "c", Document()), 1);
+  EXPECT_EQ(b->count_documents("db", "c", Document()), 0);
+}
+
+}  // namespace
+}  // namespace mongostore::engine

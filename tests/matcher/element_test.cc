@@ -139,3 +139,23 @@ TEST(MatcherRegex, BsonRegexValues) {
 }
 
 }  // namespace mongostore::engine::testing
+
+namespace mongostore::engine::testing {
+
+TEST(MatcherRegex, InsideNotAndElemMatch) {
+  bson::DocumentBuilder n;
+  n.open_document("a").open_document("$not").append("$regex", "^x").append("$options", "i");
+  bson::Document not_filter = n.finish();
+  EXPECT_TRUE(M(not_filter, R"({"a": "yx"})"));
+  EXPECT_FALSE(M(not_filter, R"({"a": "Xy"})"));
+  EXPECT_TRUE(M(not_filter, R"({})"));
+
+  bson::DocumentBuilder e;
+  e.open_document("a").open_document("$elemMatch").append("$regex", "^x");
+  bson::Document em = e.finish();
+  EXPECT_TRUE(M(em, R"({"a": ["a", "xa"]})"));
+  EXPECT_FALSE(M(em, R"({"a": "xa"})"));
+  EXPECT_FALSE(M(em, R"({"a": ["ax"]})"));
+}
+
+}  // namespace mongostore::engine::testing

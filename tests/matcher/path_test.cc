@@ -58,3 +58,48 @@ TEST(MatcherPath, ArrayIndexDetails) {
 }
 
 }  // namespace mongostore::engine::testing
+
+namespace mongostore::engine::testing {
+
+// The cases of MongoDB's null_query_semantics.js (without undefined, which mongostore never
+// writes).
+TEST(MatcherPath, DottedNullSemantics) {
+  const char* eq = R"({"a.b": {"$eq": null}})";
+  for (const char* doc : {R"({"a": {}})", R"({"a": null})", R"({"a": 4})", R"({"a": {"b": null}})",
+                          R"({})", R"({"a": [{"b": null}, {}]})",
+                          R"({"a": [{"b": null}, {"b": 3}]})", R"({"a": [{"b": 3}, {}]})"}) {
+    EXPECT_TRUE(M(eq, doc)) << doc;
+  }
+  for (const char* doc :
+       {R"({"a": {"b": "hi"}})", R"({"a": [[]]})", R"({"a": []})", R"({"a": [{"b": 1}, {"b": 3}]})",
+        R"({"a": [null, null]})", R"({"a": [1, "string", 4]})", R"({"a": [1, null]})"}) {
+    EXPECT_FALSE(M(eq, doc)) << doc;
+    EXPECT_TRUE(M(R"({"a.b": {"$ne": null}})", doc)) << doc;
+    EXPECT_TRUE(M(R"({"a.b": {"$nin": [null, 75]}})", doc)) << doc;
+  }
+  EXPECT_TRUE(M(R"({"a": {"$elemMatch": {"b": {"$eq": null}}}})", R"({"a": [[]]})"));
+  EXPECT_FALSE(M(R"({"a": {"$elemMatch": {"$eq": null}}})", R"({"a": null})"));
+  EXPECT_TRUE(M(R"({"a": {"$elemMatch": {"$ne": null}}})", R"({"a": [[]]})"));
+  EXPECT_FALSE(M(R"({"a": {"$not": {"$gte": null}}})", R"({})"));
+  EXPECT_TRUE(M(R"({"a": {"$not": {"$gte": null}}})", R"({"a": []})"));
+  EXPECT_TRUE(M(R"({"a.b": {"$exists": false}})", R"({"a": 4})"));
+  EXPECT_FALSE(M(R"({"a.b": {"$exists": false}})", R"({"a": {"b": null}})"));
+}
+
+}  // namespace mongostore::engine::testing
+
+namespace mongostore::engine::testing {
+
+TEST(MatcherPath, ArrayIndexFromWinningOrBranchOnly) {
+  MatchDetails d;
+  Matcher m = Matcher::compile(J(R"({"$or": [{"a": 2, "b": 9}, {"c": 1}]})"));
+  ASSERT_TRUE(m.matches(J(R"({"a": [1, 2], "b": 0, "c": 1})"), &d));
+  EXPECT_FALSE(d.array_index.has_value());
+  ASSERT_TRUE(m.matches(J(R"({"a": [1, 2], "b": 9})"), &d));
+  EXPECT_EQ(d.array_index, std::optional<size_t>(1));
+  Matcher n = Matcher::compile(J(R"({"a": {"$not": {"$eq": 5}}})"));
+  ASSERT_TRUE(n.matches(J(R"({"a": [1, 2]})"), &d));
+  EXPECT_FALSE(d.array_index.has_value());
+}
+
+}  // namespace mongostore::engine::testing

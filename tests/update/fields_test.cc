@@ -1,4 +1,5 @@
 // $set, $unset, $rename, $setOnInsert, $currentDate, $min, $max and path handling.
+#include "mongostore/bson/builder.h"
 #include "update_test_util.h"
 
 namespace mongostore::engine::update_test {
@@ -158,13 +159,23 @@ TEST(UpdateSetOnInsert, OnlyOnInsert) {
 }
 
 TEST(UpdateCurrentDate, DateAndTimestamp) {
-  auto r = run(R"({"_id": 1})", R"({"$currentDate": {"a": true, "b": {"$type": "timestamp"},
-                                   "c": {"$type": "date"}}})");
+  // Built directly: extended JSON would read {"$type": ...} as legacy binary.
+  bson::DocumentBuilder b;
+  b.open_document("$currentDate").append("a", true);
+  b.open_document("b").append("$type", "timestamp").close();
+  b.open_document("c").append("$type", "date").close();
+  b.close();
+  bson::Document update = b.finish();
+  auto r = Update::compile(update.view()).apply(J(R"({"_id": 1})").view());
   EXPECT_EQ(r.document.get("a").type(), bson::BsonType::kDateTime);
   EXPECT_EQ(r.document.get("b").type(), bson::BsonType::kTimestamp);
   EXPECT_EQ(r.document.get("c").type(), bson::BsonType::kDateTime);
   EXPECT_GT(r.document.get("a").as_datetime().millis, 1600000000000);
-  expect_compile_error(R"({"$currentDate": {"a": {"$type": "x"}}})", ErrorCode::kBadValue);
+  EXPECT_GT(r.document.get("b").as_timestamp().seconds, 1600000000u);
+  bson::DocumentBuilder bad;
+  bad.open_document("$currentDate").open_document("a").append("$type", "x").close().close();
+  bson::Document bad_update = bad.finish();
+  expect_error([&] { Update::compile(bad_update.view()); }, ErrorCode::kBadValue);
   expect_compile_error(R"({"$currentDate": {"a": 1}})", ErrorCode::kBadValue);
 }
 

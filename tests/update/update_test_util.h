@@ -57,7 +57,9 @@ void expect_error(F&& f, ErrorCode code, std::string_view message = {}) {
     ADD_FAILURE() << "expected error " << static_cast<int>(code);
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), static_cast<int32_t>(code)) << e.what();
-    if (!message.empty()) EXPECT_EQ(std::string(e.what()), std::string(message));
+    if (!message.empty()) {
+      EXPECT_EQ(std::string(e.what()), std::string(message));
+    }
   }
 }
 

@@ -6,8 +6,9 @@
 // compile() parses the filter once into a tree of expression nodes; matches() walks that tree
 // against a document without allocating in the common case. Supported: implicit equality,
 // $eq $ne $gt $gte $lt $lte $in $nin $and $or $nor $not $exists $type $all $elemMatch $size
-// $regex/$options $mod $comment $alwaysTrue $alwaysFalse, with MongoDB's dotted-path and
-// array semantics. Geo, text, $where, $expr and $jsonSchema raise Error(NotImplemented).
+// $regex/$options $mod $bitsAllSet $bitsAllClear $bitsAnySet $bitsAnyClear $comment
+// $alwaysTrue $alwaysFalse, with MongoDB's dotted-path and array semantics. Geo, text, $where,
+// $expr and $jsonSchema raise Error(NotImplemented).
 //
 // A Matcher owns a copy of its filter bytes; copies share the compiled, immutable tree.
 #pragma once

@@ -131,6 +131,12 @@ PredicatePtr make_elem_match_object(NodePtr sub);
 /// $elemMatch, value form: `sub` (path-less) matched against each element.
 PredicatePtr make_elem_match_value(NodePtr sub);
 
+enum class BitsOp { kAllSet, kAllClear, kAnySet, kAnyClear };
+
+/// $bitsAllSet and friends (bits.cc); `name` is the operator, for messages. Throws
+/// Error(BadValue) for an operand that is not a bitmask, positions or BinData.
+PredicatePtr make_bits(BitsOp op, std::string_view name, const bson::Value& operand);
+
 // --- the compiled filter ---------------------------------------------------------------------
 
 struct CompiledFilter {

@@ -12,7 +12,16 @@ bool AndNode::matches(const Input& in, std::optional<size_t>* index) const {
 
 bool OrNode::matches(const Input& in, std::optional<size_t>* index) const {
   for (const auto& c : children_) {
-    if (c->matches(in, index)) return true;
+    if (!index) {
+      if (c->matches(in, nullptr)) return true;
+      continue;
+    }
+    // A branch that fails may have recorded an index on the way; keep only the winner's.
+    std::optional<size_t> branch;
+    if (c->matches(in, &branch)) {
+      if (branch) *index = branch;
+      return true;
+    }
   }
   return false;
 }

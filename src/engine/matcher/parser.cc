@@ -373,10 +373,13 @@ class Parser {
     if (name == "$all") return all_node(path, v);
     if (name == "$elemMatch") return leaf(path, elem_match(v));
     if (name == "$not") return not_node(path, v);
+    if (name == "$bitsAllSet") return leaf(path, make_bits(BitsOp::kAllSet, name, v));
+    if (name == "$bitsAllClear") return leaf(path, make_bits(BitsOp::kAllClear, name, v));
+    if (name == "$bitsAnySet") return leaf(path, make_bits(BitsOp::kAnySet, name, v));
+    if (name == "$bitsAnyClear") return leaf(path, make_bits(BitsOp::kAnyClear, name, v));
     if (name == "$near" || name == "$nearSphere" || name == "$geoWithin" ||
-        name == "$geoIntersects" || name == "$within" || name == "$bitsAllSet" ||
-        name == "$bitsAllClear" || name == "$bitsAnySet" || name == "$bitsAnyClear" ||
-        name == "$maxDistance" || name == "$minDistance") {
+        name == "$geoIntersects" || name == "$within" || name == "$maxDistance" ||
+        name == "$minDistance") {
       not_implemented(name);
     }
     bad_value("unknown operator: " + std::string(name));

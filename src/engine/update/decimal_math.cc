@@ -247,7 +247,7 @@ Decimal128 decimal_multiply(const Decimal128& x, const Decimal128& y) {
   Unpacked r;
   r.negative = negative;
   r.exponent = a.exponent + b.exponent;
-  std::vector<int> acc(a.digits.size() + b.digits.size() + 1, 0);
+  std::vector<int> acc(a.digits.size() + b.digits.size(), 0);
   for (size_t i = 0; i < a.digits.size(); ++i) {
     for (size_t j = 0; j < b.digits.size(); ++j) {
       acc[i + j + 1] += a.digits[i] * b.digits[j];
