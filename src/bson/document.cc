@@ -104,18 +104,10 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
       case BsonType::kDouble:
       case BsonType::kDateTime:
       case BsonType::kTimestamp:
-      case BsonType::kInt64:
-        size = 8;
-        break;
-      case BsonType::kInt32:
-        size = 4;
-        break;
-      case BsonType::kDecimal128:
-        size = 16;
-        break;
-      case BsonType::kObjectId:
-        size = 12;
-        break;
+      case BsonType::kInt64: size = 8; break;
+      case BsonType::kInt32: size = 4; break;
+      case BsonType::kDecimal128: size = 16; break;
+      case BsonType::kObjectId: size = 12; break;
       case BsonType::kBool:
         size = 1;
         if (left >= 1 && v[0] > 1) {
@@ -126,9 +118,7 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
       case BsonType::kUndefined:
       case BsonType::kNull:
       case BsonType::kMinKey:
-      case BsonType::kMaxKey:
-        size = 0;
-        break;
+      case BsonType::kMaxKey: size = 0; break;
       case BsonType::kString:
       case BsonType::kCode:
       case BsonType::kSymbol:
@@ -280,6 +270,9 @@ bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
               std::to_string(bytes.size()) + " bytes given";
     return false;
   }
+  // Our own walk first (it names the problem), then libbson's check as a second opinion.
+  reason->clear();
+  if (!check_document(bytes.data(), bytes.size(), reason)) return false;
   bson_t b;
   if (!bson_init_static(&b, bytes.data(), bytes.size())) {
     *reason = "BSON document header or terminator is invalid";
@@ -294,8 +287,7 @@ bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
     *reason = std::string("invalid BSON: ") + error.message;
     return false;
   }
-  reason->clear();
-  return check_document(bytes.data(), bytes.size(), reason);
+  return true;
 }
 
 Document::Document() : bytes_(kEmptyDocument, kEmptyDocument + 5) {}

@@ -27,6 +27,7 @@ std::string_view code_name(int32_t code) {
     case 48: return "NamespaceExists";
     case 52: return "DollarPrefixedFieldName";
     case 53: return "InvalidIdField";
+    case 56: return "EmptyFieldName";
     case 54: return "NotSingleValueField";
     case 59: return "CommandNotFound";
     case 66: return "ImmutableField";
@@ -41,6 +42,7 @@ std::string_view code_name(int32_t code) {
     case 112: return "WriteConflict";
     case 238: return "NotImplemented";
     case 276: return "IndexBuildAborted";
+    case 292: return "QueryExceededMemoryLimitNoDiskUseAllowed";
     case 10334: return "BSONObjectTooLarge";
     case 11000: return "DuplicateKey";
     case 10000001: return "DataDirectoryInvalid";

@@ -65,9 +65,27 @@ class EmbeddedClient final : public Client {
                                                     const FindAndModifyOptions& options) override {
     return engine_->find_one_and_update(db, coll, filter, update, options);
   }
+  std::optional<bson::Document> find_one_and_replace(std::string_view db, std::string_view coll,
+                                                     bson::DocumentView filter,
+                                                     bson::DocumentView replacement,
+                                                     const FindAndModifyOptions& options) override {
+    return engine_->find_one_and_replace(db, coll, filter, replacement, options);
+  }
+  std::optional<bson::Document> find_one_and_delete(std::string_view db, std::string_view coll,
+                                                    bson::DocumentView filter,
+                                                    const FindAndModifyOptions& options) override {
+    return engine_->find_one_and_delete(db, coll, filter, options);
+  }
   int64_t count_documents(std::string_view db, std::string_view coll,
                           bson::DocumentView filter) override {
     return engine_->count_documents(db, coll, filter);
+  }
+  std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
+                                         std::string_view field, bson::DocumentView filter) override {
+    return engine_->distinct(db, coll, field, filter);
+  }
+  int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
+    return engine_->estimated_document_count(db, coll);
   }
 
  private:

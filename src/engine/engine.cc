@@ -17,6 +17,8 @@
 
 #include "engine/data_directory.h"
 #include "engine/document_validation.h"
+#include "engine/path_values.h"
+#include "engine/sort_spec.h"
 #include "engine/wiredtiger_session_pool.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
@@ -126,12 +128,13 @@ class WiredTigerEngine;
 class FindCursor final : public Cursor {
  public:
   FindCursor(std::shared_ptr<WiredTigerEngine> engine, std::string db, std::string coll,
-             Matcher matcher, Projection projection, const FindOptions& options)
+             Matcher matcher, Projection projection, SortSpec sort, const FindOptions& options)
       : engine_(std::move(engine)),
         db_(std::move(db)),
         coll_(std::move(coll)),
         matcher_(std::move(matcher)),
         projection_(std::move(projection)),
+        sort_(std::move(sort)),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
@@ -144,6 +147,11 @@ class FindCursor final : public Cursor {
   std::string db_, coll_;
   Matcher matcher_;
   Projection projection_;
+  SortSpec sort_;
+  // A sorted find is blocking: the whole result is sorted on the first batch, then handed
+  // out from here.
+  std::vector<bson::Document> sorted_;
+  size_t sorted_next_ = 0;
   int64_t skip_;
   int64_t remaining_;  // -1: unlimited
   size_t batch_size_;
@@ -349,12 +357,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
   UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView replacement, bool upsert) override {
-    for (const bson::Element& e : replacement) {
-      if (!e.key.empty() && e.key[0] == '$') {
-        throw Error(ErrorCode::kBadValue, "the replacement document must not contain $-operators ('" +
-                                              std::string(e.key) + "')");
-      }
-    }
+    reject_operators_in_replacement(replacement);
     UpdateOptions options;
     options.upsert = upsert;
     return update_impl(db, coll, filter, replacement, options, /*multi=*/false);
@@ -384,20 +387,52 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
                                                     bson::DocumentView filter,
                                                     bson::DocumentView update,
                                                     const FindAndModifyOptions& options) override {
+    return find_and_modify(db, coll, filter, &update, options);
+  }
+
+  std::optional<bson::Document> find_one_and_replace(std::string_view db, std::string_view coll,
+                                                     bson::DocumentView filter,
+                                                     bson::DocumentView replacement,
+                                                     const FindAndModifyOptions& options) override {
+    reject_operators_in_replacement(replacement);
+    return find_and_modify(db, coll, filter, &replacement, options);
+  }
+
+  std::optional<bson::Document> find_one_and_delete(std::string_view db, std::string_view coll,
+                                                    bson::DocumentView filter,
+                                                    const FindAndModifyOptions& options) override {
+    return find_and_modify(db, coll, filter, nullptr, options);
+  }
+
+  // The findAndModify family: one transaction finds the first match in sort order and
+  // updates, replaces or (with no update) deletes it.
+  std::optional<bson::Document> find_and_modify(std::string_view db, std::string_view coll,
+                                                bson::DocumentView filter,
+                                                const bson::DocumentView* update,
+                                                const FindAndModifyOptions& options) {
     Matcher matcher = Matcher::compile(filter);
+    SortSpec sort = SortSpec::compile(options.sort.view());
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());
-    Update compiled = Update::compile(update, filters);
+    std::optional<Update> compiled;
+    if (update != nullptr) compiled = Update::compile(*update, filters);
     Projection projection = Projection::compile(options.projection.view());
-    auto entry = collection_for_write(db, coll);
+    bool upsert = options.upsert && update != nullptr;
+    auto entry = upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
+    if (!entry) return std::nullopt;
     for (int attempt = 0;; ++attempt) {
       try {
         std::optional<bson::Document> out;
         run_write([&](WT_SESSION* s) {
           out.reset();
-          std::optional<Match> m = first_match(s, *entry, matcher);
+          std::optional<Match> m = first_match(s, *entry, matcher, sort);
+          if (m && !compiled) {
+            remove_record(s, *entry, m->key);
+            out = projection.apply(m->document.view());
+            return;
+          }
           if (m) {
-            Update::Result r = compiled.apply(m->document.view(), m->array_index, false);
+            Update::Result r = compiled->apply(m->document.view(), m->array_index, false);
             if (r.modified) write_updated(s, *entry, m->key, m->document.view(), r.document.view());
             bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
                                             ? r.document.view()
@@ -405,8 +440,8 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
             out = projection.apply(chosen);
             return;
           }
-          if (!options.upsert) return;
-          bson::Document inserted = build_upsert(matcher, compiled);
+          if (!upsert) return;
+          bson::Document inserted = build_upsert(matcher, *compiled);
           bson::Value id = inserted.get("_id");
           insert_record(s, *entry, id_key(id), inserted.view(), id);
           if (options.return_document == ReturnDocument::kAfter) out = projection.apply(inserted);
@@ -415,7 +450,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
       } catch (const DuplicateKeyError&) {
         // Two upserts raced on one key: the loser retries and now finds the winner's
         // document, as mongod retries upserts on a duplicate key.
-        if (!options.upsert || attempt >= 3) throw;
+        if (!upsert || attempt >= 3) throw;
       }
     }
   }
@@ -455,9 +490,12 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
                                bson::DocumentView filter, const FindOptions& options) override {
     Matcher matcher = Matcher::compile(filter);
     Projection projection = Projection::compile(options.projection.view());
+    SortSpec sort = SortSpec::compile(options.sort.view());
     if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
+    if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
     return std::make_unique<FindCursor>(shared_from_this(), std::string(db), std::string(coll),
-                                        std::move(matcher), std::move(projection), options);
+                                        std::move(matcher), std::move(projection), std::move(sort),
+                                        options);
   }
 
   int64_t count_documents(std::string_view db, std::string_view coll,
@@ -649,16 +687,116 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     if (rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
   }
 
+  // The first match in `_id` order, or in `sort` order when one is given.
   std::optional<Match> first_match(WT_SESSION* s, const CollectionEntry& entry,
-                                   const Matcher& matcher) {
+                                   const Matcher& matcher, const SortSpec& sort = SortSpec()) {
     std::optional<Match> m;
+    std::string best;
     scan(s, entry, matcher,
          [&](const std::string& key, bson::DocumentView doc, const MatchDetails& details) {
-           m = Match{key, bson::Document::copy_of(doc), details.array_index};
-           return false;
+           if (sort.empty()) {
+             m = Match{key, bson::Document::copy_of(doc), details.array_index};
+             return false;
+           }
+           std::string sort_key = sort.key_for(doc);
+           if (!m || sort_key < best) {
+             best = std::move(sort_key);
+             m = Match{key, bson::Document::copy_of(doc), details.array_index};
+           }
+           return true;
          });
     return m;
   }
+
+  void remove_record(WT_SESSION* s, const CollectionEntry& entry, const std::string& key) {
+    CursorHandle c(s, entry.table_uri);
+    WT_ITEM k = item_of(key.data(), key.size());
+    c->set_key(c.get(), &k);
+    check_in_transaction(c->remove(c.get()), "remove", s);
+  }
+
+  static void reject_operators_in_replacement(bson::DocumentView replacement) {
+    for (const bson::Element& e : replacement) {
+      if (!e.key.empty() && e.key[0] == '$') {
+        throw Error(ErrorCode::kBadValue, "the replacement document must not contain $-operators ('" +
+                                              std::string(e.key) + "')");
+      }
+    }
+  }
+
+ public:
+  // MongoDB's in-memory sort limit without allowDiskUse.
+  static constexpr size_t kSortMemoryLimit = 100 * 1024 * 1024;
+
+  // The whole result of a sorted find, sorted, with skip and limit applied.
+  std::vector<bson::Document> sorted_results(const std::string& db, const std::string& coll,
+                                             const Matcher& matcher, const Projection& projection,
+                                             const SortSpec& sort, int64_t skip, int64_t limit) {
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return {};
+    struct Row {
+      std::string key;
+      bson::Document doc;
+    };
+    std::vector<Row> rows;
+    run_read([&](WT_SESSION* s) {
+      rows.clear();
+      size_t bytes = 0;
+      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+        bytes += doc.size();
+        if (bytes > kSortMemoryLimit) {
+          throw Error(292, "Executor error during find command :: caused by :: Sort exceeded "
+                           "memory limit of 104857600 bytes, but did not opt in to external "
+                           "sorting.");
+        }
+        rows.push_back(Row{sort.key_for(doc), bson::Document::copy_of(doc)});
+        return true;
+      });
+      return 0;
+    });
+    // Stable: ties keep `_id` order.
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Row& a, const Row& b) { return a.key < b.key; });
+    std::vector<bson::Document> out;
+    for (size_t i = static_cast<size_t>(std::max<int64_t>(skip, 0)); i < rows.size(); ++i) {
+      if (limit >= 0 && static_cast<int64_t>(out.size()) >= limit) break;
+      out.push_back(projection.is_identity() ? std::move(rows[i].doc) : projection.apply(rows[i].doc));
+    }
+    return out;
+  }
+
+  std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
+                                         std::string_view field, bson::DocumentView filter) override {
+    if (field.empty()) throw Error(ErrorCode::kBadValue, "distinct key cannot be empty");
+    Matcher matcher = Matcher::compile(filter);
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return {};
+    // Keyed by the index key: equal values (1, 1.0) collapse and the map is in MongoDB order.
+    std::map<std::string, bson::OwnedValue> seen;
+    run_read([&](WT_SESSION* s) {
+      seen.clear();
+      std::vector<bson::Value> values;
+      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+        values.clear();
+        collect_path_values(doc, field, &values);
+        for (const bson::Value& v : values) {
+          std::string key = bson::encode_index_key(v);
+          if (!seen.count(key)) seen.emplace(std::move(key), bson::OwnedValue(v));
+        }
+        return true;
+      });
+      return 0;
+    });
+    std::vector<bson::OwnedValue> out;
+    for (auto& [key, v] : seen) out.push_back(std::move(v));
+    return out;
+  }
+
+  int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
+    return collection_stats(db, coll).document_count;
+  }
+
+ private:
 
   bson::Document build_upsert(const Matcher& matcher, const Update& update) {
     // MongoDB seeds the new document with the filter's equality fields, then applies the
@@ -734,12 +872,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
         keys.push_back(key);
         return multi;
       });
-      CursorHandle c(s, entry->table_uri);
-      for (const std::string& key : keys) {
-        WT_ITEM k = item_of(key.data(), key.size());
-        c->set_key(c.get(), &k);
-        check_in_transaction(c->remove(c.get()), "remove", s);
-      }
+      for (const std::string& key : keys) remove_record(s, *entry, key);
       return static_cast<int64_t>(keys.size());
     });
   }
@@ -887,6 +1020,21 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
 std::vector<bson::Document> FindCursor::next_batch() {
   if (done_) return {};
+  if (!sort_.empty()) {
+    if (!started_) {
+      sorted_ = engine_->sorted_results(db_, coll_, matcher_, projection_, sort_, skip_, remaining_);
+      started_ = true;
+    }
+    std::vector<bson::Document> out;
+    while (sorted_next_ < sorted_.size() && out.size() < batch_size_) {
+      out.push_back(std::move(sorted_[sorted_next_++]));
+    }
+    if (sorted_next_ >= sorted_.size()) {
+      done_ = true;
+      sorted_.clear();
+    }
+    return out;
+  }
   return engine_->read_batch(db_, coll_, matcher_, projection_, &last_key_, &started_, &skip_,
                              &remaining_, batch_size_, &done_);
 }

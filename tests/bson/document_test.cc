@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mongostore/bson/builder.h"
@@ -452,11 +453,43 @@ TEST(FromBytes, RejectsInvalidUtf8) {
   for (const auto& [what, bytes] : cases) {
     SCOPED_TRACE(what);
     std::string msg = expect_error(kInvalidBSON, [&] { Document::from_bytes(bytes); });
-    EXPECT_FALSE(msg.empty());
+    EXPECT_NE(msg.find("UTF"), std::string::npos) << msg;
   }
-  // Multi-byte UTF-8 is fine.
+  // Multi-byte UTF-8 is fine: two, three and four bytes, in values, keys, regexes, code.
   EXPECT_NO_THROW(
       Document::from_bytes(raw_doc(cat({{0x02, 'a', 0}, le32(4), {0xe2, 0x82, 0xac, 0}}))));
+  EXPECT_NO_THROW(Document::from_bytes(
+      raw_doc(cat({{0x02, 0xc3, 0xa9, 0}, le32(5), {0xf0, 0x9f, 0x90, 0xb6, 0}}))));
+  EXPECT_NO_THROW(Document::from_bytes(raw_doc({0x0B, 'r', 0, 0xc3, 0xa9, 0, 'i', 0})));
+  EXPECT_NO_THROW(Document::from_bytes(raw_doc(cat({{0x0D, 'c', 0}, le32(3), {0xc3, 0xa9, 0}}))));
+  // Invalid UTF-8 elsewhere: regex, code, symbol, DBPointer namespace, code with scope.
+  std::vector<std::pair<const char*, std::vector<uint8_t>>> more = {
+      {"regex pattern", raw_doc({0x0B, 'r', 0, 0xff, 0, 0})},
+      {"code", raw_doc(cat({{0x0D, 'c', 0}, le32(2), {0xff, 0}}))},
+      {"symbol", raw_doc(cat({{0x0E, 's', 0}, le32(2), {0xff, 0}}))},
+      {"dbpointer",
+       raw_doc(cat({{0x0C, 'p', 0}, le32(2), {0xff, 0}, std::vector<uint8_t>(12, 1)}))},
+      {"code with scope",
+       raw_doc(cat({{0x0F, 'c', 0}, le32(4 + 6 + 5), le32(2), {0xff, 0}, raw_doc({})}))},
+      {"scope string", raw_doc(cat({{0x0F, 'c', 0},
+                                    le32(4 + 6 + 14),
+                                    le32(2),
+                                    {'x', 0},
+                                    raw_doc(cat({{0x02, 'y', 0}, le32(2), {0xff, 0}}))}))},
+  };
+  for (const auto& [what, bytes] : more) {
+    SCOPED_TRACE(what);
+    expect_error(kInvalidBSON, [&] { Document::from_bytes(bytes); });
+  }
+  // The same shapes with valid text are accepted (so the cases above fail for the UTF-8).
+  EXPECT_NO_THROW(
+      Document::from_bytes(raw_doc(cat({{0x0F, 'c', 0},
+                                        le32(4 + 6 + 14),
+                                        le32(2),
+                                        {'x', 0},
+                                        raw_doc(cat({{0x02, 'y', 0}, le32(2), {'z', 0}}))}))));
+  EXPECT_NO_THROW(Document::from_bytes(
+      raw_doc(cat({{0x0C, 'p', 0}, le32(2), {'n', 0}, std::vector<uint8_t>(12, 1)}))));
 }
 
 TEST(FromBytes, RejectsEveryCorruptionOfAValidDocument) {
@@ -656,6 +689,22 @@ TEST(Json, ErrorsAreFailedToParse) {
   }
 }
 
+TEST(Json, LargeInputAndWhitespace) {
+  // Input far larger than the JSON reader's buffer, with values spanning its chunks.
+  std::string big(200000, 'x');
+  std::string json = "{";
+  for (int i = 0; i < 3000; ++i)
+    json += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  json += "\"big\": \"" + big + "\"}";
+  Document d = Document::from_json(json);
+  EXPECT_EQ(d.view().count(), 3001u);
+  EXPECT_EQ(d.get("k2999").as_int32(), 2999);
+  EXPECT_EQ(d.get("big").as_string(), big);
+  // Whitespace around the document is fine.
+  EXPECT_EQ(Document::from_json(" \n\t{\"a\": 1}\n  "), make_document("a", 1));
+  EXPECT_EQ(Document::from_json("{}"), Document());
+}
+
 TEST(Json, StringsWithNul) {
   Document d = Document::from_json(R"({"a": "x\u0000y"})");
   EXPECT_EQ(d.get("a").as_string(), "x\0y"s);
@@ -702,6 +751,23 @@ TEST(ObjectIdTest, GenerateIsUniqueAndRecent) {
     }
   }
   EXPECT_EQ(seen.size(), 20000u);
+}
+
+TEST(ObjectIdTest, GenerateIsUniqueAcrossThreads) {
+  constexpr int kThreads = 4, kEach = 5000;
+  std::vector<std::vector<ObjectId>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&ids, t] {
+      for (int i = 0; i < kEach; ++i) ids[t].push_back(ObjectId::generate());
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<std::string> seen;
+  for (const auto& v : ids) {
+    for (const ObjectId& id : v) seen.insert(id.to_hex());
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kEach));
 }
 
 TEST(Decimal128Test, StringRoundTrip) {

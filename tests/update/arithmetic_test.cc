@@ -58,6 +58,20 @@ TEST(UpdateInc, Decimal) {
       R"({"_id": 1, "a": {"$numberDecimal": "1.000000000000000000000000000000000E+34"}})");
 }
 
+TEST(UpdateInc, DecimalSpecialsAndDoubles) {
+  EXPECT_UPDATE(R"({"_id": 1, "a": {"$numberDecimal": "NaN"}})", R"({"$inc": {"a": 1}})",
+                R"({"_id": 1, "a": {"$numberDecimal": "NaN"}})");
+  EXPECT_UPDATE(R"({"_id": 1, "a": {"$numberDecimal": "Infinity"}})",
+                R"({"$inc": {"a": {"$numberDecimal": "-Infinity"}}})",
+                R"({"_id": 1, "a": {"$numberDecimal": "NaN"}})");
+  // Doubles join decimal arithmetic with 15 significant digits, as in MongoDB.
+  EXPECT_UPDATE(R"({"_id": 1, "a": 1.5})", R"({"$inc": {"a": {"$numberDecimal": "1"}}})",
+                R"({"_id": 1, "a": {"$numberDecimal": "2.50000000000000"}})");
+  EXPECT_UPDATE(R"({"_id": 1, "a": {"$numberDecimal": "-2.5"}})",
+                R"({"$mul": {"a": {"$numberLong": "-4"}}})",
+                R"({"_id": 1, "a": {"$numberDecimal": "10.0"}})");
+}
+
 TEST(UpdateInc, ByZeroIsNotModified) {
   EXPECT_FALSE(run(R"({"_id": 1, "a": 5})", R"({"$inc": {"a": 0}})").modified);
 }

@@ -41,7 +41,7 @@ enum class BsonType : uint8_t {
 /// MongoDB's alias of a type, as `$type` and `$convert` spell it: "double", "string",
 /// "object", "array", "binData", "undefined", "objectId", "bool", "date", "null", "regex",
 /// "dbPointer", "javascript", "symbol", "javascriptWithScope", "int", "timestamp", "long",
-/// "decimal", "minKey", "maxKey". "eoo" for kEndOfDocument (a missing value).
+/// "decimal", "minKey", "maxKey". "missing" for kEndOfDocument (a missing value).
 std::string_view type_alias(BsonType type);
 
 /// True for the four numeric types (int32, int64, double, decimal128).

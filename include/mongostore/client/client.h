@@ -76,8 +76,19 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual std::optional<bson::Document> find_one_and_update(
       std::string_view db, std::string_view coll, bson::DocumentView filter,
       bson::DocumentView update, const FindAndModifyOptions& options) = 0;
+  virtual std::optional<bson::Document> find_one_and_replace(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      bson::DocumentView replacement, const FindAndModifyOptions& options) = 0;
+  virtual std::optional<bson::Document> find_one_and_delete(std::string_view db,
+                                                            std::string_view coll,
+                                                            bson::DocumentView filter,
+                                                            const FindAndModifyOptions& options) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter) = 0;
+  virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
+                                                 std::string_view field,
+                                                 bson::DocumentView filter) = 0;
+  virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
 };
 
 class Database {
@@ -144,8 +155,24 @@ class Collection {
                                                     const FindAndModifyOptions& options = {}) const {
     return client_->find_one_and_update(db_, name_, filter, update, options);
   }
+  std::optional<bson::Document> find_one_and_replace(bson::DocumentView filter,
+                                                     bson::DocumentView replacement,
+                                                     const FindAndModifyOptions& options = {}) const {
+    return client_->find_one_and_replace(db_, name_, filter, replacement, options);
+  }
+  std::optional<bson::Document> find_one_and_delete(bson::DocumentView filter,
+                                                    const FindAndModifyOptions& options = {}) const {
+    return client_->find_one_and_delete(db_, name_, filter, options);
+  }
   int64_t count_documents(bson::DocumentView filter) const {
     return client_->count_documents(db_, name_, filter);
+  }
+  std::vector<bson::OwnedValue> distinct(std::string_view field,
+                                         bson::DocumentView filter = bson::DocumentView()) const {
+    return client_->distinct(db_, name_, field, filter);
+  }
+  int64_t estimated_document_count() const {
+    return client_->estimated_document_count(db_, name_);
   }
   /// Returns false if the collection did not exist.
   bool drop() const { return client_->drop_collection(db_, name_); }

@@ -54,6 +54,10 @@ class DuplicateKeyError : public Error {
 struct FindOptions {
   /// Fields to return (MongoDB projection); empty returns whole documents.
   bson::Document projection;
+  /// Sort specification ({a: 1, b: -1}); empty means `_id` order. MongoDB's sort order:
+  /// for an array field, ascending uses its smallest element and descending its largest;
+  /// missing sorts as null.
+  bson::Document sort;
   int64_t skip = 0;
   /// 0 means no limit.
   int64_t limit = 0;
@@ -82,6 +86,8 @@ struct InsertManyResult {
 enum class ReturnDocument { kBefore, kAfter };
 
 struct FindAndModifyOptions {
+  /// Which document to modify when several match.
+  bson::Document sort;
   bool upsert = false;
   ReturnDocument return_document = ReturnDocument::kBefore;
   bson::Document projection;
@@ -162,6 +168,16 @@ class Engine {
       std::string_view db, std::string_view coll, bson::DocumentView filter,
       bson::DocumentView update, const FindAndModifyOptions& options = {}) = 0;
 
+  /// Atomically finds one document, replaces it (keeping `_id`) and returns the before or
+  /// after image.
+  virtual std::optional<bson::Document> find_one_and_replace(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      bson::DocumentView replacement, const FindAndModifyOptions& options = {}) = 0;
+  /// Atomically finds, deletes and returns one document (options: sort, projection).
+  virtual std::optional<bson::Document> find_one_and_delete(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      const FindAndModifyOptions& options = {}) = 0;
+
   // --- reads ---------------------------------------------------------------------------
   /// The document with `_id` equal to `id`, if any.
   virtual std::optional<bson::Document> find_by_id(std::string_view db, std::string_view coll,
@@ -175,6 +191,13 @@ class Engine {
                                        const FindOptions& options = {}) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter) = 0;
+  /// The distinct values of `field` (a dotted path) among documents matching `filter`,
+  /// with arrays flattened one level as MongoDB does, in MongoDB's sort order.
+  virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
+                                                 std::string_view field,
+                                                 bson::DocumentView filter) = 0;
+  /// The number of documents in the collection (from a scan of the table).
+  virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
   virtual CollectionStats collection_stats(std::string_view db, std::string_view coll) = 0;
 
   /// Forces everything acknowledged so far to stable storage (a checkpoint).

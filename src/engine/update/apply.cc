@@ -2,7 +2,6 @@
 // rewrites, creates or removes the fields the path tree targets.
 #include <algorithm>
 #include <chrono>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -56,7 +55,7 @@ class Applier {
     }
     const Node* positional = find_positional(node);
     std::string positional_name = positional ? resolve("$") : std::string();
-    std::set<const Node*> matched;
+    std::vector<const Node*> matched;  // few: the children this level targets
     for (const auto& e : existing) {
       const Node* target = nullptr;
       auto it = node.children.find(e.key);
@@ -69,11 +68,11 @@ class Applier {
         b.append(e.key, e.value);
         continue;
       }
-      matched.insert(target);
+      matched.push_back(target);
       child(*target, e.value, e.key, b, join(path, e.key), false);
     }
     for (const auto& [name, child_node] : node.children) {
-      if (matched.count(child_node.get())) continue;
+      if (std::find(matched.begin(), matched.end(), child_node.get()) != matched.end()) continue;
       std::string resolved = name == "$" ? positional_name : name;
       if (name != "$" && positional && resolved == positional_name) conflict(join(path, name));
       create(*child_node, resolved, b, join(path, resolved), false);
