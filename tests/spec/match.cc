@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/types.h"
 #include "mongostore/error.h"
@@ -15,7 +16,9 @@ using bson::BsonType;
 using bson::DocumentView;
 using bson::Value;
 
-std::string at(const std::string& path) { return path.empty() ? std::string("(root)") : path; }
+std::string at(const std::string& path) {
+  return path.empty() ? std::string("(root)") : path;
+}
 
 std::string child(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -37,7 +40,9 @@ std::optional<std::string_view> special_operator(const Value& v) {
   return key;
 }
 
-Value operand(const Value& v) { return v.as_document().begin()->value; }
+Value operand(const Value& v) {
+  return v.as_document().begin()->value;
+}
 
 bool type_matches(std::string_view alias, const Value& actual) {
   if (alias == "number") return actual.is_number();
@@ -95,8 +100,8 @@ std::optional<std::string> match_value(const Value& expected, const Value& actua
     }
     if (*op == "$$exists") {
       if (arg.truthy() == !actual.is_missing()) return std::nullopt;
-      return fail(path, arg.truthy() ? "expected a value" : "expected no value, got " +
-                                                              describe(actual));
+      return fail(path,
+                  arg.truthy() ? "expected a value" : "expected no value, got " + describe(actual));
     }
     if (*op == "$$type") {
       if (actual.is_missing()) return fail(path, "missing; expected type " + arg.to_json());

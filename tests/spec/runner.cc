@@ -1,0 +1,693 @@
+#include "spec/runner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/client/client.h"
+#include "mongostore/error.h"
+#include "spec/known_gaps.h"
+#include "spec/match.h"
+
+namespace mongostore::spec {
+namespace {
+
+using bson::Document;
+using bson::DocumentBuilder;
+using bson::DocumentView;
+using bson::Value;
+
+// A failure of the test (as opposed to a skip): the message says what did not match.
+class TestFailure : public std::runtime_error {
+ public:
+  explicit TestFailure(const std::string& what) : std::runtime_error(what) {}
+};
+
+std::string string_of(const Value& v) {
+  return v.is_string() ? std::string(v.as_string()) : v.to_json();
+}
+
+int64_t int64_of(const Value& v) {
+  int64_t n = 0;
+  if (v.number_as_exact_int64(&n)) return n;
+  return static_cast<int64_t>(v.number_as_double());
+}
+
+DocumentView document_or_empty(const Value& v) {
+  return v.is_document() ? v.as_document() : DocumentView();
+}
+
+// --- runOnRequirements -------------------------------------------------------------------
+
+std::vector<long> parse_version(std::string_view text) {
+  std::vector<long> parts;
+  std::string part;
+  std::istringstream in{std::string(text)};
+  while (std::getline(in, part, '.')) parts.push_back(std::strtol(part.c_str(), nullptr, 10));
+  return parts;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  std::vector<long> x = parse_version(a);
+  std::vector<long> y = parse_version(b);
+  size_t n = std::max(x.size(), y.size());
+  x.resize(n, 0);
+  y.resize(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+/// Why one runOnRequirement object is not satisfied by us, or nullopt.
+std::optional<std::string> unmet(DocumentView requirement) {
+  for (const auto& el : requirement) {
+    std::string_view key = el.key;
+    if (key == "minServerVersion") {
+      if (compare_versions(kServerVersion, string_of(el.value)) < 0) {
+        return "runOnRequirements: minServerVersion " + string_of(el.value);
+      }
+    } else if (key == "maxServerVersion") {
+      if (compare_versions(kServerVersion, string_of(el.value)) > 0) {
+        return std::string("runOnRequirements: maxServerVersion below ") + kServerVersion;
+      }
+    } else if (key == "topologies") {
+      bool single = false;
+      if (el.value.is_array()) {
+        for (const auto& t : el.value.as_array()) single |= string_of(t.value) == "single";
+      }
+      if (!single) return std::string("runOnRequirements: topology is not single");
+    } else if (key == "serverless") {
+      if (string_of(el.value) == "require") {
+        return std::string("runOnRequirements: serverless required");
+      }
+    } else if (key == "auth") {
+      if (el.value.truthy()) return std::string("runOnRequirements: auth required");
+    } else if (key == "csfle") {
+      if (el.value.truthy()) return std::string("runOnRequirements: csfle required");
+    } else {
+      return "runOnRequirements: " + std::string(key) + " not supported";
+    }
+  }
+  return std::nullopt;
+}
+
+/// Why none of the requirements in `list` (an array, or missing) is satisfied, or nullopt.
+std::optional<std::string> unmet_requirements(const Value& list) {
+  if (!list.is_array()) return std::nullopt;
+  std::optional<std::string> first;
+  bool any = false;
+  for (const auto& el : list.as_array()) {
+    any = true;
+    auto why = unmet(document_or_empty(el.value));
+    if (!why) return std::nullopt;
+    if (!first) first = why;
+  }
+  return any ? first : std::nullopt;
+}
+
+// --- entities ------------------------------------------------------------------------------
+
+struct Entity {
+  std::string kind;  // "client", "database", "collection"
+  std::string db;
+  std::string coll;
+  bool unacknowledged = false;  // writeConcern {w: 0} somewhere on its chain
+};
+
+bool is_w0(const Value& write_concern) {
+  if (!write_concern.is_document()) return false;
+  Value w = write_concern.as_document().get("w");
+  return w.is_number() && w.number_as_double() == 0;
+}
+
+std::map<std::string, Entity> create_entities(const Value& list) {
+  std::map<std::string, Entity> entities;
+  if (!list.is_array()) return entities;
+  for (const auto& item : list.as_array()) {
+    DocumentView wrapper = document_or_empty(item.value);
+    auto it = wrapper.begin();
+    if (it == wrapper.end()) throw TestFailure("createEntities: empty entity");
+    std::string kind(it->key);
+    DocumentView spec = document_or_empty(it->value);
+    std::string id = string_of(spec.get("id"));
+    Entity e;
+    e.kind = kind;
+    if (kind == "client") {
+      e.unacknowledged = is_w0(spec.get("uriOptions"));
+    } else if (kind == "database") {
+      auto parent = entities.find(string_of(spec.get("client")));
+      if (parent == entities.end()) throw TestFailure("createEntities: unknown client of " + id);
+      e.db = string_of(spec.get("databaseName"));
+      Value options = spec.get("databaseOptions");
+      e.unacknowledged =
+          parent->second.unacknowledged ||
+          (options.is_document() && is_w0(options.as_document().get("writeConcern")));
+    } else if (kind == "collection") {
+      auto parent = entities.find(string_of(spec.get("database")));
+      if (parent == entities.end()) throw TestFailure("createEntities: unknown database of " + id);
+      e.db = parent->second.db;
+      e.coll = string_of(spec.get("collectionName"));
+      Value options = spec.get("collectionOptions");
+      e.unacknowledged =
+          parent->second.unacknowledged ||
+          (options.is_document() && is_w0(options.as_document().get("writeConcern")));
+    } else if (kind == "session") {
+      throw SkipTest("sessions not supported");
+    } else {
+      throw SkipTest("entity type " + kind + " not supported");
+    }
+    entities[id] = e;
+  }
+  return entities;
+}
+
+// --- operations ------------------------------------------------------------------------------
+
+struct OpSpec {
+  std::string_view target;  // the entity kind the operation runs on
+  std::set<std::string_view> arguments;
+  bool write = false;
+};
+
+const std::map<std::string_view, OpSpec>& op_specs() {
+  static const std::map<std::string_view, OpSpec> specs = {
+      {"insertOne", {"collection", {"document"}, true}},
+      {"insertMany", {"collection", {"documents", "ordered"}, true}},
+      {"find",
+       {"collection", {"filter", "sort", "skip", "limit", "projection", "batchSize"}, false}},
+      {"findOne", {"collection", {"filter", "sort", "skip", "projection"}, false}},
+      {"countDocuments", {"collection", {"filter"}, false}},
+      {"estimatedDocumentCount", {"collection", {}, false}},
+      {"distinct", {"collection", {"fieldName", "filter"}, false}},
+      {"updateOne", {"collection", {"filter", "update", "upsert", "arrayFilters"}, true}},
+      {"updateMany", {"collection", {"filter", "update", "upsert", "arrayFilters"}, true}},
+      {"replaceOne", {"collection", {"filter", "replacement", "upsert"}, true}},
+      {"deleteOne", {"collection", {"filter"}, true}},
+      {"deleteMany", {"collection", {"filter"}, true}},
+      {"findOneAndUpdate",
+       {"collection",
+        {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters"},
+        true}},
+      {"findOneAndReplace",
+       {"collection",
+        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert"},
+        true}},
+      {"findOneAndDelete", {"collection", {"filter", "sort", "projection"}, true}},
+      {"dropCollection", {"database", {"collection"}, true}},
+      {"createCollection", {"database", {"collection"}, true}},
+      {"assertCollectionExists", {"testRunner", {"databaseName", "collectionName"}, false}},
+      {"assertCollectionNotExists", {"testRunner", {"databaseName", "collectionName"}, false}},
+  };
+  return specs;
+}
+
+/// Arguments that change nothing observable here.
+bool ignorable_argument(std::string_view name) {
+  return name == "comment";
+}
+
+/// Throws SkipTest when the runner cannot run `op` faithfully.
+void check_supported(DocumentView op, const std::map<std::string, Entity>& entities) {
+  std::string name = string_of(op.get("name"));
+  std::string object = string_of(op.get("object"));
+  if (name == "failPoint" || name == "targetedFailPoint") {
+    throw SkipTest("failpoints not supported");
+  }
+  std::string kind = "testRunner";
+  bool unacknowledged = false;
+  if (object != "testRunner") {
+    auto target = entities.find(object);
+    if (target == entities.end())
+      throw TestFailure("operation " + name + " on unknown entity " + object);
+    kind = target->second.kind;
+    unacknowledged = target->second.unacknowledged;
+  }
+  auto spec = op_specs().find(name);
+  if (spec == op_specs().end() || spec->second.target != kind) {
+    throw SkipTest("operation " + (kind == "testRunner" ? "testRunner." + name : name) +
+                   " not supported yet");
+  }
+  DocumentView args = document_or_empty(op.get("arguments"));
+  for (const auto& el : args) {
+    if (el.key == "session") throw SkipTest("sessions not supported");
+    if (ignorable_argument(el.key)) continue;
+    if (!spec->second.arguments.contains(el.key)) {
+      throw SkipTest("option " + std::string(el.key) + " not supported");
+    }
+  }
+  if (name == "insertMany" && args.has("ordered") && !args.get("ordered").truthy()) {
+    throw SkipTest("option ordered: false not supported");
+  }
+  if (args.get("update").is_array()) throw SkipTest("update pipeline not supported");
+  if (unacknowledged && spec->second.write) {
+    throw SkipTest("unacknowledged writeConcern (w: 0) not supported");
+  }
+  Value expect_error = op.get("expectError");
+  if (expect_error.is_document()) {
+    for (const auto& el : expect_error.as_document()) {
+      std::string_view key = el.key;
+      if (key == "isError" || key == "isClientError" || key == "errorContains" ||
+          key == "errorCode" || key == "errorCodeName" || key == "errorLabelsOmit" ||
+          key == "errorResponse") {
+        continue;
+      }
+      if (key == "expectResult") throw SkipTest("expectError.expectResult (partial results)");
+      throw SkipTest("expectError." + std::string(key) + " not supported");
+    }
+  }
+}
+
+/// An operation's result as the one field "r" of a document (absent when there is none).
+struct OpResult {
+  Document holder;
+  bool root = true;  // documents in the result are root-level (extra fields allowed)
+  Value value() const { return holder.get("r"); }
+};
+
+Document update_result(const client::UpdateResult& r) {
+  DocumentBuilder b;
+  b.open_document("r")
+      .append("matchedCount", r.matched_count)
+      .append("modifiedCount", r.modified_count)
+      .append("upsertedCount", static_cast<int64_t>(r.upserted_id ? 1 : 0));
+  if (r.upserted_id) b.append("upsertedId", r.upserted_id->view());
+  b.close();
+  return b.finish();
+}
+
+Document optional_document(const std::optional<Document>& doc) {
+  DocumentBuilder b;
+  if (doc) {
+    b.append("r", *doc);
+  } else {
+    b.append("r", bson::Null{});
+  }
+  return b.finish();
+}
+
+std::vector<Document> documents_of(const Value& array) {
+  std::vector<Document> out;
+  if (!array.is_array()) return out;
+  for (const auto& el : array.as_array()) out.push_back(Document::copy_of(el.value.as_document()));
+  return out;
+}
+
+client::ReturnDocument return_document(const Value& v) {
+  if (v.is_missing()) return client::ReturnDocument::kBefore;
+  std::string s = string_of(v);
+  if (s == "After") return client::ReturnDocument::kAfter;
+  if (s == "Before") return client::ReturnDocument::kBefore;
+  throw TestFailure("returnDocument: unknown value " + s);
+}
+
+client::FindAndModifyOptions find_and_modify_options(DocumentView args) {
+  client::FindAndModifyOptions o;
+  o.sort = Document::copy_of(document_or_empty(args.get("sort")));
+  o.projection = Document::copy_of(document_or_empty(args.get("projection")));
+  o.upsert = args.get("upsert").truthy();
+  o.return_document = return_document(args.get("returnDocument"));
+  o.array_filters = documents_of(args.get("arrayFilters"));
+  return o;
+}
+
+OpResult execute(client::Client& client, const std::string& name, const Entity* target,
+                 DocumentView args) {
+  OpResult out;
+  DocumentView filter = document_or_empty(args.get("filter"));
+  if (name == "assertCollectionExists" || name == "assertCollectionNotExists") {
+    auto names = client.list_collection_names(string_of(args.get("databaseName")));
+    std::string coll = string_of(args.get("collectionName"));
+    bool exists = std::find(names.begin(), names.end(), coll) != names.end();
+    if (exists != (name == "assertCollectionExists")) {
+      throw TestFailure(name + ": collection " + coll + (exists ? " exists" : " does not exist"));
+    }
+    return out;
+  }
+  if (target->kind == "database") {
+    std::string coll = string_of(args.get("collection"));
+    if (name == "dropCollection") {
+      client.drop_collection(target->db, coll);
+    } else if (name == "createCollection") {
+      client.create_collection(target->db, coll);
+    }
+    return out;
+  }
+  const std::string& db = target->db;
+  const std::string& coll = target->coll;
+  if (name == "insertOne") {
+    auto id = client.insert_one(db, coll, document_or_empty(args.get("document")));
+    DocumentBuilder b;
+    b.open_document("r").append("insertedId", id.view()).close();
+    out.holder = b.finish();
+  } else if (name == "insertMany") {
+    auto r = client.insert_many(db, coll, documents_of(args.get("documents")));
+    DocumentBuilder b;
+    b.open_document("r").open_document("insertedIds");
+    for (size_t i = 0; i < r.inserted_ids.size(); ++i) {
+      b.append(std::to_string(i), r.inserted_ids[i].view());
+    }
+    b.close().close();
+    out.holder = b.finish();
+  } else if (name == "find" || name == "findOne") {
+    client::FindOptions o;
+    o.sort = Document::copy_of(document_or_empty(args.get("sort")));
+    o.projection = Document::copy_of(document_or_empty(args.get("projection")));
+    if (Value v = args.get("skip"); v.is_number()) o.skip = int64_of(v);
+    if (Value v = args.get("limit"); v.is_number()) o.limit = std::abs(int64_of(v));
+    if (Value v = args.get("batchSize"); v.is_number() && int64_of(v) > 0) {
+      o.batch_size = static_cast<size_t>(int64_of(v));
+    }
+    if (name == "findOne") {
+      out.holder = optional_document(client.find_one(db, coll, filter, o));
+    } else {
+      auto docs = client.find(db, coll, filter, o)->to_vector();
+      DocumentBuilder b;
+      b.open_array("r");
+      for (const auto& d : docs) b.push(d);
+      b.close();
+      out.holder = b.finish();
+    }
+  } else if (name == "countDocuments") {
+    out.holder = bson::make_document("r", client.count_documents(db, coll, filter));
+  } else if (name == "estimatedDocumentCount") {
+    out.holder = bson::make_document("r", client.estimated_document_count(db, coll));
+  } else if (name == "distinct") {
+    auto values = client.distinct(db, coll, string_of(args.get("fieldName")), filter);
+    DocumentBuilder b;
+    b.open_array("r");
+    for (const auto& v : values) b.push(v.view());
+    b.close();
+    out.holder = b.finish();
+    out.root = false;
+  } else if (name == "updateOne" || name == "updateMany") {
+    client::UpdateOptions o;
+    o.upsert = args.get("upsert").truthy();
+    o.array_filters = documents_of(args.get("arrayFilters"));
+    DocumentView update = document_or_empty(args.get("update"));
+    out.holder =
+        update_result(name == "updateOne" ? client.update_one(db, coll, filter, update, o)
+                                          : client.update_many(db, coll, filter, update, o));
+  } else if (name == "replaceOne") {
+    out.holder = update_result(client.replace_one(
+        db, coll, filter, document_or_empty(args.get("replacement")), args.get("upsert").truthy()));
+  } else if (name == "deleteOne" || name == "deleteMany") {
+    int64_t n = name == "deleteOne" ? client.delete_one(db, coll, filter)
+                                    : client.delete_many(db, coll, filter);
+    DocumentBuilder b;
+    b.open_document("r").append("deletedCount", n).close();
+    out.holder = b.finish();
+  } else if (name == "findOneAndUpdate") {
+    out.holder = optional_document(client.find_one_and_update(
+        db, coll, filter, document_or_empty(args.get("update")), find_and_modify_options(args)));
+  } else if (name == "findOneAndReplace") {
+    out.holder = optional_document(
+        client.find_one_and_replace(db, coll, filter, document_or_empty(args.get("replacement")),
+                                    find_and_modify_options(args)));
+  } else if (name == "findOneAndDelete") {
+    out.holder = optional_document(
+        client.find_one_and_delete(db, coll, filter, find_and_modify_options(args)));
+  } else {
+    throw TestFailure("runner: no implementation for " + name);
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The server-response-like document of an error, for errorResponse.
+Document error_response(const Error& e) {
+  DocumentBuilder b;
+  b.append("ok", 0.0)
+      .append("code", e.code())
+      .append("codeName", std::string(e.code_name()))
+      .append("errmsg", std::string(e.what()));
+  if (auto* dup = dynamic_cast<const client::DuplicateKeyError*>(&e)) {
+    b.append("keyPattern", dup->key_pattern()).append("keyValue", dup->key_value());
+  }
+  return b.finish();
+}
+
+/// Checks a raised error against expectError; nullopt when it matches.
+std::optional<std::string> match_error(DocumentView expect, const Error& e) {
+  std::string actual =
+      "got " + std::string(e.code_name()) + " (" + std::to_string(e.code()) + "): " + e.what();
+  for (const auto& el : expect) {
+    std::string_view key = el.key;
+    if (key == "isError" || key == "isClientError" || key == "errorLabelsOmit") {
+      // An embedded client has no client/server divide: any error satisfies either, and it
+      // carries no labels.
+      continue;
+    }
+    if (key == "errorContains") {
+      if (lower(e.what()).find(lower(string_of(el.value))) == std::string::npos) {
+        return "expected an error containing \"" + string_of(el.value) + "\", " + actual;
+      }
+    } else if (key == "errorCode") {
+      if (!el.value.is_number() || int64_of(el.value) != e.code()) {
+        return "expected error code " + el.value.to_json() + ", " + actual;
+      }
+    } else if (key == "errorCodeName") {
+      if (string_of(el.value) != e.code_name()) {
+        return "expected error " + string_of(el.value) + ", " + actual;
+      }
+    } else if (key == "errorResponse") {
+      Document response = error_response(e);
+      Document holder = bson::make_document("r", response);
+      if (auto m = match_value(el.value, holder.get("r"), true, "errorResponse")) {
+        return *m + " (" + actual + ")";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// --- collections data ----------------------------------------------------------------------
+
+void load_initial_data(client::Client& client, const Value& list) {
+  if (!list.is_array()) return;
+  for (const auto& item : list.as_array()) {
+    DocumentView data = document_or_empty(item.value);
+    if (data.has("createOptions")) throw SkipTest("initialData createOptions not supported");
+    std::string db = string_of(data.get("databaseName"));
+    std::string coll = string_of(data.get("collectionName"));
+    std::vector<Document> docs = documents_of(data.get("documents"));
+    try {
+      client.drop_collection(db, coll);
+      if (docs.empty()) {
+        client.create_collection(db, coll);
+      } else {
+        client.insert_many(db, coll, docs);
+      }
+    } catch (const Error& e) {
+      throw TestFailure("initialData " + db + "." + coll + ": " + std::string(e.code_name()) +
+                        ": " + e.what());
+    }
+  }
+}
+
+void check_outcome(client::Client& client, const Value& list) {
+  if (!list.is_array()) return;
+  for (const auto& item : list.as_array()) {
+    DocumentView data = document_or_empty(item.value);
+    std::string db = string_of(data.get("databaseName"));
+    std::string coll = string_of(data.get("collectionName"));
+    std::vector<Document> want = documents_of(data.get("documents"));
+    std::vector<Document> got;
+    try {
+      client::FindOptions by_id;  // the spec reads outcomes sorted by {_id: 1}
+      by_id.sort = bson::make_document("_id", 1);
+      got = client.find(db, coll, DocumentView(), by_id)->to_vector();
+    } catch (const Error& e) {
+      throw TestFailure("outcome " + db + "." + coll + ": reading failed: " + e.what());
+    }
+    std::string where = "outcome " + db + "." + coll;
+    if (want.size() != got.size()) {
+      std::string docs;
+      for (const auto& d : got) docs += (docs.empty() ? "" : ", ") + d.to_json();
+      throw TestFailure(where + ": expected " + std::to_string(want.size()) + " documents, got " +
+                        std::to_string(got.size()) + ": [" + docs + "]");
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      Document w = bson::make_document("d", want[i]);
+      Document g = bson::make_document("d", got[i]);
+      if (auto m = exact_match(w.get("d"), g.get("d"), "[" + std::to_string(i) + "]")) {
+        throw TestFailure(where + *m + " (document " + got[i].to_json() + ")");
+      }
+    }
+  }
+}
+
+// --- one test ------------------------------------------------------------------------------
+
+void run_test(DocumentView file, DocumentView test) {
+  if (test.has("skipReason")) throw SkipTest("skipReason: " + string_of(test.get("skipReason")));
+  if (auto why = unmet_requirements(test.get("runOnRequirements"))) throw SkipTest(*why);
+
+  auto entities = create_entities(file.get("createEntities"));
+  Value operations = test.get("operations");
+  if (!operations.is_array()) throw TestFailure("test has no operations array");
+  for (const auto& op : operations.as_array()) {
+    check_supported(document_or_empty(op.value), entities);
+  }
+
+  auto client = client::connect("embedded:memory");
+  load_initial_data(*client, file.get("initialData"));
+
+  int index = 0;
+  for (const auto& item : operations.as_array()) {
+    DocumentView op = document_or_empty(item.value);
+    std::string name = string_of(op.get("name"));
+    std::string object = string_of(op.get("object"));
+    std::string where = "operation " + std::to_string(index++) + " (" + name + ")";
+    const Entity* target = nullptr;
+    if (auto it = entities.find(object); it != entities.end()) target = &it->second;
+    DocumentView args = document_or_empty(op.get("arguments"));
+    Value expect_error = op.get("expectError");
+    bool ignore = op.get("ignoreResultAndError").truthy();
+
+    std::optional<OpResult> result;
+    try {
+      result = execute(*client, name, target, args);
+    } catch (const Error& e) {
+      if (ignore) continue;
+      if (!expect_error.is_document()) {
+        throw TestFailure(where + ": unexpected error " + std::string(e.code_name()) + " (" +
+                          std::to_string(e.code()) + "): " + e.what());
+      }
+      if (auto m = match_error(expect_error.as_document(), e)) throw TestFailure(where + ": " + *m);
+      continue;
+    } catch (const TestFailure&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw TestFailure(where + ": unexpected non-mongostore exception: " + e.what());
+    }
+    if (ignore) continue;
+    if (expect_error.is_document()) {
+      throw TestFailure(where + ": expected an error " + expect_error.to_json() +
+                        ", but it succeeded" +
+                        (result->value().is_missing() ? "" : " with " + result->value().to_json()));
+    }
+    Value expected = op.get("expectResult");
+    if (!expected.is_missing()) {
+      if (auto m = match_value(expected, result->value(), result->root, "")) {
+        throw TestFailure(where + ": result " + *m);
+      }
+    }
+  }
+  check_outcome(*client, test.get("outcome"));
+}
+
+}  // namespace
+
+std::string specs_dir(std::string* why) {
+  namespace fs = std::filesystem;
+  std::string candidate;
+  std::string source;
+  if (const char* env = std::getenv("MONGOSTORE_SPECS_DIR"); env && *env) {
+    candidate = env;
+    source = "$MONGOSTORE_SPECS_DIR";
+  } else {
+#ifdef MONGOSTORE_SPECS_DIR
+    candidate = MONGOSTORE_SPECS_DIR;
+    source = "the MONGOSTORE_SPECS_DIR compile definition";
+#endif
+  }
+  if (!candidate.empty() && fs::is_directory(candidate)) return candidate;
+  if (why) {
+    *why = candidate.empty()
+               ? std::string("MongoDB spec test data not found: set $MONGOSTORE_SPECS_DIR")
+               : "MongoDB spec test data not found: " + candidate + " (from " + source +
+                     ") is not a directory";
+  }
+  return "";
+}
+
+std::vector<std::string> list_spec_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+FileResult run_spec_file(const std::string& path) {
+  FileResult out;
+  out.file = std::filesystem::path(path).filename().string();
+  Document file;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      out.error = "cannot open " + path;
+      return out;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    file = Document::from_json(text.str());
+  } catch (const std::exception& e) {
+    out.error = "cannot parse " + path + ": " + e.what();
+    return out;
+  }
+
+  std::optional<std::string> file_skip;
+  std::string version = string_of(file.get("schemaVersion"));
+  if (parse_version(version).empty() || parse_version(version)[0] != 1) {
+    file_skip = "unsupported schemaVersion " + version;
+  } else if (auto why = unmet_requirements(file.get("runOnRequirements"))) {
+    file_skip = why;
+  }
+
+  Value tests = file.get("tests");
+  if (!tests.is_array()) {
+    out.error = "no tests array";
+    return out;
+  }
+  for (const auto& item : tests.as_array()) {
+    DocumentView test = document_or_empty(item.value);
+    TestResult r;
+    r.description = string_of(test.get("description"));
+    try {
+      if (file_skip) throw SkipTest(*file_skip);
+      run_test(file.view(), test);
+      r.status = Status::kPassed;
+    } catch (const SkipTest& s) {
+      r.status = Status::kSkipped;
+      r.detail = s.what();
+    } catch (const TestFailure& f) {
+      r.status = Status::kFailed;
+      r.detail = f.what();
+    } catch (const std::exception& e) {
+      r.status = Status::kFailed;
+      r.detail = std::string("runner: unexpected exception: ") + e.what();
+    }
+    if (const KnownGap* gap = find_known_gap(out.file, r.description)) {
+      if (r.status == Status::kFailed) {
+        r.status = Status::kSkipped;
+        r.detail = std::string("known gap: ") + gap->reason;
+      } else if (r.status == Status::kPassed) {
+        r.stale_known_gap = true;
+      }
+    }
+    out.tests.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mongostore::spec

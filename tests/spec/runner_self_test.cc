@@ -1,0 +1,161 @@
+// Checks of the spec runner itself: its matching rules, and that it reports mismatches as
+// failures (a runner that passes everything would be worse than none).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mongostore/bson/document.h"
+#include "spec/match.h"
+#include "spec/runner.h"
+#include "support/temp_dir.h"
+
+namespace mongostore::spec {
+namespace {
+
+using bson::Document;
+
+// Matches {"v": expected} against {"v": actual} (so either may be any value).
+std::optional<std::string> match(const std::string& expected, const std::string& actual,
+                                 bool root = true) {
+  Document e = Document::from_json("{\"v\": " + expected + "}");
+  Document a = Document::from_json(actual.empty() ? "{}" : "{\"v\": " + actual + "}");
+  return match_value(e.get("v"), a.get("v"), root, "");
+}
+
+std::optional<std::string> exact(const std::string& expected, const std::string& actual) {
+  Document e = Document::from_json("{\"v\": " + expected + "}");
+  Document a = Document::from_json("{\"v\": " + actual + "}");
+  return exact_match(e.get("v"), a.get("v"), "");
+}
+
+TEST(SpecMatch, RootDocumentsAllowExtraFieldsNestedOnesDoNot) {
+  EXPECT_FALSE(match(R"({"x": 1})", R"({"x": 1, "y": 2})"));
+  EXPECT_TRUE(match(R"({"x": 1, "y": 2})", R"({"x": 1})"));
+  EXPECT_TRUE(match(R"({"a": {"x": 1}})", R"({"a": {"x": 1, "y": 2}})"));
+  EXPECT_TRUE(match(R"({"x": 1})", R"({"x": 1, "y": 2})", /*root=*/false));
+  // An array of root-level documents (a find's result): each element is root-level.
+  EXPECT_FALSE(match(R"([{"x": 1}])", R"([{"x": 1, "y": 2}])"));
+  EXPECT_TRUE(match(R"([{"x": 1}])", R"([{"x": 1, "y": 2}])", /*root=*/false));
+}
+
+TEST(SpecMatch, KeyOrderDoesNotMatterAndNumbersCompareByValue) {
+  EXPECT_FALSE(match(R"({"x": 1, "y": 2})", R"({"y": 2, "x": 1})"));
+  EXPECT_FALSE(match("1", "1.0"));
+  EXPECT_FALSE(match("1", R"({"$numberLong": "1"})"));
+  EXPECT_TRUE(match("1", "1.5"));
+  EXPECT_TRUE(match("1", R"("1")"));
+  EXPECT_TRUE(match("null", ""));
+  EXPECT_FALSE(match("null", "null"));
+}
+
+TEST(SpecMatch, ArraysMatchElementWiseWithEqualLength) {
+  EXPECT_FALSE(match("[1, 2, 3]", "[1, 2, 3]"));
+  EXPECT_TRUE(match("[1, 2, 3]", "[1, 2, 3, 4]"));
+  EXPECT_TRUE(match("[1, 2, 3]", "[1, 3, 2]"));
+  EXPECT_TRUE(match("[1]", R"({"0": 1})"));
+}
+
+TEST(SpecMatch, SpecialOperators) {
+  EXPECT_FALSE(match(R"({"x": {"$$exists": true}})", R"({"x": null})"));
+  EXPECT_TRUE(match(R"({"x": {"$$exists": true}})", R"({"y": 1})"));
+  EXPECT_FALSE(match(R"({"x": {"$$exists": false}})", R"({"y": 1})"));
+  EXPECT_TRUE(match(R"({"x": {"$$exists": false}})", R"({"x": 1})"));
+  EXPECT_FALSE(match(R"({"x": {"$$unsetOrMatches": 1}})", R"({})"));
+  EXPECT_FALSE(match(R"({"x": {"$$unsetOrMatches": 1}})", R"({"x": 1})"));
+  EXPECT_TRUE(match(R"({"x": {"$$unsetOrMatches": 1}})", R"({"x": 2})"));
+  EXPECT_FALSE(match(R"({"$$unsetOrMatches": {"a": 1}})", ""));
+  EXPECT_FALSE(match(R"({"$$type": "objectId"})", R"({"$oid": "0123456789abcdef01234567"})"));
+  EXPECT_FALSE(match(R"({"$$type": ["int", "long"]})", R"({"$numberLong": "5"})"));
+  EXPECT_TRUE(match(R"({"$$type": "string"})", "5"));
+  EXPECT_TRUE(match(R"({"$$type": "string"})", ""));
+  EXPECT_FALSE(match(R"({"$$lte": 5})", "5"));
+  EXPECT_TRUE(match(R"({"$$lte": 5})", "6"));
+  EXPECT_FALSE(match(R"({"a": {"$$matchAsRoot": {"x": 1}}})", R"({"a": {"x": 1, "y": 2}})"));
+  EXPECT_FALSE(match(R"({"$$matchAsDocument": {"x": 1}})", R"("{\"x\": 1}")"));
+  EXPECT_TRUE(match(R"({"$$matchAsDocument": {"x": 1}})", R"("{\"x\": 1, \"y\": 2}")"));
+  EXPECT_THROW(match(R"({"$$matchesEntity": "e"})", "1"), SkipTest);
+}
+
+TEST(SpecMatch, OutcomeComparisonIsExactButIgnoresKeyOrder) {
+  EXPECT_FALSE(exact(R"({"_id": 1, "x": {"a": [1, 2]}})", R"({"x": {"a": [1, 2]}, "_id": 1})"));
+  EXPECT_TRUE(exact(R"({"_id": 1})", R"({"_id": 1, "x": 1})"));
+  EXPECT_TRUE(exact(R"({"_id": 1, "x": 1})", R"({"_id": 1})"));
+  EXPECT_TRUE(exact(R"({"_id": 1})", R"({"_id": {"$numberLong": "1"}})"));
+  EXPECT_TRUE(exact("[1, 2]", "[1, 2, 3]"));
+}
+
+// A unified-format file written for these checks (not taken from the specifications).
+constexpr const char* kSelfTestFile = R"({
+  "description": "runner self test",
+  "schemaVersion": "1.0",
+  "createEntities": [
+    {"client": {"id": "client0", "observeEvents": ["commandStartedEvent"]}},
+    {"database": {"id": "db0", "client": "client0", "databaseName": "self-db"}},
+    {"collection": {"id": "coll0", "database": "db0", "collectionName": "c"}}
+  ],
+  "initialData": [
+    {"collectionName": "c", "databaseName": "self-db", "documents": [{"_id": 1, "v": 1}]}
+  ],
+  "tests": [
+    {"description": "passes",
+     "operations": [
+       {"object": "coll0", "name": "insertOne", "arguments": {"document": {"_id": 2, "v": 2}},
+        "expectResult": {"insertedId": 2}},
+       {"object": "coll0", "name": "find", "arguments": {"filter": {}},
+        "expectResult": [{"_id": 1}, {"_id": 2, "v": 2}]}],
+     "expectEvents": [{"client": "client0", "events": []}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db",
+                  "documents": [{"_id": 1, "v": 1}, {"_id": 2, "v": 2}]}]},
+    {"description": "wrong result",
+     "operations": [{"object": "coll0", "name": "countDocuments", "arguments": {"filter": {}},
+                     "expectResult": 7}]},
+    {"description": "wrong outcome",
+     "operations": [{"object": "coll0", "name": "deleteOne", "arguments": {"filter": {"_id": 1}},
+                     "expectResult": {"deletedCount": 1}}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db",
+                  "documents": [{"_id": 1, "v": 1}]}]},
+    {"description": "missing error",
+     "operations": [{"object": "coll0", "name": "deleteOne", "arguments": {"filter": {}},
+                     "expectError": {"isError": true}}]},
+    {"description": "expected error",
+     "operations": [{"object": "coll0", "name": "insertOne", "arguments": {"document": {"_id": 1}},
+                     "expectError": {"errorCode": 11000, "errorCodeName": "DuplicateKey",
+                                     "errorResponse": {"keyValue": {"_id": 1}}}}]},
+    {"description": "wrong error code",
+     "operations": [{"object": "coll0", "name": "insertOne", "arguments": {"document": {"_id": 1}},
+                     "expectError": {"errorCode": 2}}]},
+    {"description": "too new", "runOnRequirements": [{"minServerVersion": "99.0"}],
+     "operations": []},
+    {"description": "hint", "operations": [
+       {"object": "coll0", "name": "deleteOne", "arguments": {"filter": {}, "hint": "_id_"}}]},
+    {"description": "aggregate", "operations": [
+       {"object": "coll0", "name": "aggregate", "arguments": {"pipeline": []}}]}
+  ]
+})";
+
+TEST(SpecRunner, ReportsPassesFailuresAndSkips) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.path());
+  std::string path = dir.sub("self.json");
+  std::ofstream(path) << kSelfTestFile;
+  FileResult r = run_spec_file(path);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.tests.size(), 9u);
+  auto status = [&](size_t i) { return r.tests[i].status; };
+  EXPECT_EQ(status(0), Status::kPassed) << r.tests[0].detail;
+  EXPECT_EQ(status(1), Status::kFailed);
+  EXPECT_EQ(status(2), Status::kFailed);
+  EXPECT_NE(r.tests[2].detail.find("outcome"), std::string::npos) << r.tests[2].detail;
+  EXPECT_EQ(status(3), Status::kFailed);
+  EXPECT_EQ(status(4), Status::kPassed) << r.tests[4].detail;
+  EXPECT_EQ(status(5), Status::kFailed);
+  EXPECT_EQ(status(6), Status::kSkipped);
+  EXPECT_EQ(status(7), Status::kSkipped);
+  EXPECT_EQ(r.tests[7].detail, "option hint not supported");
+  EXPECT_EQ(status(8), Status::kSkipped);
+  EXPECT_EQ(r.tests[8].detail, "operation aggregate not supported yet");
+}
+
+}  // namespace
+}  // namespace mongostore::spec
