@@ -68,7 +68,8 @@ class RawWiredTiger {
   bool durable_;
 };
 
-double run_threads(int threads, int64_t ops, const std::function<void(int, int64_t, int64_t)>& body) {
+double run_threads(int threads, int64_t ops,
+                   const std::function<void(int, int64_t, int64_t)>& body) {
   auto start = Clock::now();
   std::vector<std::thread> pool;
   int64_t per = ops / threads;
@@ -229,8 +230,10 @@ int main(int argc, char** argv) {
     if (a == "--threads") threads = std::stoi(argv[i + 1]);
   }
   std::string scratch = (std::filesystem::temp_directory_path() / "mongostore-bench").string();
-  fmt::print("engine point operations vs raw WiredTiger (same keys, same BSON bytes, 1 KB "
-             "documents, {} thread(s))\n", threads);
+  fmt::print(
+      "engine point operations vs raw WiredTiger (same keys, same BSON bytes, 1 KB "
+      "documents, {} thread(s))\n",
+      threads);
   print(fmt::format("in-memory, {} ops each", ops), measure(false, ops, threads, scratch));
   print(fmt::format("durable (fsync per commit), {} ops each", durable_ops),
         measure(true, durable_ops, threads, scratch));

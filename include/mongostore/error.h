@@ -49,6 +49,8 @@ enum class ErrorCode : int32_t {
   kHostNotFound = 7,
   kUnknownError = 8,
   kCannotBackfillArray = 34,
+  kCannotIndexParallelArrays = 171,
+  kQueryPlanKilled = 175,
   kIndexBuildAborted = 276,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
   kLockBusy = 46,

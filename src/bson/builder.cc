@@ -1,5 +1,6 @@
 #include "mongostore/bson/builder.h"
 
+#include <charconv>
 #include <cstring>
 
 #include "mongostore/error.h"
@@ -149,6 +150,20 @@ DocumentBuilder& DocumentBuilder::append_elements(DocumentView document) {
   // Elements are copied verbatim: the bytes between the length prefix and the terminator.
   put_bytes(document.data() + 4, document.size() - 5);
   return *this;
+}
+
+bool DocumentBuilder::push_array_elements(DocumentView array) {
+  uint32_t index = frames_.back().next_index;
+  char expected[16];
+  for (const Element& e : array) {
+    auto [end, ec] = std::to_chars(expected, expected + sizeof expected, index);
+    (void)ec;
+    if (e.key != std::string_view(expected, static_cast<size_t>(end - expected))) return false;
+    ++index;
+  }
+  put_bytes(array.data() + 4, array.size() - 5);
+  frames_.back().next_index = index;
+  return true;
 }
 
 DocumentBuilder& DocumentBuilder::open_document(std::string_view key) {

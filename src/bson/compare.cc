@@ -9,7 +9,9 @@
 namespace mongostore::bson {
 namespace {
 
-int sign(int64_t v) { return v < 0 ? -1 : (v > 0 ? 1 : 0); }
+int sign(int64_t v) {
+  return v < 0 ? -1 : (v > 0 ? 1 : 0);
+}
 
 int compare_bytes(const void* a, size_t an, const void* b, size_t bn) {
   int c = std::memcmp(a, b, an < bn ? an : bn);
@@ -61,11 +63,13 @@ int compare_same_bracket(const Value& a, const Value& b) {
     case BsonType::kUndefined:
     case BsonType::kNull:
     case BsonType::kMinKey:
-    case BsonType::kMaxKey: return 0;
+    case BsonType::kMaxKey:
+      return 0;
     case BsonType::kDouble:
     case BsonType::kInt32:
     case BsonType::kInt64:
-    case BsonType::kDecimal128: return compare_numbers(a, b);
+    case BsonType::kDecimal128:
+      return compare_numbers(a, b);
     case BsonType::kString:
     case BsonType::kSymbol: {
       std::string_view x = a.as_string(), y = b.as_string();
@@ -81,8 +85,10 @@ int compare_same_bracket(const Value& a, const Value& b) {
       int c = std::memcmp(a.data() + 4, b.data() + 4, la + 1);
       return sign(c);
     }
-    case BsonType::kObjectId: return sign(std::memcmp(a.data(), b.data(), 12));
-    case BsonType::kBool: return sign(int(a.data()[0] != 0) - int(b.data()[0] != 0));
+    case BsonType::kObjectId:
+      return sign(std::memcmp(a.data(), b.data(), 12));
+    case BsonType::kBool:
+      return sign(int(a.data()[0] != 0) - int(b.data()[0] != 0));
     case BsonType::kDateTime: {
       int64_t x = raw::read_i64(a.data()), y = raw::read_i64(b.data());
       return x < y ? -1 : (x > y ? 1 : 0);
@@ -119,28 +125,45 @@ int compare_same_bracket(const Value& a, const Value& b) {
 
 int type_bracket(BsonType type) {
   switch (type) {
-    case BsonType::kMinKey: return 1;
+    case BsonType::kMinKey:
+      return 1;
     case BsonType::kEndOfDocument:
-    case BsonType::kUndefined: return 2;
-    case BsonType::kNull: return 3;
+    case BsonType::kUndefined:
+      return 2;
+    case BsonType::kNull:
+      return 3;
     case BsonType::kDouble:
     case BsonType::kInt32:
     case BsonType::kInt64:
-    case BsonType::kDecimal128: return 4;
+    case BsonType::kDecimal128:
+      return 4;
     case BsonType::kString:
-    case BsonType::kSymbol: return 5;
-    case BsonType::kDocument: return 6;
-    case BsonType::kArray: return 7;
-    case BsonType::kBinary: return 8;
-    case BsonType::kObjectId: return 9;
-    case BsonType::kBool: return 10;
-    case BsonType::kDateTime: return 11;
-    case BsonType::kTimestamp: return 12;
-    case BsonType::kRegex: return 13;
-    case BsonType::kDbPointer: return 14;
-    case BsonType::kCode: return 15;
-    case BsonType::kCodeWithScope: return 16;
-    case BsonType::kMaxKey: return 17;
+    case BsonType::kSymbol:
+      return 5;
+    case BsonType::kDocument:
+      return 6;
+    case BsonType::kArray:
+      return 7;
+    case BsonType::kBinary:
+      return 8;
+    case BsonType::kObjectId:
+      return 9;
+    case BsonType::kBool:
+      return 10;
+    case BsonType::kDateTime:
+      return 11;
+    case BsonType::kTimestamp:
+      return 12;
+    case BsonType::kRegex:
+      return 13;
+    case BsonType::kDbPointer:
+      return 14;
+    case BsonType::kCode:
+      return 15;
+    case BsonType::kCodeWithScope:
+      return 16;
+    case BsonType::kMaxKey:
+      return 17;
   }
   return 0;
 }

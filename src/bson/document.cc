@@ -104,10 +104,18 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
       case BsonType::kDouble:
       case BsonType::kDateTime:
       case BsonType::kTimestamp:
-      case BsonType::kInt64: size = 8; break;
-      case BsonType::kInt32: size = 4; break;
-      case BsonType::kDecimal128: size = 16; break;
-      case BsonType::kObjectId: size = 12; break;
+      case BsonType::kInt64:
+        size = 8;
+        break;
+      case BsonType::kInt32:
+        size = 4;
+        break;
+      case BsonType::kDecimal128:
+        size = 16;
+        break;
+      case BsonType::kObjectId:
+        size = 12;
+        break;
       case BsonType::kBool:
         size = 1;
         if (left >= 1 && v[0] > 1) {
@@ -118,7 +126,9 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
       case BsonType::kUndefined:
       case BsonType::kNull:
       case BsonType::kMinKey:
-      case BsonType::kMaxKey: size = 0; break;
+      case BsonType::kMaxKey:
+        size = 0;
+        break;
       case BsonType::kString:
       case BsonType::kCode:
       case BsonType::kSymbol:

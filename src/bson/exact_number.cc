@@ -161,8 +161,10 @@ ExactNumber ExactNumber::of_double(double d) {
 
 ExactNumber ExactNumber::of(const Value& v) {
   switch (v.type()) {
-    case BsonType::kInt32: return of_int64(raw::read_i32(v.data()));
-    case BsonType::kInt64: return of_int64(raw::read_i64(v.data()));
+    case BsonType::kInt32:
+      return of_int64(raw::read_i32(v.data()));
+    case BsonType::kInt64:
+      return of_int64(raw::read_i64(v.data()));
     case BsonType::kDouble: {
       double d = raw::read_f64(v.data());
       // Integral doubles within int64 take the cheap path.
@@ -173,7 +175,8 @@ ExactNumber ExactNumber::of(const Value& v) {
     }
     case BsonType::kDecimal128:
       return of_decimal128(raw::read_u64(v.data()), raw::read_u64(v.data() + 8));
-    default: return ExactNumber{};
+    default:
+      return ExactNumber{};
   }
 }
 

@@ -9,11 +9,13 @@ namespace mongostore::bson {
 namespace {
 
 void put_be32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 
 void put_be64(std::string& out, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+  for (int shift = 56; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 
 // Escaped, terminated bytes: NUL becomes 00 FF, the end is 00 00, so a shorter string that is
@@ -67,28 +69,43 @@ void put_body(std::string& out, const Value& v) {
     case BsonType::kUndefined:
     case BsonType::kNull:
     case BsonType::kMinKey:
-    case BsonType::kMaxKey: return;
+    case BsonType::kMaxKey:
+      return;
     case BsonType::kDouble:
     case BsonType::kInt32:
     case BsonType::kInt64:
-    case BsonType::kDecimal128: put_number(out, v); return;
+    case BsonType::kDecimal128:
+      put_number(out, v);
+      return;
     case BsonType::kString:
     case BsonType::kSymbol:
-    case BsonType::kCode: put_escaped(out, v.as_string()); return;
-    case BsonType::kDocument: put_document_body(out, v.as_document(), true); return;
-    case BsonType::kArray: put_document_body(out, v.as_array(), false); return;
+    case BsonType::kCode:
+      put_escaped(out, v.as_string());
+      return;
+    case BsonType::kDocument:
+      put_document_body(out, v.as_document(), true);
+      return;
+    case BsonType::kArray:
+      put_document_body(out, v.as_array(), false);
+      return;
     case BsonType::kBinary: {
       uint32_t len = raw::read_u32(v.data());
       put_be32(out, len);
       out.append(reinterpret_cast<const char*>(v.data() + 4), len + 1);  // subtype + bytes
       return;
     }
-    case BsonType::kObjectId: out.append(reinterpret_cast<const char*>(v.data()), 12); return;
-    case BsonType::kBool: out.push_back(v.data()[0] != 0 ? 1 : 0); return;
+    case BsonType::kObjectId:
+      out.append(reinterpret_cast<const char*>(v.data()), 12);
+      return;
+    case BsonType::kBool:
+      out.push_back(v.data()[0] != 0 ? 1 : 0);
+      return;
     case BsonType::kDateTime:
       put_be64(out, static_cast<uint64_t>(raw::read_i64(v.data())) ^ (uint64_t(1) << 63));
       return;
-    case BsonType::kTimestamp: put_be64(out, raw::read_u64(v.data())); return;
+    case BsonType::kTimestamp:
+      put_be64(out, raw::read_u64(v.data()));
+      return;
     case BsonType::kRegex: {
       RegexView r = v.as_regex();
       put_escaped(out, r.pattern);

@@ -40,29 +40,39 @@ inline uint32_t payload_size(BsonType type, const uint8_t* p) {
     case BsonType::kDouble:
     case BsonType::kDateTime:
     case BsonType::kTimestamp:
-    case BsonType::kInt64: return 8;
+    case BsonType::kInt64:
+      return 8;
     case BsonType::kString:
     case BsonType::kCode:
-    case BsonType::kSymbol: return 4 + read_u32(p);
+    case BsonType::kSymbol:
+      return 4 + read_u32(p);
     case BsonType::kDocument:
     case BsonType::kArray:
-    case BsonType::kCodeWithScope: return read_u32(p);
-    case BsonType::kBinary: return 5 + read_u32(p);
+    case BsonType::kCodeWithScope:
+      return read_u32(p);
+    case BsonType::kBinary:
+      return 5 + read_u32(p);
     case BsonType::kUndefined:
     case BsonType::kNull:
     case BsonType::kMinKey:
     case BsonType::kMaxKey:
-    case BsonType::kEndOfDocument: return 0;
-    case BsonType::kObjectId: return 12;
-    case BsonType::kBool: return 1;
+    case BsonType::kEndOfDocument:
+      return 0;
+    case BsonType::kObjectId:
+      return 12;
+    case BsonType::kBool:
+      return 1;
     case BsonType::kRegex: {
       size_t a = std::strlen(reinterpret_cast<const char*>(p)) + 1;
       size_t b = std::strlen(reinterpret_cast<const char*>(p + a)) + 1;
       return static_cast<uint32_t>(a + b);
     }
-    case BsonType::kDbPointer: return 4 + read_u32(p) + 12;
-    case BsonType::kInt32: return 4;
-    case BsonType::kDecimal128: return 16;
+    case BsonType::kDbPointer:
+      return 4 + read_u32(p) + 12;
+    case BsonType::kInt32:
+      return 4;
+    case BsonType::kDecimal128:
+      return 16;
   }
   return 0;
 }

@@ -10,28 +10,50 @@ namespace mongostore::bson {
 
 std::string_view type_alias(BsonType type) {
   switch (type) {
-    case BsonType::kEndOfDocument: return "missing";
-    case BsonType::kDouble: return "double";
-    case BsonType::kString: return "string";
-    case BsonType::kDocument: return "object";
-    case BsonType::kArray: return "array";
-    case BsonType::kBinary: return "binData";
-    case BsonType::kUndefined: return "undefined";
-    case BsonType::kObjectId: return "objectId";
-    case BsonType::kBool: return "bool";
-    case BsonType::kDateTime: return "date";
-    case BsonType::kNull: return "null";
-    case BsonType::kRegex: return "regex";
-    case BsonType::kDbPointer: return "dbPointer";
-    case BsonType::kCode: return "javascript";
-    case BsonType::kSymbol: return "symbol";
-    case BsonType::kCodeWithScope: return "javascriptWithScope";
-    case BsonType::kInt32: return "int";
-    case BsonType::kTimestamp: return "timestamp";
-    case BsonType::kInt64: return "long";
-    case BsonType::kDecimal128: return "decimal";
-    case BsonType::kMinKey: return "minKey";
-    case BsonType::kMaxKey: return "maxKey";
+    case BsonType::kEndOfDocument:
+      return "missing";
+    case BsonType::kDouble:
+      return "double";
+    case BsonType::kString:
+      return "string";
+    case BsonType::kDocument:
+      return "object";
+    case BsonType::kArray:
+      return "array";
+    case BsonType::kBinary:
+      return "binData";
+    case BsonType::kUndefined:
+      return "undefined";
+    case BsonType::kObjectId:
+      return "objectId";
+    case BsonType::kBool:
+      return "bool";
+    case BsonType::kDateTime:
+      return "date";
+    case BsonType::kNull:
+      return "null";
+    case BsonType::kRegex:
+      return "regex";
+    case BsonType::kDbPointer:
+      return "dbPointer";
+    case BsonType::kCode:
+      return "javascript";
+    case BsonType::kSymbol:
+      return "symbol";
+    case BsonType::kCodeWithScope:
+      return "javascriptWithScope";
+    case BsonType::kInt32:
+      return "int";
+    case BsonType::kTimestamp:
+      return "timestamp";
+    case BsonType::kInt64:
+      return "long";
+    case BsonType::kDecimal128:
+      return "decimal";
+    case BsonType::kMinKey:
+      return "minKey";
+    case BsonType::kMaxKey:
+      return "maxKey";
   }
   return "unknown";
 }
@@ -86,7 +108,11 @@ std::string Decimal128::to_string() const {
   return buf;
 }
 
-bool Decimal128::is_nan() const { return ((high >> 58) & 0x1F) == 0x1F; }
-bool Decimal128::is_infinite() const { return ((high >> 58) & 0x1F) == 0x1E; }
+bool Decimal128::is_nan() const {
+  return ((high >> 58) & 0x1F) == 0x1F;
+}
+bool Decimal128::is_infinite() const {
+  return ((high >> 58) & 0x1F) == 0x1E;
+}
 
 }  // namespace mongostore::bson

@@ -114,20 +114,28 @@ DocumentView Value::code_with_scope_scope() const {
 
 double Value::number_as_double() const {
   switch (type_) {
-    case BsonType::kDouble: return raw::read_f64(data_);
-    case BsonType::kInt32: return raw::read_i32(data_);
-    case BsonType::kInt64: return static_cast<double>(raw::read_i64(data_));
+    case BsonType::kDouble:
+      return raw::read_f64(data_);
+    case BsonType::kInt32:
+      return raw::read_i32(data_);
+    case BsonType::kInt64:
+      return static_cast<double>(raw::read_i64(data_));
     case BsonType::kDecimal128:
       // strtod, unlike stod, rounds out-of-range values to +-inf or 0 instead of throwing.
       return std::strtod(as_decimal128().to_string().c_str(), nullptr);
-    default: mismatch(type_, "number");
+    default:
+      mismatch(type_, "number");
   }
 }
 
 bool Value::number_as_exact_int64(int64_t* out) const {
   switch (type_) {
-    case BsonType::kInt32: *out = raw::read_i32(data_); return true;
-    case BsonType::kInt64: *out = raw::read_i64(data_); return true;
+    case BsonType::kInt32:
+      *out = raw::read_i32(data_);
+      return true;
+    case BsonType::kInt64:
+      *out = raw::read_i64(data_);
+      return true;
     case BsonType::kDouble: {
       double d = raw::read_f64(data_);
       // 2^63 is exactly representable; anything >= it does not fit.
@@ -163,7 +171,8 @@ bool Value::number_as_exact_int64(int64_t* out) const {
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -171,11 +180,16 @@ bool Value::truthy() const {
   switch (type_) {
     case BsonType::kEndOfDocument:
     case BsonType::kNull:
-    case BsonType::kUndefined: return false;
-    case BsonType::kBool: return data_[0] != 0;
-    case BsonType::kInt32: return raw::read_i32(data_) != 0;
-    case BsonType::kInt64: return raw::read_i64(data_) != 0;
-    case BsonType::kDouble: return raw::read_f64(data_) != 0.0;
+    case BsonType::kUndefined:
+      return false;
+    case BsonType::kBool:
+      return data_[0] != 0;
+    case BsonType::kInt32:
+      return raw::read_i32(data_) != 0;
+    case BsonType::kInt64:
+      return raw::read_i64(data_) != 0;
+    case BsonType::kDouble:
+      return raw::read_f64(data_) != 0.0;
     case BsonType::kDecimal128: {
       Decimal128 d = as_decimal128();
       if (d.is_nan() || d.is_infinite()) return true;
@@ -186,7 +200,8 @@ bool Value::truthy() const {
       }
       return false;
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "client/write_validation.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
 
@@ -11,6 +12,18 @@ Database Client::database(std::string_view name) {
 
 Collection Database::collection(std::string_view name) const {
   return Collection(client_, name_, std::string(name));
+}
+
+UpdateResult Collection::update_one(bson::DocumentView filter, bson::DocumentView update,
+                                    const UpdateOptions& options) const {
+  require_update_operators(update, "updateOne");
+  return client_->update_one(db_, name_, filter, update, options);
+}
+
+UpdateResult Collection::update_many(bson::DocumentView filter, bson::DocumentView update,
+                                     const UpdateOptions& options) const {
+  require_update_operators(update, "updateMany");
+  return client_->update_many(db_, name_, filter, update, options);
 }
 
 std::shared_ptr<Client> connect(std::string_view uri) {

@@ -81,11 +81,34 @@ class EmbeddedClient final : public Client {
     return engine_->count_documents(db, coll, filter);
   }
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field, bson::DocumentView filter) override {
+                                         std::string_view field,
+                                         bson::DocumentView filter) override {
     return engine_->distinct(db, coll, field, filter);
   }
   int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
     return engine_->estimated_document_count(db, coll);
+  }
+  std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
+                                    const std::vector<bson::Document>& pipeline,
+                                    const AggregateOptions& options) override {
+    return engine_->aggregate(db, coll, pipeline, options);
+  }
+  std::string create_index(std::string_view db, std::string_view coll, bson::DocumentView keys,
+                           bson::DocumentView options) override {
+    return engine_->create_index(db, coll, keys, options);
+  }
+  std::vector<bson::Document> list_indexes(std::string_view db, std::string_view coll) override {
+    return engine_->list_indexes(db, coll);
+  }
+  void drop_index(std::string_view db, std::string_view coll, std::string_view name) override {
+    engine_->drop_index(db, coll, name);
+  }
+  void drop_index(std::string_view db, std::string_view coll, bson::DocumentView keys) override {
+    engine_->drop_index(db, coll, keys);
+  }
+  bson::Document explain_find(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                              const FindOptions& options) override {
+    return engine_->explain_find(db, coll, filter, options);
   }
 
  private:

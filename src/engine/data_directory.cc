@@ -27,7 +27,8 @@ DataDirectory::DataDirectory(std::string path) : path_(std::move(path)) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (path_.empty()) fail(path_, "no path given");
-  if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) fail(path_, "exists and is not a directory");
+  if (fs::exists(path_, ec) && !fs::is_directory(path_, ec))
+    fail(path_, "exists and is not a directory");
   if (!fs::exists(path_, ec)) {
     fs::create_directories(path_, ec);
     if (ec) fail(path_, "cannot be created: " + ec.message());
@@ -60,8 +61,9 @@ DataDirectory::DataDirectory(std::string path) : path_(std::move(path)) {
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(lock_fd_);
     lock_fd_ = -1;
-    fail(path_, "is locked by another process (mongostore.lock is held); is a mongostore "
-                "server or program already using it?");
+    fail(path_,
+         "is locked by another process (mongostore.lock is held); is a mongostore "
+         "server or program already using it?");
   }
 }
 

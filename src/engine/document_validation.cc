@@ -28,11 +28,15 @@ void validate_id_value(const bson::Value& id) {
   switch (id.type()) {
     case bson::BsonType::kArray:
       throw Error(ErrorCode::kBadValue, "can't use an array for _id");
-    case bson::BsonType::kRegex: throw Error(ErrorCode::kBadValue, "can't use a regex for _id");
+    case bson::BsonType::kRegex:
+      throw Error(ErrorCode::kBadValue, "can't use a regex for _id");
     case bson::BsonType::kUndefined:
       throw Error(ErrorCode::kBadValue, "can't use a undefined for _id");
-    case bson::BsonType::kDocument: reject_dollar_names(id.as_document()); break;
-    default: break;
+    case bson::BsonType::kDocument:
+      reject_dollar_names(id.as_document());
+      break;
+    default:
+      break;
   }
 }
 
@@ -87,7 +91,8 @@ void validate_database_name(std::string_view db) {
 
 void validate_collection_name(std::string_view coll) {
   if (coll.empty()) {
-    throw Error(ErrorCode::kInvalidNamespace, "Invalid namespace specified: collection name is empty");
+    throw Error(ErrorCode::kInvalidNamespace,
+                "Invalid namespace specified: collection name is empty");
   }
   if (coll.find('\0') != std::string_view::npos) {
     throw Error(ErrorCode::kInvalidNamespace, "collection names cannot contain a null character");

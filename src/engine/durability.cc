@@ -8,9 +8,12 @@ namespace mongostore::engine {
 
 std::string_view durability_name(Durability d) {
   switch (d) {
-    case Durability::kDurable: return "durable";
-    case Durability::kJournaled: return "journaled";
-    case Durability::kInMemory: return "in-memory";
+    case Durability::kDurable:
+      return "durable";
+    case Durability::kJournaled:
+      return "journaled";
+    case Durability::kInMemory:
+      return "in-memory";
   }
   return "unknown";
 }

@@ -12,12 +12,17 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <shared_mutex>
 #include <thread>
 
+#include "engine/aggregate_runner.h"
 #include "engine/data_directory.h"
 #include "engine/document_validation.h"
+#include "engine/index_descriptor.h"
+#include "engine/index_key_generator.h"
 #include "engine/path_values.h"
+#include "engine/query_planner.h"
 #include "engine/sort_spec.h"
 #include "engine/wiredtiger_session_pool.h"
 #include "mongostore/bson/compare.h"
@@ -53,7 +58,9 @@ std::string ns_of(std::string_view db, std::string_view coll) {
   return ns;
 }
 
-std::string id_key(const bson::Value& id) { return bson::encode_index_key(id); }
+std::string id_key(const bson::Value& id) {
+  return bson::encode_index_key(id);
+}
 
 WT_ITEM item_of(const void* data, size_t size) {
   WT_ITEM it{};
@@ -62,10 +69,87 @@ WT_ITEM item_of(const void* data, size_t size) {
   return it;
 }
 
+// A secondary index: its descriptor, its table (key = index key bytes, plus the primary key
+// for a non-unique index so entries are distinct; value = the primary key) and whether some
+// document gave it several keys.
+struct IndexEntry {
+  IndexDescriptor descriptor;
+  std::string table_uri;
+  // Set (never cleared) as soon as a write produces an array key; the planner reads it.
+  std::atomic<bool> multikey{false};
+  // The catalog record already says multikey (seen in a committed snapshot).
+  std::atomic<bool> multikey_persisted{false};
+};
+
+using IndexList = std::vector<std::shared_ptr<IndexEntry>>;
+
+// A reader-writer lock that does not starve its exclusive side: document writes share it,
+// index builds and drops take it alone. pthread's rwlock prefers readers, so a steady stream
+// of writes could hold an index build off forever; the turnstile makes new shared lockers
+// queue behind a waiting exclusive one.
+class WriteGate {
+ public:
+  void lock_shared() {
+    { std::lock_guard<std::mutex> turn(turnstile_); }
+    mutex_.lock_shared();
+  }
+  void unlock_shared() { mutex_.unlock_shared(); }
+  void lock() {
+    std::lock_guard<std::mutex> turn(turnstile_);
+    mutex_.lock();
+  }
+  void unlock() { mutex_.unlock(); }
+
+ private:
+  std::mutex turnstile_;
+  std::shared_mutex mutex_;
+};
+
 struct CollectionEntry {
   std::string db;
   std::string coll;
   std::string table_uri;
+  // Document writes hold this shared for their whole transaction; index builds and drops
+  // (and collection drops) hold it exclusively, so a write never misses an index that is
+  // being built and never writes to one that is gone.
+  WriteGate write_gate;
+
+  std::shared_ptr<const IndexList> indexes() const {
+    std::lock_guard<std::mutex> lock(index_mutex);
+    return index_list;
+  }
+  void set_indexes(std::shared_ptr<const IndexList> list) {
+    std::lock_guard<std::mutex> lock(index_mutex);
+    index_list = std::move(list);
+  }
+
+ private:
+  mutable std::mutex index_mutex;
+  std::shared_ptr<const IndexList> index_list = std::make_shared<IndexList>();
+};
+
+// Counters kept while a query runs, for explain.
+struct ExecutionStats {
+  int64_t keys_examined = 0;
+  int64_t docs_examined = 0;
+  int64_t returned = 0;
+};
+
+// Where an index scan stands, so a cursor can resume it in a later snapshot.
+struct IndexScanPosition {
+  size_t step = 0;        // the range being scanned (in scan order)
+  std::string after_key;  // the last index key examined in it
+  bool has_after_key = false;
+  std::set<std::string> seen;  // primary keys returned, for a multikey index
+};
+
+// How a query reads: one primary-key lookup, an index scan, or a collection scan.
+struct PlannedQuery {
+  std::optional<std::string> id_key;  // IDHACK
+  std::optional<IndexPlan> index_plan;
+  std::shared_ptr<IndexEntry> index;
+  bson::Document sort;  // the sort the plan was made for (kept to re-plan)
+  bool provides_sort() const { return index_plan && index_plan->provides_sort; }
 };
 
 // Fails loudly for the WiredTiger codes that mean "retry"; other errors become Error.
@@ -125,6 +209,12 @@ bson::Document duplicate_id_error_key(const bson::Value& id) {
 
 class WiredTigerEngine;
 
+// A find cursor reading through an index: its plan and where the scan stands.
+struct IndexCursorState {
+  PlannedQuery plan;
+  IndexScanPosition position;
+};
+
 class FindCursor final : public Cursor {
  public:
   FindCursor(std::shared_ptr<WiredTigerEngine> engine, std::string db, std::string coll,
@@ -135,6 +225,7 @@ class FindCursor final : public Cursor {
         matcher_(std::move(matcher)),
         projection_(std::move(projection)),
         sort_(std::move(sort)),
+        sort_spec_(options.sort),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
@@ -148,8 +239,12 @@ class FindCursor final : public Cursor {
   Matcher matcher_;
   Projection projection_;
   SortSpec sort_;
-  // A sorted find is blocking: the whole result is sorted on the first batch, then handed
-  // out from here.
+  bson::Document sort_spec_;
+  bool materialized_ = false;
+  // Set when the find reads through an index in index order: batches resume in the index.
+  std::optional<IndexCursorState> index_cursor_;
+  // A find with a blocking sort reads and sorts the whole result on the first batch, then
+  // hands it out from here.
   std::vector<bson::Document> sorted_;
   size_t sorted_next_ = 0;
   int64_t skip_;
@@ -160,7 +255,8 @@ class FindCursor final : public Cursor {
   bool done_ = false;
 };
 
-class WiredTigerEngine final : public Engine, public std::enable_shared_from_this<WiredTigerEngine> {
+class WiredTigerEngine final : public Engine,
+                               public std::enable_shared_from_this<WiredTigerEngine> {
  private:
   // Runs `body` in a snapshot transaction, retrying on write conflicts with a short backoff.
   template <class F>
@@ -227,8 +323,8 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
  public:
  public:
   explicit WiredTigerEngine(const EngineOptions& options) : options_(options) {
-    std::string config = "create,session_max=1000,cache_size=" +
-                         std::to_string(options.cache_size_mb) + "MB,";
+    std::string config =
+        "create,session_max=1000,cache_size=" + std::to_string(options.cache_size_mb) + "MB,";
     if (options.durability == Durability::kInMemory) {
       config += "in_memory=true";
       // WiredTiger refuses two connections with one home in a process, even in memory, so
@@ -244,15 +340,15 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
       home_ = directory_->path();
       // The journal (WiredTiger's log) makes commits durable before checkpoints do;
       // checkpoints every 60 s bound recovery time and let old log files be removed.
-      config += "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
-                "transaction_sync=(enabled=false)";
+      config +=
+          "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
+          "transaction_sync=(enabled=false)";
     }
-    int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(),
-                             &connection_);
+    int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(), &connection_);
     if (rc != 0) {
-      throw Error(ErrorCode::kDataDirectoryInvalid,
-                  "data directory '" + home_ + "': WiredTiger cannot open it: " +
-                      wiredtiger_strerror(rc));
+      throw Error(
+          ErrorCode::kDataDirectoryInvalid,
+          "data directory '" + home_ + "': WiredTiger cannot open it: " + wiredtiger_strerror(rc));
     }
     pool_ = std::make_unique<WiredTigerSessionPool>(connection_);
     commit_config_ = options.durability == Durability::kDurable ? "sync=on" : "sync=off";
@@ -307,18 +403,21 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
   void create_collection(std::string_view db, std::string_view coll) override {
     if (!create_if_missing(db, coll)) {
-      throw Error(ErrorCode::kNamespaceExists, "Collection " + ns_of(db, coll) + " already exists.");
+      throw Error(ErrorCode::kNamespaceExists,
+                  "Collection " + ns_of(db, coll) + " already exists.");
     }
   }
 
   bool drop_collection(std::string_view db, std::string_view coll) override {
     std::string ns = ns_of(db, coll);
-    std::shared_ptr<CollectionEntry> entry;
+    std::shared_ptr<CollectionEntry> entry = collection_for_read(db, coll);
+    if (!entry) return false;
+    // Writers finish first (the gate is taken before the catalog lock, as index builds do).
+    std::unique_lock gate(entry->write_gate);
     {
       std::unique_lock lock(catalog_mutex_);
       auto it = catalog_.find(ns);
-      if (it == catalog_.end()) return false;
-      entry = it->second;
+      if (it == catalog_.end() || it->second != entry) return false;
       // The catalog entry goes first: after a crash between the two steps the table is an
       // orphan, removed at the next open, never a collection without storage.
       run_catalog_write([&](WT_SESSION* s) {
@@ -329,9 +428,219 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
       catalog_.erase(it);
     }
     drop_table(entry->table_uri);
+    for (const auto& ix : *entry->indexes()) drop_table(ix->table_uri);
     return true;
   }
 
+  // --- indexes -------------------------------------------------------------------------
+
+  std::string create_index(std::string_view db, std::string_view coll, bson::DocumentView keys,
+                           bson::DocumentView options) override {
+    IndexDescriptor d = IndexDescriptor::parse(keys, options);
+    bool id_key_pattern =
+        d.fields().size() == 1 && d.fields()[0].path == "_id" && !d.fields()[0].descending;
+    if (d.is_id_index() || (id_key_pattern && !d.unique() && !d.sparse() && !d.partial_filter())) {
+      // The _id index always exists.
+      collection_for_write(db, coll);
+      return "_id_";
+    }
+    for (;;) {
+      auto entry = collection_for_write(db, coll);
+      std::unique_lock gate(entry->write_gate);
+      if (collection_for_read(db, coll) != entry) continue;  // dropped meanwhile: retry
+      auto current = entry->indexes();
+      for (const auto& ix : *current) {
+        const IndexDescriptor& e = ix->descriptor;
+        if (e.name() == d.name()) {
+          if (!e.same_key(d)) {
+            throw Error(ErrorCode::kIndexKeySpecsConflict,
+                        "An existing index has the same name as the requested index. When index "
+                        "names are not specified, they are auto generated and can cause "
+                        "conflicts. Please refer to our documentation. Requested index: " +
+                            d.to_document().to_json() +
+                            ", existing index: " + e.to_document().to_json());
+          }
+          if (!e.same_options(d)) {
+            throw Error(ErrorCode::kIndexOptionsConflict,
+                        "An existing index has the same name as the requested index. Requested "
+                        "index: " +
+                            d.to_document().to_json() +
+                            ", existing index: " + e.to_document().to_json());
+          }
+          return d.name();  // identical: nothing to do
+        }
+        if (e.same_key(d) && e.partial_filter_expression() == d.partial_filter_expression()) {
+          throw Error(ErrorCode::kIndexOptionsConflict,
+                      "Index already exists with a different name: " + e.name());
+        }
+      }
+      auto ix = std::make_shared<IndexEntry>();
+      ix->descriptor = d;
+      ix->table_uri = new_table_uri("index");
+      {
+        auto s = pool_->acquire();
+        check_wiredtiger(s->create(s.get(), ix->table_uri.c_str(), kCollectionTableConfig),
+                         "create", s.get());
+      }
+      try {
+        build_index(*entry, *ix);
+        auto next = std::make_shared<IndexList>(*current);
+        next->push_back(ix);
+        bson::Document record = catalog_record(*entry, *next);
+        write_catalog_record(ns_of(db, coll), record);
+        ix->multikey_persisted.store(ix->multikey.load());
+        entry->set_indexes(std::move(next));
+      } catch (...) {
+        drop_table(ix->table_uri);
+        throw;
+      }
+      return d.name();
+    }
+  }
+
+  std::vector<bson::Document> list_indexes(std::string_view db, std::string_view coll) override {
+    auto entry = collection_for_read(db, coll);
+    if (!entry) {
+      throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
+    }
+    std::vector<bson::Document> out;
+    out.push_back(id_index_spec());
+    for (const auto& ix : *entry->indexes()) out.push_back(ix->descriptor.to_document());
+    return out;
+  }
+
+  void drop_index(std::string_view db, std::string_view coll, std::string_view name) override {
+    if (name == "*") {  // dropIndexes("*"): every index but _id_
+      auto entry = collection_for_read(db, coll);
+      while (entry && !entry->indexes()->empty()) {
+        std::string first = entry->indexes()->front()->descriptor.name();
+        drop_index(db, coll, first);
+      }
+      if (!entry) {
+        throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
+      }
+      return;
+    }
+    drop_index_where(db, coll, "index not found with name [" + std::string(name) + "]",
+                     name == "_id_", [&](const IndexDescriptor& d) { return d.name() == name; });
+  }
+
+  void drop_index(std::string_view db, std::string_view coll, bson::DocumentView keys) override {
+    IndexDescriptor wanted = IndexDescriptor::parse(keys, bson::DocumentView());
+    bool is_id = wanted.fields().size() == 1 && wanted.fields()[0].path == "_id";
+    drop_index_where(db, coll, "can't find index with key: " + keys.to_json(), is_id,
+                     [&](const IndexDescriptor& d) { return d.same_key(wanted); });
+  }
+
+ private:
+  template <class Pred>
+  void drop_index_where(std::string_view db, std::string_view coll, const std::string& not_found,
+                        bool is_id, Pred&& pred) {
+    if (is_id) throw Error(ErrorCode::kInvalidOptions, "cannot drop _id index");
+    auto entry = collection_for_read(db, coll);
+    if (!entry) {
+      throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
+    }
+    std::unique_lock gate(entry->write_gate);
+    auto current = entry->indexes();
+    auto next = std::make_shared<IndexList>();
+    std::shared_ptr<IndexEntry> dropped;
+    for (const auto& ix : *current) {
+      if (!dropped && pred(ix->descriptor)) {
+        dropped = ix;
+      } else {
+        next->push_back(ix);
+      }
+    }
+    if (!dropped) throw Error(ErrorCode::kIndexNotFound, not_found);
+    write_catalog_record(ns_of(db, coll), catalog_record(*entry, *next));
+    entry->set_indexes(std::move(next));
+    drop_table(dropped->table_uri);
+  }
+
+  static bson::Document id_index_spec() {
+    return bson::make_document("v", 2, "key", bson::make_document("_id", 1), "name", "_id_");
+  }
+
+  // The catalog record of a collection: {ns, db, collection, table, indexes: [...]}, the
+  // `_id_` index first, each secondary index with its table and multikey flag.
+  static bson::Document catalog_record(const CollectionEntry& entry, const IndexList& indexes) {
+    bson::DocumentBuilder b;
+    b.append("ns", ns_of(entry.db, entry.coll));
+    b.append("db", entry.db);
+    b.append("collection", entry.coll);
+    b.append("table", entry.table_uri);
+    b.open_array("indexes");
+    b.push(id_index_spec());
+    for (const auto& ix : indexes) {
+      b.push(ix->descriptor.to_catalog(ix->table_uri, ix->multikey.load()));
+    }
+    b.close();
+    return b.finish();
+  }
+
+  void write_catalog_record(const std::string& ns, const bson::Document& record) {
+    run_catalog_write([&](WT_SESSION* s) {
+      CursorHandle c(s, kCatalogUri);
+      WT_ITEM v = item_of(record.data(), record.size());
+      c->set_key(c.get(), ns.c_str());
+      c->set_value(c.get(), &v);
+      check_in_transaction(c->insert(c.get()), "catalog write", s);
+    });
+  }
+
+  std::string new_table_uri(const char* kind) {
+    static std::atomic<uint32_t> salt{0};
+    uint32_t r = std::random_device{}() ^ (salt.fetch_add(0x9E3779B9u));
+    return std::string("table:") + kind + "-" + std::to_string(next_table_++) + "-" +
+           std::to_string(r & 0xFFFFFF);
+  }
+
+  // Fills a new index from a scan of the collection, in transactions of a bounded number of
+  // documents (writers are held off by the write gate, so the batches see a stable
+  // collection). A unique violation throws DuplicateKeyError; the caller drops the table.
+  void build_index(const CollectionEntry& entry, IndexEntry& ix) {
+    constexpr size_t kBatch = 5000;
+    std::string last;
+    bool started = false, done = false;
+    while (!done) {
+      run_write([&](WT_SESSION* s) {
+        CursorHandle c(s, entry.table_uri);
+        done = false;
+        std::string batch_last = last;
+        int rc;
+        if (!started) {
+          rc = c->next(c.get());
+        } else {
+          WT_ITEM k = item_of(last.data(), last.size());
+          c->set_key(c.get(), &k);
+          int exact = 0;
+          rc = c->search_near(c.get(), &exact);
+          if (rc == 0 && exact <= 0) rc = c->next(c.get());
+        }
+        size_t n = 0;
+        IndexKeyGenerator generator(ix.descriptor);
+        std::vector<GeneratedKey> keys;
+        while (rc == 0 && n < kBatch) {
+          batch_last = current_key(c.get());
+          bson::DocumentView doc = current_value(c.get());
+          keys.clear();
+          bool multikey = false;
+          generator.generate(doc, &keys, &multikey);
+          if (multikey) ix.multikey.store(true);
+          for (const GeneratedKey& g : keys) insert_index_entry(s, entry, ix, g, batch_last);
+          ++n;
+          rc = c->next(c.get());
+        }
+        if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+        if (rc == WT_NOTFOUND) done = true;
+        last = batch_last;
+      });
+      started = true;
+    }
+  }
+
+ public:
   void drop_database(std::string_view db) override {
     for (const std::string& coll : list_collections(db)) drop_collection(db, coll);
   }
@@ -344,6 +653,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     auto entry = collection_for_write(db, coll);
     bson::Value id = doc.get("_id");
     std::string key = id_key(id);
+    std::shared_lock gate(entry->write_gate);
     run_write([&](WT_SESSION* s) { insert_record(s, *entry, key, doc.view(), id); });
     return bson::OwnedValue(id);
   }
@@ -420,14 +730,16 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     bool upsert = options.upsert && update != nullptr;
     auto entry = upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return std::nullopt;
+    std::shared_lock gate(entry->write_gate);
+    PlannedQuery plan = plan_for(*entry, matcher, options.sort.view());
     for (int attempt = 0;; ++attempt) {
       try {
         std::optional<bson::Document> out;
         run_write([&](WT_SESSION* s) {
           out.reset();
-          std::optional<Match> m = first_match(s, *entry, matcher, sort);
+          std::optional<Match> m = first_match(s, *entry, matcher, plan, sort);
           if (m && !compiled) {
-            remove_record(s, *entry, m->key);
+            remove_record(s, *entry, m->key, m->document.view());
             out = projection.apply(m->document.view());
             return;
           }
@@ -503,12 +815,14 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     Matcher matcher = Matcher::compile(filter);
     auto entry = collection_for_read(db, coll);
     if (!entry) return 0;
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
     return run_read([&](WT_SESSION* s) -> int64_t {
       int64_t n = 0;
-      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView, const MatchDetails&) {
-        ++n;
-        return true;
-      });
+      scan(s, *entry, matcher, plan,
+           [&](const std::string&, bson::DocumentView, const MatchDetails&) {
+             ++n;
+             return true;
+           });
       return n;
     });
   }
@@ -639,11 +953,18 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     int rc = c->insert(c.get());
     if (rc == WT_DUPLICATE_KEY) throw_duplicate_id(ns_of(entry.db, entry.coll), id);
     check_in_transaction(rc, "insert", s);
+    auto indexes = entry.indexes();
+    for (const auto& ix : *indexes) {
+      std::vector<GeneratedKey> keys;
+      generate_keys(s, entry, *ix, doc, &keys);
+      for (const GeneratedKey& g : keys) insert_index_entry(s, entry, *ix, g, key);
+    }
   }
 
   void write_updated(WT_SESSION* s, const CollectionEntry& entry, const std::string& key,
                      bson::DocumentView before, bson::DocumentView after) {
-    validate_document_size(after.size(), "Resulting document after update is larger than 16MB; object");
+    validate_document_size(after.size(),
+                           "Resulting document after update is larger than 16MB; object");
     bson::Value old_id = before.get("_id");
     bson::Value new_id = after.get("_id");
     if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
@@ -656,28 +977,195 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     c->set_key(c.get(), &k);
     c->set_value(c.get(), &v);
     check_in_transaction(c->update(c.get()), "update", s);
+    // Index entries: remove the keys only the old version had, add the ones only the new
+    // version has (both lists are sorted by bytes).
+    auto indexes = entry.indexes();
+    for (const auto& ix : *indexes) {
+      std::vector<GeneratedKey> old_keys, new_keys;
+      bool ignored = false;
+      IndexKeyGenerator(ix->descriptor).generate(before, &old_keys, &ignored);
+      generate_keys(s, entry, *ix, after, &new_keys);
+      size_t i = 0, j = 0;
+      while (i < old_keys.size() || j < new_keys.size()) {
+        if (j == new_keys.size() ||
+            (i < old_keys.size() && old_keys[i].bytes < new_keys[j].bytes)) {
+          remove_index_entry(s, *ix, old_keys[i++].bytes, key);
+        } else if (i == old_keys.size() || new_keys[j].bytes < old_keys[i].bytes) {
+          insert_index_entry(s, entry, *ix, new_keys[j++], key);
+        } else {
+          ++i;
+          ++j;
+        }
+      }
+    }
   }
 
-  // Visits matching documents in _id order until `visit` returns false.
+  void remove_record(WT_SESSION* s, const CollectionEntry& entry, const std::string& key,
+                     bson::DocumentView doc) {
+    CursorHandle c(s, entry.table_uri);
+    WT_ITEM k = item_of(key.data(), key.size());
+    c->set_key(c.get(), &k);
+    check_in_transaction(c->remove(c.get()), "remove", s);
+    auto indexes = entry.indexes();
+    for (const auto& ix : *indexes) {
+      std::vector<GeneratedKey> keys;
+      bool ignored = false;
+      IndexKeyGenerator(ix->descriptor).generate(doc, &keys, &ignored);
+      for (const GeneratedKey& g : keys) remove_index_entry(s, *ix, g.bytes, key);
+    }
+  }
+
+  // The keys of `doc` for `ix`; the first array key marks the index multikey, in memory at
+  // once (the planner must stop trusting tight bounds before the document is visible) and in
+  // the catalog record within this same transaction.
+  void generate_keys(WT_SESSION* s, const CollectionEntry& entry, IndexEntry& ix,
+                     bson::DocumentView doc, std::vector<GeneratedKey>* keys) {
+    bool multikey = false;
+    IndexKeyGenerator(ix.descriptor).generate(doc, keys, &multikey);
+    if (!multikey || ix.multikey_persisted.load(std::memory_order_relaxed)) return;
+    ix.multikey.store(true);
+    persist_multikey(s, entry, ix);
+  }
+
+  void persist_multikey(WT_SESSION* s, const CollectionEntry& entry, IndexEntry& ix) {
+    std::string ns = ns_of(entry.db, entry.coll);
+    CursorHandle c(s, kCatalogUri, "overwrite=false");
+    c->set_key(c.get(), ns.c_str());
+    int rc = c->search(c.get());
+    if (rc == WT_NOTFOUND) return;  // the collection is being dropped
+    check_in_transaction(rc, "catalog search", s);
+    bson::DocumentView record = current_value(c.get());
+    for (const bson::Element& spec : record.get("indexes").as_array()) {
+      bson::DocumentView d = spec.value.as_document();
+      if (d.get("name").is_string() && d.get("name").as_string() == ix.descriptor.name() &&
+          d.get("multikey").truthy()) {
+        ix.multikey_persisted.store(true);
+        return;
+      }
+    }
+    bson::Document updated = catalog_record(entry, *entry.indexes());
+    WT_ITEM v = item_of(updated.data(), updated.size());
+    c->set_key(c.get(), ns.c_str());
+    c->set_value(c.get(), &v);
+    check_in_transaction(c->update(c.get()), "catalog update", s);
+  }
+
+  void insert_index_entry(WT_SESSION* s, const CollectionEntry& entry, const IndexEntry& ix,
+                          const GeneratedKey& g, const std::string& primary_key) {
+    CursorHandle c(s, ix.table_uri, "overwrite=false");
+    if (!c) {
+      throw Error(ErrorCode::kNamespaceNotFound,
+                  "index " + ix.descriptor.name() + " was dropped during the write");
+    }
+    std::string key = g.bytes;
+    if (!ix.descriptor.unique()) key += primary_key;
+    WT_ITEM k = item_of(key.data(), key.size());
+    WT_ITEM v = item_of(primary_key.data(), primary_key.size());
+    c->set_key(c.get(), &k);
+    c->set_value(c.get(), &v);
+    int rc = c->insert(c.get());
+    if (rc == WT_DUPLICATE_KEY && ix.descriptor.unique()) {
+      throw_duplicate_key(ns_of(entry.db, entry.coll), ix.descriptor, g.values);
+    }
+    if (rc == WT_DUPLICATE_KEY) return;
+    check_in_transaction(rc, "index insert", s);
+  }
+
+  void remove_index_entry(WT_SESSION* s, const IndexEntry& ix, const std::string& index_key,
+                          const std::string& primary_key) {
+    CursorHandle c(s, ix.table_uri);
+    if (!c) return;
+    std::string key = index_key;
+    if (!ix.descriptor.unique()) key += primary_key;
+    WT_ITEM k = item_of(key.data(), key.size());
+    c->set_key(c.get(), &k);
+    int rc = c->remove(c.get());
+    if (rc == WT_NOTFOUND) return;
+    check_in_transaction(rc, "index remove", s);
+  }
+
+  [[noreturn]] static void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
+                                               const std::vector<bson::Value>& values) {
+    bson::DocumentBuilder kv;
+    for (size_t i = 0; i < d.fields().size() && i < values.size(); ++i) {
+      kv.append(d.fields()[i].path, values[i]);
+    }
+    throw DuplicateKeyError("E11000 duplicate key error collection: " + ns + " index: " + d.name() +
+                                " dup key: " + describe_key(d, values),
+                            bson::Document::copy_of(d.key_pattern()), kv.finish());
+  }
+
+  // --- query execution ---------------------------------------------------------------
+
+  PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher,
+                        bson::DocumentView sort) {
+    PlannedQuery q;
+    q.sort = bson::Document::copy_of(sort);
+    if (auto id = matcher.id_equality()) {
+      q.id_key = id_key(*id);
+      return q;
+    }
+    auto indexes = entry.indexes();
+    if (indexes->empty()) return q;
+    std::vector<IndexCandidate> candidates;
+    for (const auto& ix : *indexes) {
+      candidates.push_back(IndexCandidate{&ix->descriptor, ix->multikey.load()});
+    }
+    q.index_plan = plan_query(matcher.filter(), sort, candidates);
+    if (q.index_plan) q.index = (*indexes)[q.index_plan->candidate];
+    return q;
+  }
+
+  static bool plan_still_valid(const CollectionEntry& entry, const PlannedQuery& plan) {
+    if (!plan.index_plan->multikey && plan.index->multikey.load()) return false;
+    auto indexes = entry.indexes();
+    return std::find(indexes->begin(), indexes->end(), plan.index) != indexes->end();
+  }
+
+  // Visits matching documents in plan order (`_id` order for a collection scan) until
+  // `visit` returns false.
+  //
+  // An index plan is checked again after its scan: a plan made before the snapshot began may
+  // have trusted tight bounds on an index that became multikey, or read an index dropped
+  // (and no longer maintained) before the snapshot. Writers change those flags before they
+  // commit, so a check after the scan sees every change the snapshot can contain; a stale
+  // plan is replaced and the transaction retried (every caller's body starts afresh).
   template <class Visit>
-  void scan(WT_SESSION* s, const CollectionEntry& entry, const Matcher& matcher, Visit&& visit) {
+  void scan(WT_SESSION* s, const CollectionEntry& entry, const Matcher& matcher, PlannedQuery& plan,
+            Visit&& visit, ExecutionStats* stats = nullptr) {
+    ExecutionStats local;
+    if (stats == nullptr) stats = &local;
     CursorHandle c(s, entry.table_uri);
     if (!c) return;
-    std::optional<bson::Value> id = matcher.id_equality();
-    if (id) {
-      std::string key = id_key(*id);
+    if (plan.id_key) {
+      const std::string& key = *plan.id_key;
       WT_ITEM k = item_of(key.data(), key.size());
       c->set_key(c.get(), &k);
       int rc = c->search(c.get());
+      ++stats->keys_examined;
       if (rc == WT_NOTFOUND) return;
       check_in_transaction(rc, "search", s);
+      ++stats->docs_examined;
       bson::DocumentView doc = current_value(c.get());
       MatchDetails details;
       if (matcher.matches(doc, &details)) visit(key, doc, details);
       return;
     }
+    if (plan.index_plan) {
+      CursorHandle ic(s, plan.index->table_uri);
+      if (ic) {
+        index_scan(s, c.get(), ic.get(), matcher, *plan.index_plan, visit, stats);
+        if (!plan_still_valid(entry, plan)) {
+          plan = plan_for(entry, matcher, plan.sort.view());
+          throw WriteConflictRetry{};
+        }
+        return;
+      }
+      // The index was dropped since planning: fall back to the collection scan.
+    }
     int rc;
     while ((rc = c->next(c.get())) == 0) {
+      ++stats->docs_examined;
       bson::DocumentView doc = current_value(c.get());
       MatchDetails details;
       if (matcher.matches(doc, &details)) {
@@ -687,14 +1175,105 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     if (rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
   }
 
-  // The first match in `_id` order, or in `sort` order when one is given.
+  template <class Visit>
+  void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher& matcher,
+                  const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
+                  IndexScanPosition* resume = nullptr) {
+    IndexScanPosition fresh;
+    IndexScanPosition& pos = resume != nullptr ? *resume : fresh;
+    // Returns false to stop the whole scan.
+    auto fetch = [&](WT_CURSOR* cursor) -> bool {
+      ++stats->keys_examined;
+      WT_ITEM ik{};
+      cursor->get_key(cursor, &ik);
+      pos.after_key.assign(static_cast<const char*>(ik.data), ik.size);
+      pos.has_after_key = true;
+      WT_ITEM pk{};
+      cursor->get_value(cursor, &pk);
+      std::string key(static_cast<const char*>(pk.data), pk.size);
+      // A multikey index may list one document several times.
+      if (plan.multikey && !pos.seen.insert(key).second) return true;
+      WT_ITEM k = item_of(key.data(), key.size());
+      primary->set_key(primary, &k);
+      int rc = primary->search(primary);
+      if (rc == WT_NOTFOUND) return true;
+      check_in_transaction(rc, "search", s);
+      ++stats->docs_examined;
+      bson::DocumentView doc = current_value(primary);
+      MatchDetails details;
+      if (!matcher.matches(doc, &details)) return true;
+      return static_cast<bool>(visit(key, doc, details));
+    };
+    auto in_range_end = [](const KeyRange& r, WT_CURSOR* cursor) {
+      if (r.end_unbounded) return true;
+      WT_ITEM k{};
+      cursor->get_key(cursor, &k);
+      std::string_view key(static_cast<const char*>(k.data), k.size);
+      return key < std::string_view(r.end);
+    };
+    auto at_or_after_start = [](const KeyRange& r, WT_CURSOR* cursor) {
+      WT_ITEM k{};
+      cursor->get_key(cursor, &k);
+      std::string_view key(static_cast<const char*>(k.data), k.size);
+      return key >= std::string_view(r.start);
+    };
+    size_t n = plan.ranges.size();
+    for (; pos.step < n; ++pos.step, pos.has_after_key = false) {
+      const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - pos.step : pos.step];
+      if (!r.end_unbounded && r.end <= r.start) continue;
+      int rc = WT_NOTFOUND;
+      if (pos.has_after_key) {
+        // Resuming a cursor: continue after the last key examined.
+        WT_ITEM k = item_of(pos.after_key.data(), pos.after_key.size());
+        ic->set_key(ic, &k);
+        int exact = 0;
+        rc = ic->search_near(ic, &exact);
+        if (!plan.reverse && rc == 0 && exact <= 0) rc = ic->next(ic);
+        if (plan.reverse && rc == 0 && exact >= 0) rc = ic->prev(ic);
+      } else if (!plan.reverse) {
+        WT_ITEM k = item_of(r.start.data(), r.start.size());
+        ic->set_key(ic, &k);
+        int exact = 0;
+        rc = ic->search_near(ic, &exact);
+        if (rc == 0 && exact < 0) rc = ic->next(ic);
+      }
+      if (!plan.reverse) {
+        while (rc == 0 && in_range_end(r, ic)) {
+          if (!fetch(ic)) return;
+          rc = ic->next(ic);
+        }
+      } else {
+        if (pos.has_after_key) {
+          // positioned above
+        } else if (r.end_unbounded) {
+          ic->reset(ic);
+          rc = ic->prev(ic);
+        } else {
+          WT_ITEM k = item_of(r.end.data(), r.end.size());
+          ic->set_key(ic, &k);
+          int exact = 0;
+          rc = ic->search_near(ic, &exact);
+          if (rc == 0 && exact >= 0) rc = ic->prev(ic);
+        }
+        while (rc == 0 && at_or_after_start(r, ic)) {
+          if (!fetch(ic)) return;
+          rc = ic->prev(ic);
+        }
+      }
+      if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "index scan", s);
+    }
+  }
+
+  // The first match in plan order, or in `sort` order when one is given.
   std::optional<Match> first_match(WT_SESSION* s, const CollectionEntry& entry,
-                                   const Matcher& matcher, const SortSpec& sort = SortSpec()) {
+                                   const Matcher& matcher, PlannedQuery& plan,
+                                   const SortSpec& sort = SortSpec()) {
     std::optional<Match> m;
     std::string best;
-    scan(s, entry, matcher,
+    bool sorted_by_plan = sort.empty() || plan.provides_sort();
+    scan(s, entry, matcher, plan,
          [&](const std::string& key, bson::DocumentView doc, const MatchDetails& details) {
-           if (sort.empty()) {
+           if (sorted_by_plan) {
              m = Match{key, bson::Document::copy_of(doc), details.array_index};
              return false;
            }
@@ -708,18 +1287,12 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     return m;
   }
 
-  void remove_record(WT_SESSION* s, const CollectionEntry& entry, const std::string& key) {
-    CursorHandle c(s, entry.table_uri);
-    WT_ITEM k = item_of(key.data(), key.size());
-    c->set_key(c.get(), &k);
-    check_in_transaction(c->remove(c.get()), "remove", s);
-  }
-
   static void reject_operators_in_replacement(bson::DocumentView replacement) {
     for (const bson::Element& e : replacement) {
       if (!e.key.empty() && e.key[0] == '$') {
-        throw Error(ErrorCode::kBadValue, "the replacement document must not contain $-operators ('" +
-                                              std::string(e.key) + "')");
+        throw Error(
+            ErrorCode::kBadValue,
+            "the replacement document must not contain $-operators ('" + std::string(e.key) + "')");
       }
     }
   }
@@ -728,63 +1301,214 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
   // MongoDB's in-memory sort limit without allowDiskUse.
   static constexpr size_t kSortMemoryLimit = 100 * 1024 * 1024;
 
-  // The whole result of a sorted find, sorted, with skip and limit applied.
-  std::vector<bson::Document> sorted_results(const std::string& db, const std::string& coll,
-                                             const Matcher& matcher, const Projection& projection,
-                                             const SortSpec& sort, int64_t skip, int64_t limit) {
+  // The whole result of a find in one snapshot: planned, sorted (unless the plan's index
+  // gives the order), with skip and limit (-1: none) applied.
+  std::vector<bson::Document> query_results(const std::string& db, const std::string& coll,
+                                            const Matcher& matcher, const Projection& projection,
+                                            bson::DocumentView sort_spec, const SortSpec& sort,
+                                            int64_t skip, int64_t limit,
+                                            ExecutionStats* stats = nullptr,
+                                            PlannedQuery* plan_out = nullptr) {
     auto entry = collection_for_read(db, coll);
     if (!entry) return {};
+    PlannedQuery plan = plan_for(*entry, matcher, sort_spec);
     struct Row {
       std::string key;
       bson::Document doc;
     };
     std::vector<Row> rows;
+    std::vector<bson::Document> out;
+    bool streaming = true;
+    ExecutionStats local;
     run_read([&](WT_SESSION* s) {
+      streaming = sort.empty() || plan.provides_sort();  // the plan may change on a retry
       rows.clear();
+      out.clear();
+      local = ExecutionStats();
       size_t bytes = 0;
-      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
-        bytes += doc.size();
-        if (bytes > kSortMemoryLimit) {
-          throw Error(292, "Executor error during find command :: caused by :: Sort exceeded "
-                           "memory limit of 104857600 bytes, but did not opt in to external "
-                           "sorting.");
-        }
-        rows.push_back(Row{sort.key_for(doc), bson::Document::copy_of(doc)});
-        return true;
-      });
+      int64_t to_skip = std::max<int64_t>(skip, 0);
+      scan(
+          s, *entry, matcher, plan,
+          [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+            if (streaming) {
+              if (to_skip > 0) {
+                --to_skip;
+                return true;
+              }
+              out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                     : projection.apply(doc));
+              return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+            }
+            bytes += doc.size();
+            if (bytes > kSortMemoryLimit) {
+              throw Error(292,
+                          "Executor error during find command :: caused by :: Sort exceeded "
+                          "memory limit of 104857600 bytes, but did not opt in to external "
+                          "sorting.");
+            }
+            rows.push_back(Row{sort.key_for(doc), bson::Document::copy_of(doc)});
+            return true;
+          },
+          &local);
       return 0;
     });
-    // Stable: ties keep `_id` order.
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const Row& a, const Row& b) { return a.key < b.key; });
-    std::vector<bson::Document> out;
-    for (size_t i = static_cast<size_t>(std::max<int64_t>(skip, 0)); i < rows.size(); ++i) {
-      if (limit >= 0 && static_cast<int64_t>(out.size()) >= limit) break;
-      out.push_back(projection.is_identity() ? std::move(rows[i].doc) : projection.apply(rows[i].doc));
+    if (!streaming) {
+      // Stable: ties keep scan order.
+      std::stable_sort(rows.begin(), rows.end(),
+                       [](const Row& a, const Row& b) { return a.key < b.key; });
+      for (size_t i = static_cast<size_t>(std::max<int64_t>(skip, 0)); i < rows.size(); ++i) {
+        if (limit >= 0 && static_cast<int64_t>(out.size()) >= limit) break;
+        out.push_back(projection.is_identity() ? std::move(rows[i].doc)
+                                               : projection.apply(rows[i].doc));
+      }
     }
+    local.returned = static_cast<int64_t>(out.size());
+    if (stats != nullptr) *stats = local;
+    if (plan_out != nullptr) *plan_out = std::move(plan);
     return out;
   }
 
+  // One batch of a find read through an index in index order (unsorted, or sorted by the
+  // index): its own snapshot, resuming after the last index key of the previous batch. The
+  // plan is fixed when the cursor starts; if its index is dropped meanwhile the cursor is
+  // killed (QueryPlanKilled, 175), as in MongoDB.
+
+  std::optional<IndexCursorState> start_index_cursor(const std::string& db, const std::string& coll,
+                                                     const Matcher& matcher,
+                                                     bson::DocumentView sort_spec) {
+    auto entry = collection_for_read(db, coll);
+    if (!entry) return std::nullopt;
+    PlannedQuery plan = plan_for(*entry, matcher, sort_spec);
+    if (!plan.index_plan) return std::nullopt;
+    if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
+    return IndexCursorState{std::move(plan), IndexScanPosition()};
+  }
+
+  std::vector<bson::Document> read_index_batch(const std::string& db, const std::string& coll,
+                                               const Matcher& matcher, const Projection& projection,
+                                               IndexCursorState* cursor, int64_t* skip,
+                                               int64_t* remaining, size_t batch_size, bool* done) {
+    std::vector<bson::Document> out;
+    auto entry = collection_for_read(db, coll);
+    if (!entry) {
+      *done = true;
+      return out;
+    }
+    IndexScanPosition position;
+    int64_t to_skip = 0, left = 0;
+    bool finished = false;
+    run_read([&](WT_SESSION* s) {
+      out.clear();
+      position = cursor->position;  // a retried snapshot starts from the same place
+      to_skip = *skip;
+      left = *remaining;
+      finished = true;
+      CursorHandle c(s, entry->table_uri);
+      CursorHandle ic(s, cursor->plan.index->table_uri);
+      auto indexes = entry->indexes();
+      if (!c || !ic ||
+          std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
+        throw Error(175, "query plan killed :: caused by :: index '" +
+                             cursor->plan.index->descriptor.name() + "' dropped");
+      }
+      ExecutionStats stats;
+      auto visit = [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+        if (to_skip > 0) {
+          --to_skip;
+          return true;
+        }
+        out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                               : projection.apply(doc));
+        if (left > 0 && --left == 0) return false;
+        if (out.size() >= batch_size) {
+          finished = false;
+          return false;
+        }
+        return true;
+      };
+      index_scan(s, c.get(), ic.get(), matcher, *cursor->plan.index_plan, visit, &stats, &position);
+      return 0;
+    });
+    cursor->position = std::move(position);
+    *skip = to_skip;
+    *remaining = left;
+    *done = finished || left == 0;
+    return out;
+  }
+
+  bson::Document explain_find(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                              const FindOptions& options) override {
+    Matcher matcher = Matcher::compile(filter);
+    Projection projection = Projection::compile(options.projection.view());
+    SortSpec sort = SortSpec::compile(options.sort.view());
+    ExecutionStats stats;
+    PlannedQuery plan;
+    query_results(std::string(db), std::string(coll), matcher, projection, options.sort.view(),
+                  sort, options.skip, options.limit > 0 ? options.limit : -1, &stats, &plan);
+    bson::DocumentBuilder w;
+    if (plan.id_key) {
+      w.append("stage", "IDHACK");
+    } else if (plan.index_plan) {
+      const IndexDescriptor& d = plan.index->descriptor;
+      w.append("stage", "FETCH");
+      w.open_document("inputStage");
+      w.append("stage", "IXSCAN");
+      w.append("keyPattern", d.key_pattern());
+      w.append("indexName", d.name());
+      w.append("isMultiKey", plan.index_plan->multikey);
+      w.append("isUnique", d.unique());
+      w.append("isSparse", d.sparse());
+      w.append("isPartial", d.partial_filter().has_value());
+      w.append("direction", plan.index_plan->reverse ? "backward" : "forward");
+      w.append("indexBounds", plan.index_plan->bounds.view());
+      w.close();
+    } else {
+      w.append("stage", "COLLSCAN");
+      w.append("direction", "forward");
+    }
+    bson::Document winning = w.finish();
+    if (!sort.empty() && !plan.provides_sort()) {
+      winning =
+          bson::make_document("stage", "SORT", "sortPattern", options.sort, "inputStage", winning);
+    }
+    bson::DocumentBuilder b;
+    b.open_document("queryPlanner");
+    b.append("namespace", ns_of(db, coll));
+    b.append("parsedQuery", filter);
+    b.append("winningPlan", winning.view());
+    b.close();
+    b.open_document("executionStats");
+    b.append("executionSuccess", true);
+    b.append("nReturned", stats.returned);
+    b.append("totalKeysExamined", stats.keys_examined);
+    b.append("totalDocsExamined", stats.docs_examined);
+    b.close();
+    return b.finish();
+  }
+
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field, bson::DocumentView filter) override {
+                                         std::string_view field,
+                                         bson::DocumentView filter) override {
     if (field.empty()) throw Error(ErrorCode::kBadValue, "distinct key cannot be empty");
     Matcher matcher = Matcher::compile(filter);
     auto entry = collection_for_read(db, coll);
     if (!entry) return {};
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
     // Keyed by the index key: equal values (1, 1.0) collapse and the map is in MongoDB order.
     std::map<std::string, bson::OwnedValue> seen;
     run_read([&](WT_SESSION* s) {
       seen.clear();
       std::vector<bson::Value> values;
-      scan(s, *entry, matcher, [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
-        values.clear();
-        collect_path_values(doc, field, &values);
-        for (const bson::Value& v : values) {
-          std::string key = bson::encode_index_key(v);
-          if (!seen.count(key)) seen.emplace(std::move(key), bson::OwnedValue(v));
-        }
-        return true;
-      });
+      scan(s, *entry, matcher, plan,
+           [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+             values.clear();
+             collect_path_values(doc, field, &values);
+             for (const bson::Value& v : values) {
+               std::string key = bson::encode_index_key(v);
+               if (!seen.count(key)) seen.emplace(std::move(key), bson::OwnedValue(v));
+             }
+             return true;
+           });
       return 0;
     });
     std::vector<bson::OwnedValue> out;
@@ -792,12 +1516,17 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     return out;
   }
 
+  std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
+                                    const std::vector<bson::Document>& pipeline,
+                                    const AggregateOptions& options) override {
+    return run_aggregate(*this, db, coll, pipeline, options);
+  }
+
   int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
     return collection_stats(db, coll).document_count;
   }
 
  private:
-
   bson::Document build_upsert(const Matcher& matcher, const Update& update) {
     // MongoDB seeds the new document with the filter's equality fields, then applies the
     // update (with $setOnInsert); a replacement keeps only the filter's _id.
@@ -826,16 +1555,19 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     for (const auto& f : options.array_filters) filters.push_back(f.view());
     Update compiled = Update::compile(update, filters);
     if (multi && compiled.is_replacement()) {
-      throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement-style update");
+      throw Error(ErrorCode::kFailedToParse,
+                  "multi update is not supported for replacement-style update");
     }
     auto entry = options.upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return UpdateResult{};
+    std::shared_lock gate(entry->write_gate);
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
     for (int attempt = 0;; ++attempt) {
       try {
         return run_write([&](WT_SESSION* s) {
           UpdateResult result;
           std::vector<Match> matches;
-          scan(s, *entry, matcher,
+          scan(s, *entry, matcher, plan,
                [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
                  matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
                  return multi;
@@ -866,14 +1598,17 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     Matcher matcher = Matcher::compile(filter);
     auto entry = collection_for_read(db, coll);
     if (!entry) return 0;
+    std::shared_lock gate(entry->write_gate);
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
     return run_write([&](WT_SESSION* s) -> int64_t {
-      std::vector<std::string> keys;
-      scan(s, *entry, matcher, [&](const std::string& key, bson::DocumentView, const MatchDetails&) {
-        keys.push_back(key);
-        return multi;
-      });
-      for (const std::string& key : keys) remove_record(s, *entry, key);
-      return static_cast<int64_t>(keys.size());
+      std::vector<std::pair<std::string, bson::Document>> victims;
+      scan(s, *entry, matcher, plan,
+           [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
+             victims.emplace_back(key, bson::Document::copy_of(doc));
+             return multi;
+           });
+      for (const auto& [key, doc] : victims) remove_record(s, *entry, key, doc.view());
+      return static_cast<int64_t>(victims.size());
     });
   }
 
@@ -883,7 +1618,8 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     return it == catalog_.end() ? nullptr : it->second;
   }
 
-  std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db, std::string_view coll) {
+  std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db,
+                                                        std::string_view coll) {
     if (auto e = collection_for_read(db, coll)) return e;
     create_if_missing(db, coll);
     return collection_for_read(db, coll);
@@ -900,18 +1636,16 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     auto entry = std::make_shared<CollectionEntry>();
     entry->db = std::string(db);
     entry->coll = std::string(coll);
-    entry->table_uri = "table:collection-" + std::to_string(next_table_++) + "-" +
-                       std::to_string(std::random_device{}() & 0xFFFFFF);
+    entry->table_uri = new_table_uri("collection");
     {
       auto s = pool_->acquire();
       check_wiredtiger(s->create(s.get(), entry->table_uri.c_str(), kCollectionTableConfig),
                        "create", s.get());
     }
-    bson::Document record = bson::make_document("ns", ns, "db", entry->db, "collection", entry->coll,
-                                                "table", entry->table_uri, "indexes",
-                                                bson::make_array(bson::make_document(
-                                                    "v", 2, "key", bson::make_document("_id", 1),
-                                                    "name", "_id_")));
+    bson::Document record = bson::make_document(
+        "ns", ns, "db", entry->db, "collection", entry->coll, "table", entry->table_uri, "indexes",
+        bson::make_array(
+            bson::make_document("v", 2, "key", bson::make_document("_id", 1), "name", "_id_")));
     run_catalog_write([&](WT_SESSION* s) {
       CursorHandle c(s, kCatalogUri);
       WT_ITEM v = item_of(record.data(), record.size());
@@ -925,8 +1659,8 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
   void load_catalog() {
     auto s = pool_->acquire();
-    check_wiredtiger(s->create(s.get(), kCatalogUri, "key_format=S,value_format=u"), "create catalog",
-                     s.get());
+    check_wiredtiger(s->create(s.get(), kCatalogUri, "key_format=S,value_format=u"),
+                     "create catalog", s.get());
     std::map<std::string, bool> referenced;
     {
       CursorHandle c(s.get(), kCatalogUri);
@@ -942,6 +1676,19 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
         entry->coll = std::string(record.get("collection").as_string());
         entry->table_uri = std::string(record.get("table").as_string());
         referenced[entry->table_uri] = true;
+        auto indexes = std::make_shared<IndexList>();
+        for (const bson::Element& spec : record.get("indexes").as_array()) {
+          bson::DocumentView d = spec.value.as_document();
+          if (!d.get("table").is_string()) continue;  // the _id index lives in the table itself
+          auto ix = std::make_shared<IndexEntry>();
+          ix->descriptor = IndexDescriptor::from_catalog(d);
+          ix->table_uri = std::string(d.get("table").as_string());
+          ix->multikey.store(d.get("multikey").truthy());
+          ix->multikey_persisted.store(ix->multikey.load());
+          referenced[ix->table_uri] = true;
+          indexes->push_back(std::move(ix));
+        }
+        entry->set_indexes(std::move(indexes));
         catalog_[ns] = entry;
       }
     }
@@ -949,14 +1696,18 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
     std::vector<std::string> orphans;
     {
       WT_CURSOR* meta = nullptr;
-      check_wiredtiger(s->open_cursor(s.get(), "metadata:", nullptr, nullptr, &meta), "metadata", s.get());
+      check_wiredtiger(s->open_cursor(s.get(), "metadata:", nullptr, nullptr, &meta), "metadata",
+                       s.get());
       while (meta->next(meta) == 0) {
         const char* key = nullptr;
         meta->get_key(meta, &key);
         std::string uri(key);
-        if (uri.rfind("table:collection-", 0) == 0) {
-          size_t dash = uri.find('-', 17);
-          next_table_ = std::max(next_table_, std::stoll(uri.substr(17, dash - 17)) + 1);
+        for (std::string_view prefix :
+             {std::string_view("table:collection-"), std::string_view("table:index-")}) {
+          if (uri.rfind(prefix, 0) != 0) continue;
+          size_t dash = uri.find('-', prefix.size());
+          long long n = std::stoll(uri.substr(prefix.size(), dash - prefix.size()));
+          if (n + 1 > next_table_.load()) next_table_.store(n + 1);
           if (!referenced.count(uri)) orphans.push_back(uri);
         }
       }
@@ -1007,7 +1758,7 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
   std::shared_mutex catalog_mutex_;
   std::map<std::string, std::shared_ptr<CollectionEntry>> catalog_;
-  long long next_table_ = 1;
+  std::atomic<long long> next_table_{1};
 
   std::mutex pending_mutex_;
   std::vector<std::string> pending_drops_;
@@ -1020,11 +1771,21 @@ class WiredTigerEngine final : public Engine, public std::enable_shared_from_thi
 
 std::vector<bson::Document> FindCursor::next_batch() {
   if (done_) return {};
-  if (!sort_.empty()) {
-    if (!started_) {
-      sorted_ = engine_->sorted_results(db_, coll_, matcher_, projection_, sort_, skip_, remaining_);
-      started_ = true;
-    }
+  if (!started_) {
+    index_cursor_ = engine_->start_index_cursor(db_, coll_, matcher_, sort_spec_.view());
+  }
+  if (index_cursor_) {
+    started_ = true;
+    return engine_->read_index_batch(db_, coll_, matcher_, projection_, &*index_cursor_, &skip_,
+                                     &remaining_, batch_size_, &done_);
+  }
+  if (!started_ && !sort_.empty()) {
+    materialized_ = true;
+    sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
+                                     skip_, remaining_);
+    started_ = true;
+  }
+  if (materialized_) {
     std::vector<bson::Document> out;
     while (sorted_next_ < sorted_.size() && out.size() < batch_size_) {
       out.push_back(std::move(sorted_[sorted_next_++]));

@@ -12,11 +12,12 @@ SortSpec SortSpec::compile(bson::DocumentView spec) {
   SortSpec out;
   for (const bson::Element& e : spec) {
     if (e.value.is_document()) {
-      throw Error(ErrorCode::kNotImplemented,
-                  "sort by $meta (field '" + std::string(e.key) + "') is not supported by mongostore");
+      throw Error(ErrorCode::kNotImplemented, "sort by $meta (field '" + std::string(e.key) +
+                                                  "') is not supported by mongostore");
     }
     int64_t order = 0;
-    if (!e.value.is_number() || !e.value.number_as_exact_int64(&order) || (order != 1 && order != -1)) {
+    if (!e.value.is_number() || !e.value.number_as_exact_int64(&order) ||
+        (order != 1 && order != -1)) {
       throw Error(ErrorCode::kBadValue,
                   "$sort key ordering must be 1 (for ascending) or -1 (for descending)");
     }

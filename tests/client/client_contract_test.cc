@@ -52,9 +52,9 @@ TEST_P(ClientContract, DuplicateKeyIsTyped) {
 TEST_P(ClientContract, InsertManyIsOrderedAndStopsAtTheFirstError) {
   auto coll = client_->database("db").collection("c");
   coll.insert_one(make_document("_id", 2));
-  EXPECT_THROW(coll.insert_many({make_document("_id", 1), make_document("_id", 2),
-                                 make_document("_id", 3)}),
-               DuplicateKeyError);
+  EXPECT_THROW(
+      coll.insert_many({make_document("_id", 1), make_document("_id", 2), make_document("_id", 3)}),
+      DuplicateKeyError);
   EXPECT_TRUE(coll.find_one(make_document("_id", 1)));
   EXPECT_FALSE(coll.find_one(make_document("_id", 3)));
 }

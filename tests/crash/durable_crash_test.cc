@@ -56,9 +56,9 @@ bson::Document record(int64_t id, int64_t version) {
         auto doc = e->find_by_id("crash", "docs", make_document("_id", target).get("_id"));
         if (!doc) continue;
         int64_t v = doc->get("version").as_int64() + 1;
-        auto r = e->replace_one("crash", "docs",
-                                make_document("_id", target, "version", v - 1).view(),
-                                make_document("version", v, "payload", payload_for(target, v)).view());
+        auto r =
+            e->replace_one("crash", "docs", make_document("_id", target, "version", v - 1).view(),
+                           make_document("version", v, "payload", payload_for(target, v)).view());
         if (r.modified_count == 1) {
           line = "r " + std::to_string(target) + " " + std::to_string(v) + "\n";
           if (::write(fd, line.data(), line.size()) < 0) _exit(3);

@@ -66,9 +66,9 @@ TEST_F(EngineQuery, DistinctFlattensArraysAndCollapsesEqualNumbers) {
 
 TEST_F(EngineQuery, UpdateOperatorsAndNoOpUpdates) {
   e_->insert_one("db", "c", make_document("_id", 1, "n", 1, "arr", make_array(1, 2, 3)));
-  auto r = e_->update_one("db", "c", make_document("_id", 1),
-                          make_document("$inc", make_document("n", 2), "$push",
-                                        make_document("arr", 4)));
+  auto r = e_->update_one(
+      "db", "c", make_document("_id", 1),
+      make_document("$inc", make_document("n", 2), "$push", make_document("arr", 4)));
   EXPECT_EQ(r.matched_count, 1);
   EXPECT_EQ(r.modified_count, 1);
   auto doc = e_->find_one("db", "c", make_document("_id", 1));
@@ -93,10 +93,10 @@ TEST_F(EngineQuery, UpdateOperatorsAndNoOpUpdates) {
 }
 
 TEST_F(EngineQuery, UpsertSeedsFromTheFilter) {
-  auto r = e_->update_one("db", "c", make_document("k", "a", "n", make_document("$gt", 1)),
-                          make_document("$set", make_document("v", 1), "$setOnInsert",
-                                        make_document("created", true)),
-                          UpdateOptions{.upsert = true});
+  auto r = e_->update_one(
+      "db", "c", make_document("k", "a", "n", make_document("$gt", 1)),
+      make_document("$set", make_document("v", 1), "$setOnInsert", make_document("created", true)),
+      UpdateOptions{.upsert = true});
   ASSERT_TRUE(r.upserted_id);
   auto doc = e_->find_one("db", "c", make_document("k", "a"));
   ASSERT_TRUE(doc);
@@ -116,8 +116,9 @@ TEST_F(EngineQuery, FindOneAndUpdateCounterIsAtomic) {
         FindAndModifyOptions o;
         o.upsert = true;
         o.return_document = ReturnDocument::kAfter;
-        auto doc = e_->find_one_and_update("db", "counters", make_document("_id", "outbox"),
-                                           make_document("$inc", make_document("n", int64_t(1))), o);
+        auto doc =
+            e_->find_one_and_update("db", "counters", make_document("_id", "outbox"),
+                                    make_document("$inc", make_document("n", int64_t(1))), o);
         got[t].push_back(doc->get("n").as_int64());
       }
     });
@@ -142,9 +143,9 @@ TEST_F(EngineQuery, FindOneAndReplaceAndDeleteHonourSort) {
   ASSERT_TRUE(deleted);
   EXPECT_EQ(deleted->get("_id").as_int32(), 2);
   EXPECT_EQ(e_->count_documents("db", "c", Document()), 2);
-  EXPECT_THROW(e_->find_one_and_replace("db", "c", Document(),
-                                        make_document("$set", make_document("p", 1))),
-               Error);
+  EXPECT_THROW(
+      e_->find_one_and_replace("db", "c", Document(), make_document("$set", make_document("p", 1))),
+      Error);
 }
 
 TEST_F(EngineQuery, IncrementsFromManyThreadsAreNotLost) {
@@ -153,7 +154,8 @@ TEST_F(EngineQuery, IncrementsFromManyThreadsAreNotLost) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 1000; ++i) {
-        e_->update_one("db", "c", make_document("_id", 1), make_document("$inc", make_document("n", 1)));
+        e_->update_one("db", "c", make_document("_id", 1),
+                       make_document("$inc", make_document("n", 1)));
       }
     });
   }
@@ -167,7 +169,8 @@ TEST_F(EngineQuery, ConcurrentUpsertsOfOneKeyCreateOneDocument) {
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&] {
         e_->update_one("db", "up", make_document("_id", round),
-                       make_document("$inc", make_document("hits", 1)), UpdateOptions{.upsert = true});
+                       make_document("$inc", make_document("hits", 1)),
+                       UpdateOptions{.upsert = true});
       });
     }
     for (auto& th : threads) th.join();

@@ -108,10 +108,9 @@ TEST(EngineStorage, InvalidIdValuesAreRejected) {
             }),
             2);
   EXPECT_EQ(code_of([&] { e->insert_one("db", "c", make_document("_id", bson::Undefined{})); }), 2);
-  EXPECT_EQ(code_of([&] {
-              e->insert_one("db", "c", make_document("_id", make_document("$bad", 1)));
-            }),
-            52);
+  EXPECT_EQ(
+      code_of([&] { e->insert_one("db", "c", make_document("_id", make_document("$bad", 1))); }),
+      52);
   // Dotted and $-prefixed names elsewhere are legal since MongoDB 5.0.
   EXPECT_EQ(code_of([&] { e->insert_one("db", "c", make_document("_id", 9, "$a", 1, "b.c", 2)); }),
             0);
@@ -137,8 +136,9 @@ TEST(EngineStorage, DocumentSizeLimit) {
               e->replace_one("db", "c", make_document("_id", 2), make_document("big", big));
             }),
             10334);
-  EXPECT_EQ(e->find_by_id("db", "c", make_document("_id", 2).get("_id"))->get("big").as_string().size(),
-            fits.size());
+  EXPECT_EQ(
+      e->find_by_id("db", "c", make_document("_id", 2).get("_id"))->get("big").as_string().size(),
+      fits.size());
 }
 
 TEST(EngineStorage, CatalogCreateDropList) {
@@ -265,9 +265,9 @@ TEST(EngineStorage, CursorSurvivesWritesBetweenBatches) {
   o.batch_size = 3;
   auto cursor = e->find("db", "c", Document(), o);
   auto first = cursor->next_batch();
-  ASSERT_EQ(first.size(), 3u);  // 0, 2, 4
-  e->insert_one("db", "c", make_document("_id", 5));   // after the resume point: seen
-  e->insert_one("db", "c", make_document("_id", 1));   // before it: not seen
+  ASSERT_EQ(first.size(), 3u);                        // 0, 2, 4
+  e->insert_one("db", "c", make_document("_id", 5));  // after the resume point: seen
+  e->insert_one("db", "c", make_document("_id", 1));  // before it: not seen
   std::vector<int> rest;
   while (!cursor->exhausted()) {
     for (const auto& d : cursor->next_batch()) rest.push_back(d.get("_id").as_int32());

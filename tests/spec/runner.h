@@ -4,7 +4,9 @@
 //
 // What it supports: runOnRequirements (as a MongoDB 7.0 "single" server without auth),
 // client/database/collection entities, initialData, the CRUD operations the seam has, the
-// matching rules of expectResult and expectError, and outcome. Everything else — sessions,
+// matching rules of expectResult and expectError, and outcome. bulkWrite and unordered
+// insertMany run through client::bulk_write, whose BulkWriteError carries the partial result
+// that expectError.expectResult is matched against. Everything else — sessions,
 // fail points, options the seam lacks, unacknowledged writes, operations it does not have —
 // makes the test skipped with a reason naming it. expectEvents is not checked (there is no
 // command monitoring) but does not skip a test.

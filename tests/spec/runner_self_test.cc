@@ -129,8 +129,8 @@ constexpr const char* kSelfTestFile = R"({
      "operations": []},
     {"description": "hint", "operations": [
        {"object": "coll0", "name": "deleteOne", "arguments": {"filter": {}, "hint": "_id_"}}]},
-    {"description": "aggregate", "operations": [
-       {"object": "coll0", "name": "aggregate", "arguments": {"pipeline": []}}]}
+    {"description": "watch", "operations": [
+       {"object": "coll0", "name": "watch", "arguments": {}}]}
   ]
 })";
 
@@ -154,7 +154,76 @@ TEST(SpecRunner, ReportsPassesFailuresAndSkips) {
   EXPECT_EQ(status(7), Status::kSkipped);
   EXPECT_EQ(r.tests[7].detail, "option hint not supported");
   EXPECT_EQ(status(8), Status::kSkipped);
-  EXPECT_EQ(r.tests[8].detail, "operation aggregate not supported yet");
+  EXPECT_EQ(r.tests[8].detail, "operation watch not supported yet");
+}
+
+// bulkWrite and unordered insertMany, which run through client::bulk_write.
+constexpr const char* kBulkSelfTestFile = R"({
+  "description": "runner bulk self test",
+  "schemaVersion": "1.0",
+  "createEntities": [
+    {"client": {"id": "client0"}},
+    {"database": {"id": "db0", "client": "client0", "databaseName": "self-db"}},
+    {"collection": {"id": "coll0", "database": "db0", "collectionName": "c"}}
+  ],
+  "initialData": [
+    {"collectionName": "c", "databaseName": "self-db", "documents": [{"_id": 1, "v": 1}]}
+  ],
+  "tests": [
+    {"description": "bulk passes",
+     "operations": [{"object": "coll0", "name": "bulkWrite", "arguments": {"requests": [
+         {"insertOne": {"document": {"_id": 2}}},
+         {"updateOne": {"filter": {"_id": 1}, "update": {"$inc": {"v": 1}}}},
+         {"replaceOne": {"filter": {"_id": 3}, "replacement": {"v": 3}, "upsert": true}},
+         {"deleteMany": {"filter": {"_id": 2}}}]},
+       "expectResult": {"insertedCount": 1, "matchedCount": 1, "modifiedCount": 1,
+                        "deletedCount": 1, "upsertedCount": 1, "upsertedIds": {"2": 3},
+                        "insertedIds": {"$$unsetOrMatches": {"0": 2}}}}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db",
+                  "documents": [{"_id": 1, "v": 2}, {"_id": 3, "v": 3}]}]},
+    {"description": "bulk wrong counts",
+     "operations": [{"object": "coll0", "name": "bulkWrite", "arguments": {"requests": [
+         {"deleteOne": {"filter": {"_id": 1}}}]},
+       "expectResult": {"deletedCount": 2}}]},
+    {"description": "unordered partial result",
+     "operations": [{"object": "coll0", "name": "insertMany",
+       "arguments": {"documents": [{"_id": 1}, {"_id": 2}], "ordered": false},
+       "expectError": {"errorCode": 11000,
+                       "expectResult": {"insertedCount": 1, "upsertedIds": {}}}}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db",
+                  "documents": [{"_id": 1, "v": 1}, {"_id": 2}]}]},
+    {"description": "wrong partial result",
+     "operations": [{"object": "coll0", "name": "bulkWrite",
+       "arguments": {"requests": [{"insertOne": {"document": {"_id": 1}}},
+                                  {"insertOne": {"document": {"_id": 2}}}]},
+       "expectError": {"isError": true, "expectResult": {"insertedCount": 1}}}]},
+    {"description": "bulk hint",
+     "operations": [{"object": "coll0", "name": "bulkWrite", "arguments": {"requests": [
+         {"deleteOne": {"filter": {}, "hint": "_id_"}}]}}]},
+    {"description": "partial result of a non-bulk operation",
+     "operations": [{"object": "coll0", "name": "insertOne",
+       "arguments": {"document": {"_id": 1}},
+       "expectError": {"isError": true, "expectResult": {}}}]}
+  ]
+})";
+
+TEST(SpecRunner, RunsBulkWritesAndChecksPartialResults) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.path());
+  std::string path = dir.sub("bulk.json");
+  std::ofstream(path) << kBulkSelfTestFile;
+  FileResult r = run_spec_file(path);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.tests.size(), 6u);
+  auto status = [&](size_t i) { return r.tests[i].status; };
+  EXPECT_EQ(status(0), Status::kPassed) << r.tests[0].detail;
+  EXPECT_EQ(status(1), Status::kFailed);
+  EXPECT_EQ(status(2), Status::kPassed) << r.tests[2].detail;
+  EXPECT_EQ(status(3), Status::kFailed);  // ordered: stops at _id 1, inserts nothing
+  EXPECT_NE(r.tests[3].detail.find("insertedCount"), std::string::npos) << r.tests[3].detail;
+  EXPECT_EQ(status(4), Status::kSkipped);
+  EXPECT_EQ(r.tests[4].detail, "option hint not supported");
+  EXPECT_EQ(status(5), Status::kSkipped);
 }
 
 }  // namespace

@@ -16,12 +16,15 @@ struct Namespace {
 Namespace split_namespace(const std::string& ns) {
   size_t dot = ns.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == ns.size()) {
-    throw Error(ErrorCode::kInvalidNamespace, "namespace '" + ns + "' must be <database>.<collection>");
+    throw Error(ErrorCode::kInvalidNamespace,
+                "namespace '" + ns + "' must be <database>.<collection>");
   }
   return {ns.substr(0, dot), ns.substr(dot + 1)};
 }
 
-std::string uri_for(const std::string& data) { return "embedded:" + data; }
+std::string uri_for(const std::string& data) {
+  return "embedded:" + data;
+}
 
 }  // namespace
 
@@ -58,8 +61,8 @@ void register_document_commands(CLI::App& app, Action* action) {
       Namespace n = split_namespace(ns);
       client::FindOptions options;
       options.limit = limit;
-      auto cursor = client->database(n.db).collection(n.coll).find(bson::Document::from_json(filter),
-                                                                   options);
+      auto cursor = client->database(n.db).collection(n.coll).find(
+          bson::Document::from_json(filter), options);
       for (const auto& doc : cursor->to_vector()) fmt::print("{}\n", doc.to_json());
       return 0;
     };

@@ -29,12 +29,12 @@ double seconds_since(Clock::time_point t) {
 }
 
 bson::Document make_order(int64_t run, int64_t i) {
-  return make_document("_id", fmt::format("run{}-order{:06d}", run, i), "run", run, "customer",
-                       fmt::format("customer-{}", i % 97), "items",
-                       make_array(make_document("sku", fmt::format("sku-{}", i % 13), "qty",
-                                                int32_t(1 + i % 4)),
-                                  make_document("sku", "gift-wrap", "qty", int32_t(1))),
-                       "total", 10.0 + double(i % 1000) / 10.0, "status", "PLACED");
+  return make_document(
+      "_id", fmt::format("run{}-order{:06d}", run, i), "run", run, "customer",
+      fmt::format("customer-{}", i % 97), "items",
+      make_array(make_document("sku", fmt::format("sku-{}", i % 13), "qty", int32_t(1 + i % 4)),
+                 make_document("sku", "gift-wrap", "qty", int32_t(1))),
+      "total", 10.0 + double(i % 1000) / 10.0, "status", "PLACED");
 }
 
 int run_workload(const std::string& data, int64_t documents, int threads, int counters) {
@@ -50,7 +50,8 @@ int run_workload(const std::string& data, int64_t documents, int threads, int co
   int64_t run = runs.count_documents(bson::Document()) + 1;
   while (true) {
     try {
-      runs.insert_one(make_document("_id", run, "documents", documents, "threads", int32_t(threads)));
+      runs.insert_one(
+          make_document("_id", run, "documents", documents, "threads", int32_t(threads)));
       break;
     } catch (const client::DuplicateKeyError&) {
       ++run;
@@ -127,9 +128,10 @@ int run_workload(const std::string& data, int64_t documents, int threads, int co
   auto sample = orders.find_one(make_document("_id", fmt::format("run{}-order{:06d}", run, 1)));
   fmt::print("\nsample document: {}\n\n", sample ? sample->to_json() : "<none>");
   fmt::print("summary (run {}):\n", run);
-  fmt::print("  inserted          {:>8}  ({:.0f} durable inserts/s over {} threads)\n", inserted.load(),
-             double(inserted.load()) / insert_s, threads);
-  fmt::print("  read back, equal  {:>8}  ({:.0f} finds by _id/s)\n", verified, double(documents) / read_s);
+  fmt::print("  inserted          {:>8}  ({:.0f} durable inserts/s over {} threads)\n",
+             inserted.load(), double(inserted.load()) / insert_s, threads);
+  fmt::print("  read back, equal  {:>8}  ({:.0f} finds by _id/s)\n", verified,
+             double(documents) / read_s);
   fmt::print("  mismatched        {:>8}\n", mismatched);
   fmt::print("  CAS wins          {:>8}  (sum of counter versions {})\n", wins.load(), version_sum);
   fmt::print("  CAS conflicts     {:>8}\n", conflicts.load());
@@ -138,8 +140,9 @@ int run_workload(const std::string& data, int64_t documents, int threads, int co
   fmt::print("  runs in directory {:>8}\n", runs.count_documents(bson::Document()));
   fmt::print("  elapsed           {:>7.2f}s\n", seconds_since(start));
   bool ok = mismatched == 0 && wins.load() == version_sum && remaining == documents - deleted;
-  fmt::print("{}\n", ok ? "OK: every acknowledged write read back intact; one CAS winner per version"
-                        : "FAILED: see above");
+  fmt::print("{}\n",
+             ok ? "OK: every acknowledged write read back intact; one CAS winner per version"
+                : "FAILED: see above");
   return ok ? 0 : 2;
 }
 
@@ -152,10 +155,17 @@ void register_workload_command(CLI::App& app, Action* action) {
   static int counters = 4;
   auto* cmd = app.add_subcommand("workload", "Run a durable embedded workload and check it");
   cmd->add_option("--data", data, "Data directory (created if absent)")->capture_default_str();
-  cmd->add_option("--documents", documents, "Documents to insert")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", threads, "Writer threads")->capture_default_str()->check(CLI::Range(1, 64));
-  cmd->add_option("--counters", counters, "Shared CAS counters")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->callback([action] { *action = [] { return run_workload(data, documents, threads, counters); }; });
+  cmd->add_option("--documents", documents, "Documents to insert")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", threads, "Writer threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--counters", counters, "Shared CAS counters")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->callback(
+      [action] { *action = [] { return run_workload(data, documents, threads, counters); }; });
 }
 
 }  // namespace mongostore::tool

@@ -71,6 +71,10 @@ class DocumentBuilder {
   DocumentBuilder& append_array(std::string_view key, DocumentView array);
   /// Copies every element of `document` into the current level.
   DocumentBuilder& append_elements(DocumentView document);
+  /// Inside an array: copies the elements of `array` verbatim (one memcpy) and continues the
+  /// generated keys after them. Returns false, copying nothing, when `array`'s keys are not
+  /// the canonical "0", "1", ... (the caller then pushes elements one by one).
+  bool push_array_elements(DocumentView array);
 
   /// Starts a sub-document or sub-array under `key`; close() ends it.
   DocumentBuilder& open_document(std::string_view key);

@@ -26,7 +26,9 @@ int compare_values(const Value& a, const Value& b);
 int compare_documents(const DocumentView& a, const DocumentView& b);
 
 /// MongoDB equality of values (compare_values == 0).
-inline bool values_equal(const Value& a, const Value& b) { return compare_values(a, b) == 0; }
+inline bool values_equal(const Value& a, const Value& b) {
+  return compare_values(a, b) == 0;
+}
 
 /// A strict-weak-ordering functor over Values, for sorting and ordered containers.
 struct ValueLess {

@@ -20,7 +20,8 @@
 
 namespace mongostore::bson {
 
-/// Which extended JSON dialect to write (https://www.mongodb.com/docs/manual/reference/mongodb-extended-json/).
+/// Which extended JSON dialect to write
+/// (https://www.mongodb.com/docs/manual/reference/mongodb-extended-json/).
 enum class JsonMode {
   kRelaxed,    // numbers as JSON numbers where lossless, dates as ISO-8601
   kCanonical,  // every type explicit: {"$numberInt": "1"}

@@ -22,7 +22,8 @@ class Value {
   Value() = default;
   /// A view of a value of `type` whose payload (the bytes after the element's key) starts at
   /// `data` and is `size` bytes long. The payload must be valid BSON for `type`.
-  Value(BsonType type, const uint8_t* data, uint32_t size) : type_(type), data_(data), size_(size) {}
+  Value(BsonType type, const uint8_t* data, uint32_t size)
+      : type_(type), data_(data), size_(size) {}
 
   BsonType type() const { return type_; }
   bool is_missing() const { return type_ == BsonType::kEndOfDocument; }

@@ -22,6 +22,7 @@
 
 namespace mongostore::client {
 
+using engine::AggregateOptions;
 using engine::CollectionStats;
 using engine::Cursor;
 using engine::DuplicateKeyError;
@@ -79,16 +80,25 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual std::optional<bson::Document> find_one_and_replace(
       std::string_view db, std::string_view coll, bson::DocumentView filter,
       bson::DocumentView replacement, const FindAndModifyOptions& options) = 0;
-  virtual std::optional<bson::Document> find_one_and_delete(std::string_view db,
-                                                            std::string_view coll,
-                                                            bson::DocumentView filter,
-                                                            const FindAndModifyOptions& options) = 0;
+  virtual std::optional<bson::Document> find_one_and_delete(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      const FindAndModifyOptions& options) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter) = 0;
   virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
                                                  std::string_view field,
                                                  bson::DocumentView filter) = 0;
   virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
+  virtual std::string create_index(std::string_view db, std::string_view coll,
+                                   bson::DocumentView keys, bson::DocumentView options) = 0;
+  virtual std::vector<bson::Document> list_indexes(std::string_view db, std::string_view coll) = 0;
+  virtual void drop_index(std::string_view db, std::string_view coll, std::string_view name) = 0;
+  virtual void drop_index(std::string_view db, std::string_view coll, bson::DocumentView keys) = 0;
+  virtual bson::Document explain_find(std::string_view db, std::string_view coll,
+                                      bson::DocumentView filter, const FindOptions& options) = 0;
+  virtual std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
+                                            const std::vector<bson::Document>& pipeline,
+                                            const AggregateOptions& options) = 0;
 };
 
 class Database {
@@ -136,32 +146,29 @@ class Collection {
                            bool upsert = false) const {
     return client_->replace_one(db_, name_, filter, replacement, upsert);
   }
+  /// `update` must hold only $-operators (BadValue otherwise, as drivers check).
   UpdateResult update_one(bson::DocumentView filter, bson::DocumentView update,
-                          const UpdateOptions& options = {}) const {
-    return client_->update_one(db_, name_, filter, update, options);
-  }
+                          const UpdateOptions& options = {}) const;
   UpdateResult update_many(bson::DocumentView filter, bson::DocumentView update,
-                           const UpdateOptions& options = {}) const {
-    return client_->update_many(db_, name_, filter, update, options);
-  }
+                           const UpdateOptions& options = {}) const;
   int64_t delete_one(bson::DocumentView filter) const {
     return client_->delete_one(db_, name_, filter);
   }
   int64_t delete_many(bson::DocumentView filter) const {
     return client_->delete_many(db_, name_, filter);
   }
-  std::optional<bson::Document> find_one_and_update(bson::DocumentView filter,
-                                                    bson::DocumentView update,
-                                                    const FindAndModifyOptions& options = {}) const {
+  std::optional<bson::Document> find_one_and_update(
+      bson::DocumentView filter, bson::DocumentView update,
+      const FindAndModifyOptions& options = {}) const {
     return client_->find_one_and_update(db_, name_, filter, update, options);
   }
-  std::optional<bson::Document> find_one_and_replace(bson::DocumentView filter,
-                                                     bson::DocumentView replacement,
-                                                     const FindAndModifyOptions& options = {}) const {
+  std::optional<bson::Document> find_one_and_replace(
+      bson::DocumentView filter, bson::DocumentView replacement,
+      const FindAndModifyOptions& options = {}) const {
     return client_->find_one_and_replace(db_, name_, filter, replacement, options);
   }
-  std::optional<bson::Document> find_one_and_delete(bson::DocumentView filter,
-                                                    const FindAndModifyOptions& options = {}) const {
+  std::optional<bson::Document> find_one_and_delete(
+      bson::DocumentView filter, const FindAndModifyOptions& options = {}) const {
     return client_->find_one_and_delete(db_, name_, filter, options);
   }
   int64_t count_documents(bson::DocumentView filter) const {
@@ -171,8 +178,29 @@ class Collection {
                                          bson::DocumentView filter = bson::DocumentView()) const {
     return client_->distinct(db_, name_, field, filter);
   }
-  int64_t estimated_document_count() const {
-    return client_->estimated_document_count(db_, name_);
+  int64_t estimated_document_count() const { return client_->estimated_document_count(db_, name_); }
+  /// Runs an aggregation pipeline (one document per stage).
+  std::unique_ptr<Cursor> aggregate(const std::vector<bson::Document>& pipeline,
+                                    const AggregateOptions& options = {}) const {
+    return client_->aggregate(db_, name_, pipeline, options);
+  }
+  /// Creates an index ({a: 1, b: -1}; options: name, unique, sparse,
+  /// partialFilterExpression) and returns its name; see Engine::create_index.
+  std::string create_index(bson::DocumentView keys,
+                           bson::DocumentView options = bson::DocumentView()) const {
+    return client_->create_index(db_, name_, keys, options);
+  }
+  /// The indexes as listIndexes returns them, `_id_` first.
+  std::vector<bson::Document> list_indexes() const { return client_->list_indexes(db_, name_); }
+  /// Drops an index by name (IndexNotFound 27 if none; `_id_` cannot be dropped).
+  void drop_index(std::string_view index_name) const {
+    client_->drop_index(db_, name_, index_name);
+  }
+  /// Drops the index with this key pattern.
+  void drop_index(bson::DocumentView keys) const { client_->drop_index(db_, name_, keys); }
+  /// explain("executionStats") of a find: the winning plan and keys/documents examined.
+  bson::Document explain(bson::DocumentView filter, const FindOptions& options = {}) const {
+    return client_->explain_find(db_, name_, filter, options);
   }
   /// Returns false if the collection did not exist.
   bool drop() const { return client_->drop_collection(db_, name_); }
@@ -189,8 +217,9 @@ class Collection {
 /// |---------------------------------------|-----------------------------------------------|
 /// | `embedded:memory`                     | embedded engine, in memory (tests)            |
 /// | `embedded:/path/dir`                  | embedded engine on a durable data directory   |
-/// | `embedded:/path/dir?durability=journaled` | ... acknowledging before fsync (see durability.h) |
-/// | `mongodb://...`                       | a MongoDB deployment (not yet built: fails with NotImplemented) |
+/// | `embedded:/path/dir?durability=journaled` | ... acknowledging before fsync (see durability.h)
+/// | | `mongodb://...`                       | a MongoDB deployment (not yet built: fails with
+/// NotImplemented) |
 ///
 /// A bare path (no scheme) means `embedded:<path>`.
 std::shared_ptr<Client> connect(std::string_view uri);

@@ -7,11 +7,13 @@ namespace mongostore::engine {
 
 /// How far a write has travelled when the engine acknowledges it.
 ///
-/// | mode        | acknowledged after                          | survives kill -9 | power loss | write concern  |
+/// | mode        | acknowledged after                          | survives kill -9 | power loss |
+/// write concern  |
 /// |-------------|---------------------------------------------|------------------|------------|----------------|
-/// | kDurable    | journal record written and fsync'd          | yes              | yes        | {j: true}      |
-/// | kJournaled  | journal record written to the OS            | yes              | last ~100ms lost | {w: 1, j: false} (mongod's default) |
-/// | kInMemory   | applied in memory; nothing on disk          | no               | no         | (storage mode) |
+/// | kDurable    | journal record written and fsync'd          | yes              | yes        |
+/// {j: true}      | | kJournaled  | journal record written to the OS            | yes | last ~100ms
+/// lost | {w: 1, j: false} (mongod's default) | | kInMemory   | applied in memory; nothing on disk
+/// | no               | no         | (storage mode) |
 ///
 /// Under kDurable, concurrent commits share fsyncs: WiredTiger's log groups the records of
 /// transactions committing together into one write and one sync (group commit), so eight

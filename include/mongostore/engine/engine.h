@@ -2,10 +2,12 @@
 //
 // An Engine owns one WiredTiger connection over a data directory (or memory). It keeps a
 // catalog of databases and collections, stores each collection as a WiredTiger table keyed by
-// the order-preserving key of `_id` (so a find by `_id` is one B-tree lookup), and runs every
-// operation in a WiredTiger snapshot transaction. A write that conflicts with a concurrent
-// writer of the same document is rolled back and retried against the new version inside the
-// engine, as mongod does, so a read-check-write (a version CAS) has exactly one winner.
+// the order-preserving key of `_id` (so a find by `_id` is one B-tree lookup) and each
+// secondary index as a table of its own (index key -> `_id` key, written in the document's
+// transaction), and runs every operation in a WiredTiger snapshot transaction. A write that
+// conflicts with a concurrent writer of the same document is rolled back and retried against the
+// new version inside the engine, as mongod does, so a read-check-write (a version CAS) has exactly
+// one winner.
 //
 // All methods are thread-safe. Errors are mongostore::Error with MongoDB's codes.
 #pragma once
@@ -92,6 +94,15 @@ struct FindAndModifyOptions {
   ReturnDocument return_document = ReturnDocument::kBefore;
   bson::Document projection;
   std::vector<bson::Document> array_filters;
+};
+
+struct AggregateOptions {
+  /// Lets blocking stages exceed 100 MB (they then keep going in memory: spilling to disk is
+  /// not implemented).
+  bool allow_disk_use = false;
+  size_t batch_size = 101;
+  /// The aggregate command's `let` variables ({name: expression}).
+  bson::Document let;
 };
 
 /// Statistics of one collection.
@@ -185,7 +196,9 @@ class Engine {
   virtual std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
                                                  bson::DocumentView filter,
                                                  const FindOptions& options = {}) = 0;
-  /// A cursor over the documents matching `filter`, in `_id` order.
+  /// A cursor over the documents matching `filter`: in sort order when `options.sort` is
+  /// given, otherwise in `_id` order for a collection scan and in index order when the
+  /// planner reads through an index (MongoDB promises no order without a sort).
   virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                        bson::DocumentView filter,
                                        const FindOptions& options = {}) = 0;
@@ -196,9 +209,52 @@ class Engine {
   virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
                                                  std::string_view field,
                                                  bson::DocumentView filter) = 0;
+  /// Runs an aggregation pipeline (one stage document per element) over the collection. A
+  /// leading $match is pushed into the find, so it uses an index when one fits. A pipeline
+  /// ending in $out or $merge runs to completion here and returns an exhausted cursor.
+  virtual std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
+                                            const std::vector<bson::Document>& pipeline,
+                                            const AggregateOptions& options = {}) = 0;
   /// The number of documents in the collection (from a scan of the table).
   virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
   virtual CollectionStats collection_stats(std::string_view db, std::string_view coll) = 0;
+
+  // --- indexes -------------------------------------------------------------------------
+  // Each secondary index is its own WiredTiger table, written in the same transaction as the
+  // document, so a document and its index entries are never seen apart and a unique
+  // violation rolls the whole write back. Keys are MongoDB's: a missing field is null (two
+  // documents missing a unique field collide), an array field gives one entry per element
+  // (multikey), and two array fields in one compound key fail CannotIndexParallelArrays (171).
+  // find, count, distinct, update, delete and findAndModify use an index when the filter has
+  // equality, a range or $in on a prefix of its fields, or when the sort is its order.
+
+  /// Creates an index (the collection is created if missing) and returns its name.
+  /// `keys` is the key pattern ({a: 1, b: -1}); `options` takes MongoDB's createIndexes
+  /// fields: name (default "a_1_b_-1"), unique, sparse, partialFilterExpression. An existing
+  /// identical index is a no-op; the same name with another key pattern fails
+  /// IndexKeySpecsConflict (86); the same name or key with other options fails
+  /// IndexOptionsConflict (85). Built from a scan of the collection; a duplicate key fails
+  /// with DuplicateKeyError (11000) and leaves nothing behind.
+  virtual std::string create_index(std::string_view db, std::string_view coll,
+                                   bson::DocumentView keys,
+                                   bson::DocumentView options = bson::DocumentView()) = 0;
+  /// The collection's indexes in MongoDB's listIndexes shape ({v: 2, key, name, ...}),
+  /// `_id_` first. NamespaceNotFound (26) for a missing collection.
+  virtual std::vector<bson::Document> list_indexes(std::string_view db, std::string_view coll) = 0;
+  /// Drops an index by name ("*": every index but `_id_`); `_id_` fails InvalidOptions (72),
+  /// an unknown name IndexNotFound (27).
+  virtual void drop_index(std::string_view db, std::string_view coll, std::string_view name) = 0;
+  /// Drops the index with key pattern `keys`.
+  virtual void drop_index(std::string_view db, std::string_view coll, bson::DocumentView keys) = 0;
+  /// Runs the find and describes it as MongoDB's explain("executionStats") does:
+  /// {queryPlanner: {namespace, parsedQuery, winningPlan}, executionStats: {executionSuccess,
+  /// nReturned, totalKeysExamined, totalDocsExamined}}. winningPlan is {stage: "FETCH",
+  /// inputStage: {stage: "IXSCAN", keyPattern, indexName, isMultiKey, direction,
+  /// indexBounds}}, {stage: "COLLSCAN"} or {stage: "IDHACK"}, under {stage: "SORT"} when the
+  /// sort is blocking.
+  virtual bson::Document explain_find(std::string_view db, std::string_view coll,
+                                      bson::DocumentView filter,
+                                      const FindOptions& options = {}) = 0;
 
   /// Forces everything acknowledged so far to stable storage (a checkpoint).
   virtual void flush() = 0;

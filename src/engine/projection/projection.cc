@@ -90,9 +90,9 @@ Projection Projection::compile(bson::DocumentView spec) {
                   "projection operator " + std::string(e.key) + " is not supported by mongostore");
     }
     if (e.key.find(".$") != std::string_view::npos) {
-      throw Error(ErrorCode::kNotImplemented,
-                  "the positional projection operator ('" + std::string(e.key) +
-                      "') is not supported by mongostore");
+      throw Error(ErrorCode::kNotImplemented, "the positional projection operator ('" +
+                                                  std::string(e.key) +
+                                                  "') is not supported by mongostore");
     }
     bool include;
     if (e.value.type() == bson::BsonType::kBool || e.value.is_number()) {
@@ -103,9 +103,9 @@ Projection Projection::compile(bson::DocumentView spec) {
                   "projection operator " + std::string(e.value.as_document().begin()->key) +
                       " on '" + std::string(e.key) + "' is not supported by mongostore");
     } else {
-      throw Error(ErrorCode::kNotImplemented,
-                  "projection expressions (field '" + std::string(e.key) +
-                      "') are not supported by mongostore");
+      throw Error(ErrorCode::kNotImplemented, "projection expressions (field '" +
+                                                  std::string(e.key) +
+                                                  "') are not supported by mongostore");
     }
     if (e.key == "_id") {
       p.include_id_ = include;
@@ -130,7 +130,9 @@ Projection Projection::compile(bson::DocumentView spec) {
   return p;
 }
 
-bool Projection::is_identity() const { return root_ == nullptr && !inclusion_; }
+bool Projection::is_identity() const {
+  return root_ == nullptr && !inclusion_;
+}
 
 bson::Document Projection::apply(bson::DocumentView document) const {
   if (root_ == nullptr) {

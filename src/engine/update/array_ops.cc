@@ -68,6 +68,17 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
                                           " in document " + describe_id(ctx.original));
   }
   const PushSpec& spec = op.push;
+  if (!spec.position && !spec.slice && spec.sort == PushSpec::Sort::kNone) {
+    // A plain append: the existing elements are copied as bytes, not one by one, so the
+    // cost of a push does not grow with the array beyond one memcpy.
+    b.open_array(key);
+    if (existing.is_array() && !b.push_array_elements(existing.as_array())) {
+      for (const auto& e : existing.as_array()) b.push(e.value);  // non-canonical keys: renumber
+    }
+    for (const Value& v : spec.each) b.push(v);
+    b.close();
+    return;
+  }
   std::vector<Value> items = elements_of(existing);
   size_t at = items.size();
   if (spec.position) {
@@ -97,13 +108,28 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
     throw Error(ErrorCode::kBadValue, "Cannot apply $addToSet to non-array field. Field named '" +
                                           op.field + "' has non-array type " + type_of(existing));
   }
-  std::vector<Value> items = elements_of(existing);
+  // Only the new elements are collected; the existing ones are compared in place and then
+  // copied as bytes.
+  std::vector<Value> added;
   for (const Value& v : op.push.each) {
-    bool present = std::any_of(items.begin(), items.end(),
+    bool present = std::any_of(added.begin(), added.end(),
                                [&](const Value& x) { return bson::values_equal(x, v); });
-    if (!present) items.push_back(v);
+    if (!present && existing.is_array()) {
+      for (const auto& e : existing.as_array()) {
+        if (bson::values_equal(e.value, v)) {
+          present = true;
+          break;
+        }
+      }
+    }
+    if (!present) added.push_back(v);
   }
-  write_array(b, key, items);
+  b.open_array(key);
+  if (existing.is_array() && !b.push_array_elements(existing.as_array())) {
+    for (const auto& e : existing.as_array()) b.push(e.value);
+  }
+  for (const Value& v : added) b.push(v);
+  b.close();
 }
 
 void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,

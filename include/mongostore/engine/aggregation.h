@@ -1,0 +1,149 @@
+// Aggregation: MongoDB's aggregation pipeline and its expression language.
+//
+//   Pipeline p = Pipeline::compile(stages);           // throws mongostore::Error
+//   auto out = p.run(std::move(input), context);      // lazy where the stage allows it
+//   while (auto doc = out->next()) ...
+//
+//   Expression e = Expression::compile(spec);         // {$add: ["$a", 1]}, "$a.b", literals
+//   bson::OwnedValue v = e.evaluate(document);        // missing when the result is missing
+//
+// Stages: $match (including a top-level $expr) $project $addFields/$set $unset
+// $replaceRoot/$replaceWith $sort $limit $skip $unwind $group $count $sortByCount $lookup
+// (equality and pipeline/let forms) $facet $bucket $sample $documents $out $merge.
+//
+// Expressions: field paths (through arrays as MongoDB), $$ROOT $$CURRENT $$REMOVE $$NOW and
+// let variables; $literal $let; arithmetic ($add $subtract $multiply $divide $mod $abs $ceil
+// $floor $round $trunc $sqrt $pow $exp $ln $log $log10 $rand); comparison ($cmp $eq $ne $gt
+// $gte $lt $lte); boolean ($and $or $not); conditional ($cond $ifNull $switch); array ($in
+// $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first $last $indexOfArray
+// $isArray $range $reverseArray, and $sum $avg $min $max over arrays); string ($concat
+// $substrCP $toLower $toUpper $split $strLenCP $trim $ltrim $rtrim $regexMatch $indexOfCP);
+// type ($type $isNumber $convert $toString $toInt $toLong $toDouble $toBool $toDecimal
+// $toDate $toObjectId); object ($mergeObjects $getField $setField $unsetField
+// $objectToArray $arrayToObject); date ($dateToString $year $month $dayOfMonth $hour $minute
+// $second $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek, with
+// UTC or fixed-offset time zones). Errors carry mongod's codes and messages.
+//
+// Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample, $out) count the
+// bytes they hold; past `memory_limit_bytes` they fail with
+// QueryExceededMemoryLimitNoDiskUseAllowed (292) unless `allow_disk_use` is set. With
+// allow_disk_use they simply keep going in memory: spilling to disk is not implemented.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/bson/value.h"
+
+namespace mongostore::engine {
+
+/// A pull-based stream of documents; nullopt ends it.
+class DocumentSource {
+ public:
+  virtual ~DocumentSource() = default;
+  virtual std::optional<bson::Document> next() = 0;
+};
+
+/// A DocumentSource over documents held in memory (handy for tests and sub-pipelines).
+std::unique_ptr<DocumentSource> make_vector_source(std::vector<bson::Document> documents);
+/// Drains a source into a vector.
+std::vector<bson::Document> drain(DocumentSource& source);
+
+/// Named variables ($$name) visible to expressions, in addition to ROOT, CURRENT, REMOVE.
+using Variables = std::vector<std::pair<std::string, bson::OwnedValue>>;
+
+/// Evaluates the aggregate command's `let` option ({name: expression}) into variables for
+/// Pipeline::run (expressions see an empty $$ROOT). Throws for invalid variable names.
+Variables evaluate_let(bson::DocumentView let);
+
+/// What $merge does with one output document. The engine finds the target document whose
+/// `on` fields equal those of the output document (`filter` is that equality filter) and
+/// calls `decide` with it (or nullopt when none matches). `decide` returns the document to
+/// store (which replaces the matched document, or is inserted when none matched), or
+/// nullopt to leave the target untouched; it throws Error for the "fail" modes.
+using MergeDecision =
+    std::function<std::optional<bson::Document>(std::optional<bson::DocumentView> existing)>;
+
+/// Supplied by the engine: access to other collections of the same database.
+struct AggregationContext {
+  /// $lookup: the documents of `collection` matching `filter` (a find filter).
+  std::function<std::unique_ptr<DocumentSource>(std::string_view collection,
+                                                bson::DocumentView filter)>
+      read_collection;
+  /// $out: atomically replaces the contents of `collection` with `documents`.
+  std::function<void(std::string_view collection, std::vector<bson::Document> documents)>
+      replace_collection;
+  /// $merge: see MergeDecision.
+  std::function<void(std::string_view collection, bson::DocumentView filter,
+                     const MergeDecision& decide)>
+      merge_document;
+  bool allow_disk_use = false;
+  /// The memory a blocking stage may hold before failing (or, with allow_disk_use, before it
+  /// would spill: it keeps going in memory instead).
+  size_t memory_limit_bytes = 100 * 1024 * 1024;
+};
+
+namespace aggregation_detail {
+class ExprNode;
+class Stage;
+}  // namespace aggregation_detail
+
+/// A compiled aggregation expression.
+class Expression {
+ public:
+  /// Parses an expression: a field path string ("$a.b"), a variable ("$$x"), an operator
+  /// document ({$op: args}), an object of expressions or an array of expressions; anything
+  /// else is a literal. Throws Error (168 for an unknown operator, ...).
+  static Expression compile(bson::Value spec);
+  /// compile() of the single element of a document ({"": spec}), for convenience.
+  static Expression compile_document(bson::DocumentView spec);
+
+  /// Evaluates against `root` ($$ROOT and $$CURRENT). Missing results are missing values.
+  bson::OwnedValue evaluate(bson::DocumentView root) const;
+  bson::OwnedValue evaluate(bson::DocumentView root, const Variables& variables) const;
+
+ private:
+  explicit Expression(std::shared_ptr<const aggregation_detail::ExprNode> node)
+      : node_(std::move(node)) {}
+  std::shared_ptr<const aggregation_detail::ExprNode> node_;
+};
+
+class Pipeline {
+ public:
+  Pipeline() = default;
+  /// Throws Error: 40323 when a stage is not a one-field document, 40324 "Unrecognized
+  /// pipeline stage name: '$foo'", 40601 for $out/$merge not last, and each stage's own
+  /// parse errors.
+  static Pipeline compile(const std::vector<bson::Document>& stages);
+  static Pipeline compile(bson::DocumentView stages_array);
+
+  /// The filter of a leading $match (without $expr), so the engine can push it into its
+  /// scan. run() still applies it (re-applying a filter is harmless).
+  std::optional<bson::Document> leading_match() const;
+  /// True when the last stage is $out or $merge (the pipeline returns no documents).
+  bool writes_output() const;
+
+  /// Runs the pipeline over `input`. The context is copied (the returned source may outlive
+  /// it); streaming stages stay lazy, blocking stages consume their input inside run() (so
+  /// their errors, such as the memory limit, are thrown from here).
+  /// The returned source also keeps the compiled stages it needs alive.
+  std::unique_ptr<DocumentSource> run(std::unique_ptr<DocumentSource> input,
+                                      const AggregationContext& context) const;
+  std::unique_ptr<DocumentSource> run(std::unique_ptr<DocumentSource> input,
+                                      const AggregationContext& context,
+                                      const Variables& variables) const;
+
+  size_t size() const { return stages_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<const aggregation_detail::Stage>> stages_;
+};
+
+}  // namespace mongostore::engine

@@ -1,0 +1,101 @@
+#include "engine/aggregate_runner.h"
+
+#include <deque>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/engine/aggregation.h"
+
+namespace mongostore::engine {
+namespace {
+
+// A find cursor seen as a pipeline input.
+class CursorSource final : public DocumentSource {
+ public:
+  explicit CursorSource(std::unique_ptr<Cursor> cursor) : cursor_(std::move(cursor)) {}
+  std::optional<bson::Document> next() override {
+    while (buffer_.empty()) {
+      if (cursor_->exhausted()) return std::nullopt;
+      for (auto& d : cursor_->next_batch()) buffer_.push_back(std::move(d));
+    }
+    bson::Document d = std::move(buffer_.front());
+    buffer_.pop_front();
+    return d;
+  }
+
+ private:
+  std::unique_ptr<Cursor> cursor_;
+  std::deque<bson::Document> buffer_;
+};
+
+// A pipeline's output handed out in batches.
+class PipelineCursor final : public Cursor {
+ public:
+  PipelineCursor(std::unique_ptr<DocumentSource> source, size_t batch_size)
+      : source_(std::move(source)), batch_size_(batch_size == 0 ? 101 : batch_size) {}
+  std::vector<bson::Document> next_batch() override {
+    std::vector<bson::Document> out;
+    while (!done_ && out.size() < batch_size_) {
+      auto d = source_->next();
+      if (!d) {
+        done_ = true;
+        break;
+      }
+      out.push_back(std::move(*d));
+    }
+    return out;
+  }
+  bool exhausted() const override { return done_; }
+
+ private:
+  std::unique_ptr<DocumentSource> source_;
+  size_t batch_size_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::string_view coll,
+                                      const std::vector<bson::Document>& stages,
+                                      const AggregateOptions& options) {
+  Pipeline pipeline = Pipeline::compile(stages);
+  std::string database(db);
+  AggregationContext context;
+  context.allow_disk_use = options.allow_disk_use;
+  context.read_collection = [&engine, database](
+                                std::string_view other,
+                                bson::DocumentView filter) -> std::unique_ptr<DocumentSource> {
+    return std::make_unique<CursorSource>(engine.find(database, other, filter));
+  };
+  context.replace_collection = [&engine, database](std::string_view target,
+                                                   std::vector<bson::Document> documents) {
+    engine.drop_collection(database, target);
+    engine.create_collection(database, target);
+    if (!documents.empty()) engine.insert_many(database, target, documents);
+  };
+  context.merge_document = [&engine, database](std::string_view target, bson::DocumentView filter,
+                                               const MergeDecision& decide) {
+    auto existing = engine.find_one(database, target, filter);
+    std::optional<bson::Document> result =
+        decide(existing ? std::optional<bson::DocumentView>(existing->view()) : std::nullopt);
+    if (!result) return;
+    if (existing) {
+      engine.replace_one(database, target, bson::make_document("_id", existing->get("_id")),
+                         *result);
+    } else {
+      engine.insert_one(database, target, *result);
+    }
+  };
+  std::optional<bson::Document> leading = pipeline.leading_match();
+  auto input = std::make_unique<CursorSource>(
+      engine.find(db, coll, leading ? leading->view() : bson::DocumentView()));
+  Variables variables = evaluate_let(options.let.view());
+  auto output = pipeline.run(std::move(input), context, variables);
+  auto cursor = std::make_unique<PipelineCursor>(std::move(output), options.batch_size);
+  if (pipeline.writes_output()) {
+    // $out / $merge: the work is the side effect; finish it before returning.
+    while (!cursor->exhausted()) cursor->next_batch();
+  }
+  return cursor;
+}
+
+}  // namespace mongostore::engine

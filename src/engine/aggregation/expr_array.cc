@@ -1,0 +1,396 @@
+// Array expressions: $in $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first
+// $last $indexOfArray $isArray $range $reverseArray, and the accumulator expressions $sum
+// $avg $min $max (over an array argument or over several arguments).
+#include <limits>
+
+#include "engine/aggregation/internal.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+int64_t to_index(const Value& v, int code, const std::string& what) {
+  int32_t i = 0;
+  if (!to_int32_exact(v, &i)) fail(code, what);
+  return i;
+}
+
+OwnedValue op_in(std::string_view, std::vector<OwnedValue>& a) {
+  Value arr = a[1].view();
+  if (!arr.is_array()) {
+    fail(40081, "$in requires an array as a second argument, found: " + type_name(arr));
+  }
+  for (const bson::Element& e : arr.as_array()) {
+    if (bson::values_equal(e.value, a[0].view())) return make_value(true);
+  }
+  return make_value(false);
+}
+
+OwnedValue op_size(std::string_view, std::vector<OwnedValue>& a) {
+  Value v = a[0].view();
+  if (!v.is_array()) {
+    fail(17124, "The argument to $size must be an array, but was of type: " + type_name(v));
+  }
+  return make_value(static_cast<int32_t>(v.as_array().count()));
+}
+
+OwnedValue op_elem_at(std::string_view, std::vector<OwnedValue>& a) {
+  Value arr = a[0].view();
+  Value idx = a[1].view();
+  if (nullish(arr) || nullish(idx)) return null_value();
+  if (!arr.is_array()) {
+    fail(28689, "$arrayElemAt's first argument must be an array, but is " + type_name(arr));
+  }
+  if (!idx.is_number()) {
+    fail(28690, "$arrayElemAt's second argument must be a numeric value, but is " + type_name(idx));
+  }
+  int64_t i = to_index(idx, 28691,
+                       "$arrayElemAt's second argument must be representable as a 32-bit "
+                       "integer: " +
+                           render(idx));
+  std::vector<Value> el = array_elements(arr);
+  int64_t n = static_cast<int64_t>(el.size());
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) return OwnedValue();
+  return OwnedValue(el[static_cast<size_t>(i)]);
+}
+
+EagerFn first_last(bool first) {
+  return [first](std::string_view name, std::vector<OwnedValue>& a) -> OwnedValue {
+    Value arr = a[0].view();
+    if (nullish(arr)) return null_value();
+    if (!arr.is_array()) {
+      fail(28689, std::string(name) + "'s argument must be an array, but is " + type_name(arr));
+    }
+    std::vector<Value> el = array_elements(arr);
+    if (el.empty()) return OwnedValue();
+    return OwnedValue(first ? el.front() : el.back());
+  };
+}
+
+OwnedValue op_concat_arrays(std::string_view, std::vector<OwnedValue>& a) {
+  std::vector<Value> out;
+  for (const OwnedValue& o : a) {
+    Value v = o.view();
+    if (nullish(v)) return null_value();
+    if (!v.is_array()) fail(28664, "$concatArrays only supports arrays, not " + type_name(v));
+    for (const bson::Element& e : v.as_array()) out.push_back(e.value);
+  }
+  return make_array_value(out);
+}
+
+OwnedValue op_slice(std::string_view, std::vector<OwnedValue>& a) {
+  Value arr = a[0].view();
+  for (const OwnedValue& o : a) {
+    if (nullish(o.view())) return null_value();
+  }
+  if (!arr.is_array()) {
+    fail(28724, "First argument to $slice must be an array, but is of type: " + type_name(arr));
+  }
+  std::vector<Value> el = array_elements(arr);
+  int64_t n = static_cast<int64_t>(el.size());
+  int64_t start = 0;
+  int64_t count = 0;
+  if (a.size() == 2) {
+    Value c = a[1].view();
+    if (!c.is_number()) {
+      fail(28725,
+           "Second argument to $slice must be a numeric value, but is of type: " + type_name(c));
+    }
+    count = to_index(
+        c, 28726,
+        "Second argument to $slice can't be represented as a 32-bit integer: " + render(c));
+    if (count >= 0) {
+      start = 0;
+    } else {
+      start = std::max<int64_t>(0, n + count);
+      count = n - start;
+    }
+  } else {
+    Value p = a[1].view();
+    Value c = a[2].view();
+    if (!p.is_number()) {
+      fail(28725,
+           "Second argument to $slice must be a numeric value, but is of type: " + type_name(p));
+    }
+    if (!c.is_number()) {
+      fail(28727, "Third argument to $slice must be numeric, but is of type: " + type_name(c));
+    }
+    start = to_index(
+        p, 28726,
+        "Second argument to $slice can't be represented as a 32-bit integer: " + render(p));
+    count =
+        to_index(c, 28728,
+                 "Third argument to $slice can't be represented as a 32-bit integer: " + render(c));
+    if (count <= 0) {
+      fail(28729, "Third argument to $slice must be positive: " + render(c));
+    }
+    if (start < 0) start = std::max<int64_t>(0, n + start);
+  }
+  std::vector<Value> out;
+  for (int64_t i = start; i < n && i < start + count; ++i)
+    out.push_back(el[static_cast<size_t>(i)]);
+  return make_array_value(out);
+}
+
+OwnedValue op_index_of_array(std::string_view, std::vector<OwnedValue>& a) {
+  Value arr = a[0].view();
+  if (nullish(arr)) return null_value();
+  if (!arr.is_array()) {
+    fail(40090, "$indexOfArray requires an array as a first argument, found: " + type_name(arr));
+  }
+  std::vector<Value> el = array_elements(arr);
+  int64_t start = 0;
+  int64_t end = static_cast<int64_t>(el.size());
+  if (a.size() > 2) {
+    Value s = a[2].view();
+    int32_t i = 0;
+    if (!to_int32_exact(s, &i)) {
+      fail(40096, "$indexOfArray requires an integral starting index, found a value of type: " +
+                      type_name(s));
+    }
+    if (i < 0)
+      fail(40097, "$indexOfArray requires a nonnegative starting index, found: " + render(s));
+    start = i;
+  }
+  if (a.size() > 3) {
+    Value s = a[3].view();
+    int32_t i = 0;
+    if (!to_int32_exact(s, &i)) {
+      fail(40096, "$indexOfArray requires an integral ending index, found a value of type: " +
+                      type_name(s));
+    }
+    if (i < 0)
+      fail(40097, "$indexOfArray requires a nonnegative ending index, found: " + render(s));
+    end = std::min<int64_t>(end, i);
+  }
+  for (int64_t i = start; i < end; ++i) {
+    if (bson::values_equal(el[static_cast<size_t>(i)], a[1].view())) {
+      return make_value(static_cast<int32_t>(i));
+    }
+  }
+  return make_value(int32_t{-1});
+}
+
+OwnedValue op_range(std::string_view, std::vector<OwnedValue>& a) {
+  Value s = a[0].view();
+  Value e = a[1].view();
+  if (!s.is_number()) {
+    fail(34443, "$range requires a numeric starting value, found value of type: " + type_name(s));
+  }
+  int32_t start = 0, end = 0, step = 1;
+  if (!to_int32_exact(s, &start)) {
+    fail(34444,
+         "$range requires a starting value that can be represented as a 32-bit integer, "
+         "found value: " +
+             render(s));
+  }
+  if (!e.is_number()) {
+    fail(34445, "$range requires a numeric ending value, found value of type: " + type_name(e));
+  }
+  if (!to_int32_exact(e, &end)) {
+    fail(34446,
+         "$range requires an ending value that can be represented as a 32-bit integer, "
+         "found value: " +
+             render(e));
+  }
+  if (a.size() > 2) {
+    Value st = a[2].view();
+    if (!st.is_number()) {
+      fail(34447, "$range requires a numeric step value, found value of type: " + type_name(st));
+    }
+    if (!to_int32_exact(st, &step)) {
+      fail(34448,
+           "$range requires a step value that can be represented as a 32-bit integer, "
+           "found value: " +
+               render(st));
+    }
+    if (step == 0) fail(34449, "$range requires a non-zero step value");
+  }
+  bson::DocumentBuilder b;
+  b.open_array("");
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
+    b.push(static_cast<int32_t>(i));
+  }
+  b.close();
+  Document d = b.finish();
+  return OwnedValue(d.get(""));
+}
+
+OwnedValue op_reverse(std::string_view, std::vector<OwnedValue>& a) {
+  Value arr = a[0].view();
+  if (nullish(arr)) return null_value();
+  if (!arr.is_array()) {
+    fail(34435,
+         "The argument to $reverseArray must be an array, but was of type: " + type_name(arr));
+  }
+  std::vector<Value> el = array_elements(arr);
+  std::reverse(el.begin(), el.end());
+  return make_array_value(el);
+}
+
+// $filter / $map / $reduce: variables bound per element.
+struct IterArgs {
+  ExprPtr input;
+  std::string as = "this";
+  ExprPtr body;   // cond or in
+  ExprPtr extra;  // limit (filter) or initialValue (reduce)
+};
+
+IterArgs parse_iter(std::string_view name, const Value& args, const char* body_key,
+                    const char* extra_key, bool has_as) {
+  std::string op(name);
+  if (!args.is_document()) {
+    fail(name == "$filter" ? 28646 : (name == "$map" ? 16878 : 40075),
+         op + " only supports an object as its argument");
+  }
+  IterArgs out;
+  Value body;
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "input") {
+      out.input = parse_expression(e.value);
+    } else if (has_as && e.key == "as") {
+      if (!e.value.is_string()) fail(28649, op + " 'as' must be a string");
+      out.as = std::string(e.value.as_string());
+    } else if (e.key == body_key) {
+      body = e.value;
+    } else if (extra_key && e.key == extra_key) {
+      out.extra = parse_expression(e.value);
+    } else {
+      fail(name == "$filter" ? 28647 : (name == "$map" ? 16879 : 40076),
+           "Unrecognized parameter to " + op + ": " + std::string(e.key));
+    }
+  }
+  if (!out.input)
+    fail(name == "$filter" ? 28648 : (name == "$map" ? 16880 : 40077),
+         "Missing 'input' parameter to " + op);
+  if (body.is_missing()) {
+    fail(name == "$filter" ? 28650 : (name == "$map" ? 16882 : 40079),
+         "Missing '" + std::string(body_key) + "' parameter to " + op);
+  }
+  if (name == "$reduce" && !out.extra) fail(40078, "Missing 'initialValue' parameter to $reduce");
+  out.body = parse_expression(body);
+  return out;
+}
+
+class FilterNode : public ExprNode {
+ public:
+  explicit FilterNode(IterArgs a) : a_(std::move(a)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = a_.input->eval(ctx);
+    if (nullish(in.view())) return null_value();
+    if (!in.view().is_array()) {
+      fail(28651, "input to $filter must be an array not " + type_name(in.view()));
+    }
+    int64_t limit = std::numeric_limits<int64_t>::max();
+    if (a_.extra) {
+      OwnedValue l = a_.extra->eval(ctx);
+      if (!nullish(l.view())) {
+        int32_t i = 0;
+        if (!to_int32_exact(l.view(), &i)) {
+          fail(327391, "$filter: limit must be represented as a 32-bit integral value: " +
+                           render(l.view()));
+        }
+        if (i < 1) fail(327392, "$filter: limit must be greater than 0: " + render(l.view()));
+        limit = i;
+      }
+    }
+    std::vector<Value> out;
+    ScopedVariable var(ctx, a_.as, OwnedValue());
+    for (const bson::Element& e : in.view().as_array()) {
+      if (static_cast<int64_t>(out.size()) >= limit) break;
+      var.set(OwnedValue(e.value));
+      if (a_.body->eval(ctx).view().truthy()) out.push_back(e.value);
+    }
+    return make_array_value(out);
+  }
+
+ private:
+  IterArgs a_;
+};
+
+class MapNode : public ExprNode {
+ public:
+  explicit MapNode(IterArgs a) : a_(std::move(a)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = a_.input->eval(ctx);
+    if (nullish(in.view())) return null_value();
+    if (!in.view().is_array()) {
+      fail(16883, "input to $map must be an array not " + type_name(in.view()));
+    }
+    std::vector<OwnedValue> out;
+    ScopedVariable var(ctx, a_.as, OwnedValue());
+    for (const bson::Element& e : in.view().as_array()) {
+      var.set(OwnedValue(e.value));
+      out.push_back(a_.body->eval(ctx));
+    }
+    return make_array_value(out);
+  }
+
+ private:
+  IterArgs a_;
+};
+
+class ReduceNode : public ExprNode {
+ public:
+  explicit ReduceNode(IterArgs a) : a_(std::move(a)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = a_.input->eval(ctx);
+    if (nullish(in.view())) return null_value();
+    if (!in.view().is_array()) {
+      fail(40080, "$reduce requires that 'input' be an array, found: " + render(in.view()));
+    }
+    OwnedValue acc = a_.extra->eval(ctx);
+    for (const bson::Element& e : in.view().as_array()) {
+      ScopedVariable value(ctx, "value", acc);
+      ScopedVariable self(ctx, "this", OwnedValue(e.value));
+      acc = a_.body->eval(ctx);
+    }
+    return acc;
+  }
+
+ private:
+  IterArgs a_;
+};
+
+EagerFn accumulate(std::string op) {
+  return [op](std::string_view, std::vector<OwnedValue>& a) -> OwnedValue {
+    std::unique_ptr<Accumulator> acc = make_accumulator(op);
+    if (a.size() == 1 && a[0].view().is_array()) {
+      for (const bson::Element& e : a[0].view().as_array()) acc->add(e.value);
+    } else {
+      for (const OwnedValue& v : a) acc->add(v.view());
+    }
+    return acc->result();
+  };
+}
+
+}  // namespace
+
+void register_array(OperatorTable& t) {
+  for (const char* op : {"$sum", "$avg", "$min", "$max"}) add_eager(t, op, 1, -1, accumulate(op));
+  add_eager(t, "$in", 2, 2, op_in);
+  add_eager(t, "$size", 1, 1, op_size);
+  add_eager(t, "$arrayElemAt", 2, 2, op_elem_at);
+  add_eager(t, "$first", 1, 1, first_last(true));
+  add_eager(t, "$last", 1, 1, first_last(false));
+  add_eager(t, "$concatArrays", 0, -1, op_concat_arrays);
+  add_eager(t, "$slice", 2, 3, op_slice);
+  add_eager(t, "$indexOfArray", 2, 4, op_index_of_array);
+  add_eager(t, "$isArray", 1, 1, [](std::string_view, std::vector<OwnedValue>& a) {
+    return make_value(a[0].view().is_array());
+  });
+  add_eager(t, "$range", 2, 3, op_range);
+  add_eager(t, "$reverseArray", 1, 1, op_reverse);
+  t["$filter"] = [](std::string_view name, const Value& args) -> ExprPtr {
+    return std::make_shared<FilterNode>(parse_iter(name, args, "cond", "limit", true));
+  };
+  t["$map"] = [](std::string_view name, const Value& args) -> ExprPtr {
+    return std::make_shared<MapNode>(parse_iter(name, args, "in", nullptr, true));
+  };
+  t["$reduce"] = [](std::string_view name, const Value& args) -> ExprPtr {
+    return std::make_shared<ReduceNode>(parse_iter(name, args, "in", "initialValue", false));
+  };
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,439 @@
+// Date expressions: $dateToString (format specifiers %Y %m %d %H %M %S %L %j %w %u %U %V %G
+// %z %Z %%) and the part extractors $year $month $dayOfMonth $hour $minute $second
+// $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek. Time zones:
+// "UTC"/"GMT" and fixed offsets ("+05:30", "-0800", "+03"); Olson names are not supported.
+#include <cstdio>
+
+#include "engine/aggregation/internal.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+// Howard Hinnant's civil-date algorithms.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+struct Civil {
+  int64_t year;
+  unsigned month, day;
+};
+
+Civil civil_from_days(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return Civil{y + (m <= 2), m, d};
+}
+
+struct Parts {
+  int64_t year;
+  int month, day, hour, minute, second, millis;
+  int wday;  // 0 = Sunday
+  int yday;  // 0-based
+  int64_t days;
+};
+
+Parts parts_of(int64_t millis) {
+  Parts p;
+  int64_t days = floor_div(millis, 86400000);
+  int64_t rem = millis - days * 86400000;
+  Civil c = civil_from_days(days);
+  p.days = days;
+  p.year = c.year;
+  p.month = static_cast<int>(c.month);
+  p.day = static_cast<int>(c.day);
+  p.hour = static_cast<int>(rem / 3600000);
+  p.minute = static_cast<int>(rem / 60000 % 60);
+  p.second = static_cast<int>(rem / 1000 % 60);
+  p.millis = static_cast<int>(rem % 1000);
+  p.wday = static_cast<int>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
+  p.yday = static_cast<int>(days - days_from_civil(c.year, 1, 1));
+  return p;
+}
+
+int iso_dow(const Parts& p) {
+  return p.wday == 0 ? 7 : p.wday;
+}
+
+void iso_week(const Parts& p, int64_t* iso_year, int* week) {
+  int64_t thursday = p.days - (iso_dow(p) - 1) + 3;
+  Civil c = civil_from_days(thursday);
+  *iso_year = c.year;
+  *week = static_cast<int>((thursday - days_from_civil(c.year, 1, 1)) / 7 + 1);
+}
+
+// Minutes east of UTC.
+int parse_timezone(const Value& tz) {
+  if (tz.type() != BsonType::kString) {
+    fail(40517, "timezone must evaluate to a string, found " + type_name(tz));
+  }
+  std::string_view s = tz.as_string();
+  if (s == "UTC" || s == "GMT" || s == "Z" || s == "Etc/UTC" || s == "Etc/GMT") return 0;
+  if (s.size() >= 3 && (s[0] == '+' || s[0] == '-')) {
+    std::string digits;
+    for (size_t i = 1; i < s.size(); ++i) {
+      if (s[i] == ':' && i == 3) continue;
+      if (s[i] < '0' || s[i] > '9') digits = "x";
+      digits += s[i];
+    }
+    if (digits.size() == 2 || digits.size() == 4) {
+      bool ok = digits.find('x') == std::string::npos;
+      if (ok) {
+        int h = std::stoi(digits.substr(0, 2));
+        int m = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
+        int total = h * 60 + m;
+        return s[0] == '-' ? -total : total;
+      }
+    }
+  }
+  fail(40485, "unrecognized time zone identifier: \"" + std::string(s) + "\"");
+}
+
+// The instant of a date-like value, or nullopt for null/missing.
+std::optional<int64_t> date_millis(const Value& v) {
+  switch (v.type()) {
+    case BsonType::kDateTime:
+      return v.as_datetime().millis;
+    case BsonType::kTimestamp:
+      return int64_t{v.as_timestamp().seconds} * 1000;
+    case BsonType::kObjectId:
+      return int64_t{v.as_object_id().timestamp()} * 1000;
+    default:
+      if (nullish(v)) return std::nullopt;
+      fail(16006, "can't convert from BSON type " + type_name(v) + " to Date");
+  }
+}
+
+std::string pad(int64_t v, int width) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%0*lld", width, static_cast<long long>(v));
+  return buf;
+}
+
+std::string format_date(int64_t millis, std::string_view format, int offset_minutes) {
+  Parts p = parts_of(millis + int64_t{offset_minutes} * 60000);
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    if (c != '%') {
+      out += c;
+      continue;
+    }
+    if (i + 1 >= format.size()) fail(18535, "Unmatched '%' at end of format string");
+    char f = format[++i];
+    int64_t iy = 0;
+    int wk = 0;
+    switch (f) {
+      case 'Y':
+        out += pad(p.year, 4);
+        break;
+      case 'm':
+        out += pad(p.month, 2);
+        break;
+      case 'd':
+        out += pad(p.day, 2);
+        break;
+      case 'H':
+        out += pad(p.hour, 2);
+        break;
+      case 'M':
+        out += pad(p.minute, 2);
+        break;
+      case 'S':
+        out += pad(p.second, 2);
+        break;
+      case 'L':
+        out += pad(p.millis, 3);
+        break;
+      case 'j':
+        out += pad(p.yday + 1, 3);
+        break;
+      case 'w':
+        out += pad(p.wday + 1, 1);
+        break;
+      case 'u':
+        out += pad(iso_dow(p), 1);
+        break;
+      case 'U':
+        out += pad((p.yday + 7 - p.wday) / 7, 2);
+        break;
+      case 'V':
+        iso_week(p, &iy, &wk);
+        out += pad(wk, 2);
+        break;
+      case 'G':
+        iso_week(p, &iy, &wk);
+        out += pad(iy, 4);
+        break;
+      case 'z': {
+        int a = offset_minutes < 0 ? -offset_minutes : offset_minutes;
+        out += (offset_minutes < 0 ? "-" : "+") + pad(a / 60, 2) + pad(a % 60, 2);
+        break;
+      }
+      case 'Z':
+        out += (offset_minutes < 0 ? "-" : "+") +
+               std::to_string(offset_minutes < 0 ? -offset_minutes : offset_minutes);
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        fail(18536, std::string("Invalid format character '%") + f + "' in format string");
+    }
+  }
+  return out;
+}
+
+class DateToStringNode : public ExprNode {
+ public:
+  ExprPtr date, format, timezone, on_null;
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue d = date->eval(ctx);
+    std::string fmt = "%Y-%m-%dT%H:%M:%S.%LZ";
+    if (format) {
+      OwnedValue f = format->eval(ctx);
+      if (nullish(f.view())) return null_value();
+      if (f.view().type() != BsonType::kString) {
+        fail(18533, "$dateToString requires that 'format' be a string, found: " +
+                        type_name(f.view()) + " with value " + render(f.view()));
+      }
+      fmt = std::string(f.view().as_string());
+    }
+    int offset = 0;
+    if (timezone) {
+      OwnedValue tz = timezone->eval(ctx);
+      if (nullish(tz.view())) return null_value();
+      offset = parse_timezone(tz.view());
+    }
+    std::optional<int64_t> ms = date_millis(d.view());
+    if (!ms) return on_null ? on_null->eval(ctx) : null_value();
+    return make_value(format_date(*ms, fmt, offset));
+  }
+};
+
+ExprPtr parse_date_to_string(std::string_view, const Value& args) {
+  if (!args.is_document()) {
+    fail(18629, "$dateToString only supports an object as its argument");
+  }
+  auto node = std::make_shared<DateToStringNode>();
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "date") {
+      node->date = parse_expression(e.value);
+    } else if (e.key == "format") {
+      node->format = parse_expression(e.value);
+    } else if (e.key == "timezone") {
+      node->timezone = parse_expression(e.value);
+    } else if (e.key == "onNull") {
+      node->on_null = parse_expression(e.value);
+    } else {
+      fail(18534, "Unrecognized parameter to $dateToString: " + std::string(e.key));
+    }
+  }
+  if (!node->date) fail(18628, "Missing 'date' parameter to $dateToString");
+  return node;
+}
+
+enum class Part {
+  kYear,
+  kMonth,
+  kDayOfMonth,
+  kHour,
+  kMinute,
+  kSecond,
+  kMillisecond,
+  kDayOfWeek,
+  kDayOfYear,
+  kWeek,
+  kIsoWeek,
+  kIsoWeekYear,
+  kIsoDayOfWeek
+};
+
+class DatePartNode : public ExprNode {
+ public:
+  DatePartNode(Part part, ExprPtr date, ExprPtr tz)
+      : part_(part), date_(std::move(date)), tz_(std::move(tz)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue d = date_->eval(ctx);
+    int offset = 0;
+    if (tz_) {
+      OwnedValue tz = tz_->eval(ctx);
+      if (nullish(tz.view())) return null_value();
+      offset = parse_timezone(tz.view());
+    }
+    std::optional<int64_t> ms = date_millis(d.view());
+    if (!ms) return null_value();
+    Parts p = parts_of(*ms + int64_t{offset} * 60000);
+    int64_t iy = 0;
+    int wk = 0;
+    switch (part_) {
+      case Part::kYear:
+        return make_value(static_cast<int32_t>(p.year));
+      case Part::kMonth:
+        return make_value(static_cast<int32_t>(p.month));
+      case Part::kDayOfMonth:
+        return make_value(static_cast<int32_t>(p.day));
+      case Part::kHour:
+        return make_value(static_cast<int32_t>(p.hour));
+      case Part::kMinute:
+        return make_value(static_cast<int32_t>(p.minute));
+      case Part::kSecond:
+        return make_value(static_cast<int32_t>(p.second));
+      case Part::kMillisecond:
+        return make_value(static_cast<int32_t>(p.millis));
+      case Part::kDayOfWeek:
+        return make_value(static_cast<int32_t>(p.wday + 1));
+      case Part::kDayOfYear:
+        return make_value(static_cast<int32_t>(p.yday + 1));
+      case Part::kWeek:
+        return make_value(static_cast<int32_t>((p.yday + 7 - p.wday) / 7));
+      case Part::kIsoWeek:
+        iso_week(p, &iy, &wk);
+        return make_value(static_cast<int32_t>(wk));
+      case Part::kIsoWeekYear:
+        iso_week(p, &iy, &wk);
+        return make_value(iy);
+      default:
+        return make_value(static_cast<int32_t>(iso_dow(p)));
+    }
+  }
+
+ private:
+  Part part_;
+  ExprPtr date_, tz_;
+};
+
+OperatorParser date_part(Part part) {
+  return [part](std::string_view name, const Value& args) -> ExprPtr {
+    if (args.is_document() && args.as_document().has("date")) {
+      ExprPtr date, tz;
+      for (const bson::Element& e : args.as_document()) {
+        if (e.key == "date") {
+          date = parse_expression(e.value);
+        } else if (e.key == "timezone") {
+          tz = parse_expression(e.value);
+        } else {
+          fail(40535,
+               "unrecognized option to " + std::string(name) + ": \"" + std::string(e.key) + "\"");
+        }
+      }
+      return std::make_shared<DatePartNode>(part, date, tz);
+    }
+    std::vector<ExprPtr> a = parse_args(args);
+    check_arity(name, a.size(), 1, 1);
+    return std::make_shared<DatePartNode>(part, a[0], nullptr);
+  };
+}
+
+}  // namespace
+
+std::string format_iso_date(int64_t millis) {
+  return format_date(millis, "%Y-%m-%dT%H:%M:%S.%LZ", 0);
+}
+
+bool parse_iso_date(std::string_view s, int64_t* millis) {
+  auto num = [&](size_t pos, size_t n, int* out) {
+    if (pos + n > s.size()) return false;
+    int v = 0;
+    for (size_t i = pos; i < pos + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
+  if (!num(0, 4, &y) || s.size() < 10 || s[4] != '-' || !num(5, 2, &mo) || s[7] != '-' ||
+      !num(8, 2, &d)) {
+    return false;
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+  size_t pos = 10;
+  int offset = 0;
+  if (pos < s.size() && (s[pos] == 'T' || s[pos] == ' ')) {
+    if (!num(pos + 1, 2, &h) || pos + 3 >= s.size() || s[pos + 3] != ':' || !num(pos + 4, 2, &mi)) {
+      return false;
+    }
+    pos += 6;
+    if (pos < s.size() && s[pos] == ':') {
+      if (!num(pos + 1, 2, &sec)) return false;
+      pos += 3;
+      if (pos < s.size() && s[pos] == '.') {
+        size_t start = ++pos;
+        int frac = 0;
+        int digits = 0;
+        while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+          if (digits < 3) {
+            frac = frac * 10 + (s[pos] - '0');
+            ++digits;
+          }
+          ++pos;
+        }
+        if (pos == start) return false;
+        while (digits < 3) {
+          frac *= 10;
+          ++digits;
+        }
+        ms = frac;
+      }
+    }
+    if (pos < s.size()) {
+      if (s[pos] == 'Z') {
+        ++pos;
+      } else if (s[pos] == '+' || s[pos] == '-') {
+        int oh = 0, om = 0;
+        bool neg = s[pos] == '-';
+        if (!num(pos + 1, 2, &oh)) return false;
+        pos += 3;
+        if (pos < s.size() && s[pos] == ':') ++pos;
+        if (pos < s.size()) {
+          if (!num(pos, 2, &om)) return false;
+          pos += 2;
+        }
+        offset = (oh * 60 + om) * (neg ? -1 : 1);
+      }
+    }
+  }
+  if (pos != s.size()) return false;
+  if (h > 23 || mi > 59 || sec > 60) return false;
+  int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  *millis =
+      ((days * 24 + h) * 60 + mi) * 60000 + int64_t{sec} * 1000 + ms - int64_t{offset} * 60000;
+  return true;
+}
+
+void register_date(OperatorTable& t) {
+  t["$dateToString"] = parse_date_to_string;
+  t["$year"] = date_part(Part::kYear);
+  t["$month"] = date_part(Part::kMonth);
+  t["$dayOfMonth"] = date_part(Part::kDayOfMonth);
+  t["$hour"] = date_part(Part::kHour);
+  t["$minute"] = date_part(Part::kMinute);
+  t["$second"] = date_part(Part::kSecond);
+  t["$millisecond"] = date_part(Part::kMillisecond);
+  t["$dayOfWeek"] = date_part(Part::kDayOfWeek);
+  t["$dayOfYear"] = date_part(Part::kDayOfYear);
+  t["$week"] = date_part(Part::kWeek);
+  t["$isoWeek"] = date_part(Part::kIsoWeek);
+  t["$isoWeekYear"] = date_part(Part::kIsoWeekYear);
+  t["$isoDayOfWeek"] = date_part(Part::kIsoDayOfWeek);
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,382 @@
+// String expressions: $concat $substrCP $toLower $toUpper $split $strLenCP $trim $ltrim
+// $rtrim $regexMatch $indexOfCP. Code points are UTF-8 sequences.
+#include <cctype>
+
+#include "engine/aggregation/internal.h"
+#include "engine/matcher/regex.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+bool continuation(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
+
+// Byte offsets of each code point start, plus the end.
+std::vector<size_t> code_points(std::string_view s) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!continuation(static_cast<unsigned char>(s[i]))) out.push_back(i);
+  }
+  out.push_back(s.size());
+  return out;
+}
+
+OwnedValue op_concat(std::string_view, std::vector<OwnedValue>& a) {
+  std::string out;
+  for (const OwnedValue& o : a) {
+    Value v = o.view();
+    if (nullish(v)) return null_value();
+    if (v.type() != BsonType::kString) {
+      fail(16702, "$concat only supports strings, not " + type_name(v));
+    }
+    out += v.as_string();
+  }
+  return make_value(out);
+}
+
+// $toLower/$toUpper coerce: null -> "", numbers and dates to their string form.
+std::string coerce_to_string(std::string_view op, const Value& v) {
+  if (nullish(v)) return "";
+  switch (v.type()) {
+    case BsonType::kString:
+    case BsonType::kSymbol:
+      return std::string(v.as_string());
+    case BsonType::kInt32:
+    case BsonType::kInt64:
+      return std::to_string(int_value(v));
+    case BsonType::kDouble:
+    case BsonType::kDecimal128:
+      return v.to_json();
+    default:
+      fail(16007, "can't convert from BSON type " + type_name(v) + " to String");
+  }
+  (void)op;
+}
+
+EagerFn case_fn(bool upper) {
+  return [upper](std::string_view name, std::vector<OwnedValue>& a) -> OwnedValue {
+    std::string s = coerce_to_string(name, a[0].view());
+    for (char& c : s) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x80) c = static_cast<char>(upper ? std::toupper(u) : std::tolower(u));
+    }
+    return make_value(s);
+  };
+}
+
+OwnedValue op_strlen(std::string_view, std::vector<OwnedValue>& a) {
+  Value v = a[0].view();
+  if (v.type() != BsonType::kString) {
+    fail(34471, "$strLenCP requires a string argument, found: " + type_name(v));
+  }
+  return make_value(static_cast<int32_t>(code_points(v.as_string()).size() - 1));
+}
+
+OwnedValue op_substr_cp(std::string_view, std::vector<OwnedValue>& a) {
+  Value s = a[0].view();
+  Value i = a[1].view();
+  Value n = a[2].view();
+  std::string str = nullish(s) ? std::string() : coerce_to_string("$substrCP", s);
+  if (!i.is_number()) {
+    fail(34450,
+         "$substrCP: starting index must be a numeric type (is BSON type " + type_name(i) + ")");
+  }
+  if (!n.is_number()) {
+    fail(34452, "$substrCP: length must be a numeric type (is BSON type " + type_name(n) + ")");
+  }
+  int32_t start = 0, len = 0;
+  if (!to_int32_exact(i, &start)) {
+    fail(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value: " +
+                    render(i));
+  }
+  if (!to_int32_exact(n, &len)) {
+    fail(34453, "$substrCP: length cannot be represented as a 32-bit integral value: " + render(n));
+  }
+  if (start < 0)
+    fail(34455,
+         "$substrCP: starting index must be non-negative (got: " + std::to_string(start) + ")");
+  if (len < 0) fail(34454, "$substrCP: length must be a nonnegative integer.");
+  std::vector<size_t> cp = code_points(str);
+  size_t count = cp.size() - 1;
+  size_t b = std::min<size_t>(static_cast<size_t>(start), count);
+  size_t e = std::min<size_t>(b + static_cast<size_t>(len), count);
+  return make_value(str.substr(cp[b], cp[e] - cp[b]));
+}
+
+OwnedValue op_split(std::string_view, std::vector<OwnedValue>& a) {
+  Value s = a[0].view();
+  Value d = a[1].view();
+  if (nullish(s) || nullish(d)) return null_value();
+  if (s.type() != BsonType::kString) {
+    fail(40085,
+         "$split requires an expression that evaluates to a string as a first argument, "
+         "found: " +
+             type_name(s));
+  }
+  if (d.type() != BsonType::kString) {
+    fail(40086,
+         "$split requires an expression that evaluates to a string as a second argument, "
+         "found: " +
+             type_name(d));
+  }
+  std::string_view str = s.as_string();
+  std::string_view sep = d.as_string();
+  if (sep.empty()) fail(40087, "$split requires a non-empty separator");
+  bson::DocumentBuilder b;
+  b.open_array("");
+  size_t pos = 0;
+  while (true) {
+    size_t f = str.find(sep, pos);
+    if (f == std::string_view::npos) {
+      b.push(str.substr(pos));
+      break;
+    }
+    b.push(str.substr(pos, f - pos));
+    pos = f + sep.size();
+  }
+  b.close();
+  Document doc = b.finish();
+  return OwnedValue(doc.get(""));
+}
+
+OwnedValue op_index_of_cp(std::string_view, std::vector<OwnedValue>& a) {
+  Value s = a[0].view();
+  if (nullish(s)) return null_value();
+  if (s.type() != BsonType::kString) {
+    fail(40093, "$indexOfCP requires a string as the first argument, found: " + type_name(s));
+  }
+  Value t = a[1].view();
+  if (t.type() != BsonType::kString) {
+    fail(40094, "$indexOfCP requires a string as the second argument, found: " + type_name(t));
+  }
+  std::vector<size_t> cp = code_points(s.as_string());
+  int64_t count = static_cast<int64_t>(cp.size()) - 1;
+  int64_t start = 0;
+  int64_t end = count;
+  for (size_t k = 2; k < a.size(); ++k) {
+    int32_t v = 0;
+    if (!to_int32_exact(a[k].view(), &v)) {
+      fail(40096, std::string("$indexOfCP requires an integral ") +
+                      (k == 2 ? "starting" : "ending") +
+                      " index, found a value of type: " + type_name(a[k].view()));
+    }
+    if (v < 0) {
+      fail(40097, std::string("$indexOfCP requires a nonnegative ") +
+                      (k == 2 ? "start" : "ending") + " index, found: " + std::to_string(v));
+    }
+    if (k == 2) {
+      start = v;
+    } else {
+      end = std::min<int64_t>(end, v);
+    }
+  }
+  std::string_view str = s.as_string();
+  std::string_view needle = t.as_string();
+  for (int64_t i = start; i <= end && i <= count; ++i) {
+    size_t byte = cp[static_cast<size_t>(i)];
+    if (needle.empty()) return make_value(static_cast<int32_t>(i));
+    if (i == end) break;
+    if (str.substr(byte, needle.size()) == needle) {
+      // The match must end within [start, end).
+      size_t end_byte = cp[static_cast<size_t>(end)];
+      if (byte + needle.size() <= end_byte) return make_value(static_cast<int32_t>(i));
+    }
+  }
+  return make_value(int32_t{-1});
+}
+
+bool is_ws(std::string_view s, size_t i, size_t* len) {
+  static const char* kSpaces[] = {" ",
+                                  "\t",
+                                  "\n",
+                                  "\v",
+                                  "\f",
+                                  "\r",
+                                  "\0",
+                                  "\xC2\xA0",
+                                  "\xE2\x80\x80",
+                                  "\xE2\x80\x81",
+                                  "\xE2\x80\x82",
+                                  "\xE2\x80\x83",
+                                  "\xE2\x80\x84",
+                                  "\xE2\x80\x85",
+                                  "\xE2\x80\x86",
+                                  "\xE2\x80\x87",
+                                  "\xE2\x80\x88",
+                                  "\xE2\x80\x89",
+                                  "\xE2\x80\x8A"};
+  for (const char* sp : kSpaces) {
+    std::string_view w = *sp ? std::string_view(sp) : std::string_view("\0", 1);
+    if (s.substr(i, w.size()) == w) {
+      *len = w.size();
+      return true;
+    }
+  }
+  return false;
+}
+
+class TrimNode : public ExprNode {
+ public:
+  TrimNode(std::string name, bool left, bool right, ExprPtr input, ExprPtr chars)
+      : name_(std::move(name)),
+        left_(left),
+        right_(right),
+        input_(std::move(input)),
+        chars_(std::move(chars)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = input_->eval(ctx);
+    if (nullish(in.view())) return null_value();
+    if (in.view().type() != BsonType::kString) {
+      fail(50699, name_ + " requires its input to be a string, got " + render(in.view()) +
+                      " (of type " + type_name(in.view()) + ") instead.");
+    }
+    std::string_view s = in.view().as_string();
+    std::vector<std::string> set;
+    bool custom = false;
+    if (chars_) {
+      OwnedValue c = chars_->eval(ctx);
+      if (nullish(c.view())) return null_value();
+      if (c.view().type() != BsonType::kString) {
+        fail(50700, name_ + " requires 'chars' to be a string, got " + render(c.view()) +
+                        " (of type " + type_name(c.view()) + ") instead.");
+      }
+      custom = true;
+      std::string_view cs = c.view().as_string();
+      std::vector<size_t> cp = code_points(cs);
+      for (size_t i = 0; i + 1 < cp.size(); ++i) {
+        set.emplace_back(cs.substr(cp[i], cp[i + 1] - cp[i]));
+      }
+    }
+    auto match_at = [&](size_t i, size_t* len) {
+      if (!custom) return is_ws(s, i, len);
+      for (const std::string& c : set) {
+        if (s.substr(i, c.size()) == c) {
+          *len = c.size();
+          return true;
+        }
+      }
+      return false;
+    };
+    std::vector<size_t> cp = code_points(s);
+    size_t b = 0;
+    size_t e = cp.size() - 1;
+    size_t len = 0;
+    if (left_) {
+      while (b < e && match_at(cp[b], &len) && len == cp[b + 1] - cp[b]) ++b;
+    }
+    if (right_) {
+      while (e > b && match_at(cp[e - 1], &len) && len == cp[e] - cp[e - 1]) --e;
+    }
+    return make_value(s.substr(cp[b], cp[e] - cp[b]));
+  }
+
+ private:
+  std::string name_;
+  bool left_, right_;
+  ExprPtr input_, chars_;
+};
+
+ExprPtr parse_trim(std::string_view name, const Value& args) {
+  std::string op(name);
+  if (!args.is_document()) {
+    fail(50696, op + " only supports an object as an argument, found: " + type_name(args));
+  }
+  ExprPtr input, chars;
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "input") {
+      input = parse_expression(e.value);
+    } else if (e.key == "chars") {
+      chars = parse_expression(e.value);
+    } else {
+      fail(50694, op + " found an unknown argument: " + std::string(e.key));
+    }
+  }
+  if (!input) fail(50695, op + " requires an 'input' field");
+  return std::make_shared<TrimNode>(op, name != "$rtrim", name != "$ltrim", input, chars);
+}
+
+class RegexMatchNode : public ExprNode {
+ public:
+  RegexMatchNode(ExprPtr input, ExprPtr regex, ExprPtr options)
+      : input_(std::move(input)), regex_(std::move(regex)), options_(std::move(options)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = input_->eval(ctx);
+    OwnedValue re = regex_->eval(ctx);
+    std::string options;
+    if (options_) {
+      OwnedValue o = options_->eval(ctx);
+      if (!nullish(o.view())) {
+        if (o.view().type() != BsonType::kString) {
+          fail(51106, "$regexMatch needs 'options' to be of type string");
+        }
+        options = std::string(o.view().as_string());
+      }
+    }
+    std::string pattern;
+    Value r = re.view();
+    if (r.type() == BsonType::kRegex) {
+      bson::RegexView rv = r.as_regex();
+      pattern = std::string(rv.pattern);
+      if (!rv.options.empty() && !options.empty()) {
+        fail(51107,
+             "$regexMatch found regex option(s) specified in both 'regex' and 'option' "
+             "fields");
+      }
+      if (options.empty()) options = std::string(rv.options);
+    } else if (r.type() == BsonType::kString) {
+      pattern = std::string(r.as_string());
+    } else if (!nullish(r)) {
+      fail(51105, "$regexMatch needs 'regex' to be of type string or regex");
+    }
+    if (nullish(in.view()) || nullish(r)) return make_value(false);
+    if (in.view().type() != BsonType::kString) {
+      fail(51104, "$regexMatch needs 'input' to be of type string");
+    }
+    matcher_detail::Regex compiled(pattern, options);
+    return make_value(compiled.search(in.view().as_string()));
+  }
+
+ private:
+  ExprPtr input_, regex_, options_;
+};
+
+ExprPtr parse_regex_match(std::string_view, const Value& args) {
+  if (!args.is_document()) {
+    fail(51103, "$regexMatch expects an object of named arguments but found: " + type_name(args));
+  }
+  ExprPtr input, regex, options;
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "input") {
+      input = parse_expression(e.value);
+    } else if (e.key == "regex") {
+      regex = parse_expression(e.value);
+    } else if (e.key == "options") {
+      options = parse_expression(e.value);
+    } else {
+      fail(31024, "$regexMatch found an unknown argument: " + std::string(e.key));
+    }
+  }
+  if (!input) fail(31022, "$regexMatch requires 'input' parameter");
+  if (!regex) fail(31023, "$regexMatch requires 'regex' parameter");
+  return std::make_shared<RegexMatchNode>(input, regex, options);
+}
+
+}  // namespace
+
+void register_string(OperatorTable& t) {
+  add_eager(t, "$concat", 0, -1, op_concat);
+  add_eager(t, "$toLower", 1, 1, case_fn(false));
+  add_eager(t, "$toUpper", 1, 1, case_fn(true));
+  add_eager(t, "$strLenCP", 1, 1, op_strlen);
+  add_eager(t, "$substrCP", 3, 3, op_substr_cp);
+  add_eager(t, "$split", 2, 2, op_split);
+  add_eager(t, "$indexOfCP", 2, 4, op_index_of_cp);
+  t["$trim"] = parse_trim;
+  t["$ltrim"] = parse_trim;
+  t["$rtrim"] = parse_trim;
+  t["$regexMatch"] = parse_regex_match;
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,226 @@
+// Pipeline: stage parsing and dispatch, running, sources, memory accounting, sort keys.
+#include <charconv>
+
+#include "engine/aggregation/internal.h"
+#include "mongostore/bson/index_key.h"
+
+namespace mongostore::engine {
+
+namespace {
+
+class VectorSource : public DocumentSource {
+ public:
+  explicit VectorSource(std::vector<bson::Document> docs) : docs_(std::move(docs)) {}
+  std::optional<bson::Document> next() override {
+    if (pos_ >= docs_.size()) return std::nullopt;
+    return std::move(docs_[pos_++]);
+  }
+
+ private:
+  std::vector<bson::Document> docs_;
+  size_t pos_ = 0;
+};
+
+using aggregation_detail::StagePtr;
+
+StagePtr parse_stage(const bson::Document& stage) {
+  using namespace aggregation_detail;
+  if (stage.view().count() != 1) {
+    fail(40323, "A pipeline stage specification object must contain exactly one field.");
+  }
+  bson::Element e = *stage.begin();
+  std::string_view n = e.key;
+  const Value& v = e.value;
+  if (n == "$match") return parse_match(v);
+  if (n == "$project") return parse_project(v);
+  if (n == "$addFields" || n == "$set") return parse_add_fields(n, v);
+  if (n == "$unset") return parse_unset(v);
+  if (n == "$replaceRoot" || n == "$replaceWith") return parse_replace_root(n, v);
+  if (n == "$sort") return parse_sort(v);
+  if (n == "$limit") return parse_limit(v);
+  if (n == "$skip") return parse_skip(v);
+  if (n == "$unwind") return parse_unwind(v);
+  if (n == "$group") return parse_group(v);
+  if (n == "$count") return parse_count(v);
+  if (n == "$sortByCount") return parse_sort_by_count(v);
+  if (n == "$bucket") return parse_bucket(v);
+  if (n == "$lookup") return parse_lookup(v);
+  if (n == "$facet") return parse_facet(v);
+  if (n == "$sample") return parse_sample(v);
+  if (n == "$documents") return parse_documents(v);
+  if (n == "$out") return parse_out(v);
+  if (n == "$merge") return parse_merge(v);
+  fail(40324, "Unrecognized pipeline stage name: '" + std::string(n) + "'");
+}
+
+}  // namespace
+
+std::unique_ptr<DocumentSource> make_vector_source(std::vector<bson::Document> documents) {
+  return std::make_unique<VectorSource>(std::move(documents));
+}
+
+std::vector<bson::Document> drain(DocumentSource& source) {
+  std::vector<bson::Document> out;
+  while (auto d = source.next()) out.push_back(std::move(*d));
+  return out;
+}
+
+Pipeline Pipeline::compile(const std::vector<bson::Document>& stages) {
+  Pipeline p;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    StagePtr s = parse_stage(stages[i]);
+    if ((s->name() == "$out" || s->name() == "$merge") && i + 1 != stages.size()) {
+      aggregation_detail::fail(
+          40601, std::string(s->name()) + " can only be the final stage in the pipeline");
+    }
+    p.stages_.push_back(std::move(s));
+  }
+  return p;
+}
+
+Pipeline Pipeline::compile(bson::DocumentView stages_array) {
+  std::vector<bson::Document> stages;
+  for (const bson::Element& e : stages_array) {
+    if (!e.value.is_document()) {
+      aggregation_detail::fail(14, "Each element of the 'pipeline' array must be an object");
+    }
+    stages.push_back(bson::Document::copy_of(e.value.as_document()));
+  }
+  return compile(stages);
+}
+
+std::optional<bson::Document> Pipeline::leading_match() const {
+  if (stages_.empty()) return std::nullopt;
+  return stages_.front()->match_filter();
+}
+
+bool Pipeline::writes_output() const {
+  return !stages_.empty() &&
+         (stages_.back()->name() == "$out" || stages_.back()->name() == "$merge");
+}
+
+std::unique_ptr<DocumentSource> Pipeline::run(std::unique_ptr<DocumentSource> input,
+                                              const AggregationContext& context) const {
+  return run(std::move(input), context, {});
+}
+
+std::unique_ptr<DocumentSource> Pipeline::run(std::unique_ptr<DocumentSource> input,
+                                              const AggregationContext& context,
+                                              const Variables& variables) const {
+  auto ctx = std::make_shared<aggregation_detail::RunContext>();
+  ctx->storage = context;
+  ctx->variables = variables;
+  std::unique_ptr<DocumentSource> current = std::move(input);
+  for (const StagePtr& s : stages_) current = s->apply(std::move(current), ctx);
+  return current;
+}
+
+}  // namespace mongostore::engine
+
+namespace mongostore::engine::aggregation_detail {
+
+void MemoryTracker::add(size_t bytes) {
+  used_ += bytes;
+  if (used_ > ctx_.context->memory_limit_bytes && !ctx_.context->allow_disk_use) {
+    fail(292, "Exceeded memory limit for " + stage_ +
+                  ", but didn't allow external sort. Pass allowDiskUse:true to opt in.");
+  }
+  // With allow_disk_use the stage keeps going in memory: spilling is not implemented.
+}
+
+namespace {
+
+bool parse_index(std::string_view part, size_t* index) {
+  if (part.empty() || part.size() > 9) return false;
+  for (char c : part) {
+    if (c < '0' || c > '9') return false;
+  }
+  std::from_chars(part.data(), part.data() + part.size(), *index);
+  return true;
+}
+
+// The values a path reaches, as sort sees them (arrays traversed, numeric parts index).
+void collect(const Value& v, const std::vector<std::string>& parts, size_t i,
+             std::vector<Value>* out, bool* empty_array) {
+  if (i == parts.size()) {
+    if (v.is_array()) {
+      bool any = false;
+      for (const bson::Element& e : v.as_array()) {
+        out->push_back(e.value);
+        any = true;
+      }
+      if (!any) *empty_array = true;
+    } else if (!v.is_missing()) {
+      out->push_back(v);
+    }
+    return;
+  }
+  if (v.is_document()) {
+    collect(v.as_document().get(parts[i]), parts, i + 1, out, empty_array);
+  } else if (v.is_array()) {
+    size_t index = 0;
+    if (parse_index(parts[i], &index)) {
+      size_t k = 0;
+      for (const bson::Element& e : v.as_array()) {
+        if (k++ == index) {
+          collect(e.value, parts, i + 1, out, empty_array);
+          return;
+        }
+      }
+      return;
+    }
+    for (const bson::Element& e : v.as_array()) {
+      if (e.value.is_document()) {
+        collect(e.value.as_document().get(parts[i]), parts, i + 1, out, empty_array);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DocumentSorter DocumentSorter::compile(DocumentView spec) {
+  DocumentSorter out;
+  for (const bson::Element& e : spec) {
+    if (e.value.is_document()) {
+      fail(238,
+           "sort by $meta (field '" + std::string(e.key) + "') is not supported by mongostore");
+    }
+    int64_t order = 0;
+    if (!e.value.is_number() || !e.value.number_as_exact_int64(&order) ||
+        (order != 1 && order != -1)) {
+      fail(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)");
+    }
+    if (e.key.empty()) fail(40352, "FieldPath cannot be constructed with empty string");
+    out.fields_.push_back(Field{split_path(e.key), order == -1});
+  }
+  if (out.fields_.empty()) fail(15976, "$sort stage must have at least one sort key");
+  return out;
+}
+
+std::string DocumentSorter::key_for(DocumentView doc) const {
+  static const Document kNull = bson::make_document("", bson::Null{});
+  static const Document kUndefined = bson::make_document("", bson::Undefined{});
+  std::string key;
+  std::vector<Value> values;
+  Value root = document_as_value(doc);
+  for (const Field& f : fields_) {
+    values.clear();
+    bool empty_array = false;
+    collect(root, f.path, 0, &values, &empty_array);
+    Value chosen;
+    for (const Value& v : values) {
+      if (chosen.is_missing()) {
+        chosen = v;
+        continue;
+      }
+      int c = bson::compare_values(v, chosen);
+      if (f.descending ? c > 0 : c < 0) chosen = v;
+    }
+    if (chosen.is_missing()) chosen = empty_array ? kUndefined.get("") : kNull.get("");
+    bson::append_index_key(key, chosen, f.descending);
+  }
+  return key;
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,261 @@
+// Streaming and simple blocking stages: $match $limit $skip $sort $sample $count, and
+// $documents (literal input documents).
+#include <algorithm>
+#include <random>
+
+#include "engine/aggregation/internal.h"
+#include "mongostore/engine/matcher.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+class MatchStage : public Stage {
+ public:
+  MatchStage(Document filter, Matcher matcher, ExprPtr expr)
+      : filter_(std::move(filter)), matcher_(std::move(matcher)), expr_(std::move(expr)) {}
+  std::string_view name() const override { return "$match"; }
+  std::optional<Document> match_filter() const override {
+    if (expr_) return std::nullopt;
+    return filter_;
+  }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    std::shared_ptr<DocumentSource> in(std::move(input));
+    return std::make_unique<FunctionSource>(
+        [m = matcher_, e = expr_, in, ctx]() -> std::optional<Document> {
+          while (auto d = in->next()) {
+            if (!m.matches(*d)) continue;
+            if (e && !eval_in(e, *d, *ctx).view().truthy()) continue;
+            return d;
+          }
+          return std::nullopt;
+        });
+  }
+
+ private:
+  Document filter_;
+  Matcher matcher_;
+  ExprPtr expr_;
+};
+
+class LimitSkipStage : public Stage {
+ public:
+  LimitSkipStage(bool limit, int64_t n) : limit_(limit), n_(n) {}
+  std::string_view name() const override { return limit_ ? "$limit" : "$skip"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext>) const override {
+    std::shared_ptr<DocumentSource> in(std::move(input));
+    auto count = std::make_shared<int64_t>(0);
+    bool limit = limit_;
+    int64_t n = n_;
+    return std::make_unique<FunctionSource>([in, count, limit, n]() -> std::optional<Document> {
+      if (limit) {
+        if (*count >= n) return std::nullopt;
+        ++*count;
+        return in->next();
+      }
+      while (*count < n) {
+        if (!in->next()) return std::nullopt;
+        ++*count;
+      }
+      return in->next();
+    });
+  }
+
+ private:
+  bool limit_;
+  int64_t n_;
+};
+
+class SortStage : public Stage {
+ public:
+  explicit SortStage(DocumentSorter sorter) : sorter_(std::move(sorter)) {}
+  std::string_view name() const override { return "$sort"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    MemoryTracker memory(*ctx, "$sort");
+    std::vector<std::pair<std::string, Document>> rows;
+    while (auto d = input->next()) {
+      std::string key = sorter_.key_for(*d);
+      memory.add(approx_size(*d) + key.size());
+      rows.emplace_back(std::move(key), std::move(*d));
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Document> docs;
+    docs.reserve(rows.size());
+    for (auto& r : rows) docs.push_back(std::move(r.second));
+    return make_vector_source(std::move(docs));
+  }
+
+ private:
+  DocumentSorter sorter_;
+};
+
+class SampleStage : public Stage {
+ public:
+  explicit SampleStage(int64_t size) : size_(size) {}
+  std::string_view name() const override { return "$sample"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    // Reservoir sampling, then a shuffle so the output order is random too.
+    MemoryTracker memory(*ctx, "$sample");
+    std::mt19937_64 rng(std::random_device{}());
+    std::vector<Document> reservoir;
+    int64_t seen = 0;
+    while (auto d = input->next()) {
+      ++seen;
+      if (static_cast<int64_t>(reservoir.size()) < size_) {
+        memory.add(approx_size(*d));
+        reservoir.push_back(std::move(*d));
+      } else {
+        std::uniform_int_distribution<int64_t> pick(0, seen - 1);
+        int64_t j = pick(rng);
+        if (j < size_) reservoir[static_cast<size_t>(j)] = std::move(*d);
+      }
+    }
+    std::shuffle(reservoir.begin(), reservoir.end(), rng);
+    return make_vector_source(std::move(reservoir));
+  }
+
+ private:
+  int64_t size_;
+};
+
+class CountStage : public Stage {
+ public:
+  explicit CountStage(std::string field) : field_(std::move(field)) {}
+  std::string_view name() const override { return "$count"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext>) const override {
+    int64_t n = 0;
+    while (input->next()) ++n;
+    std::vector<Document> out;
+    if (n > 0) {
+      bson::DocumentBuilder b;
+      if (n <= INT32_MAX) {
+        b.append(field_, static_cast<int32_t>(n));
+      } else {
+        b.append(field_, n);
+      }
+      out.push_back(b.finish());
+    }
+    return make_vector_source(std::move(out));
+  }
+
+ private:
+  std::string field_;
+};
+
+class DocumentsStage : public Stage {
+ public:
+  explicit DocumentsStage(ExprPtr expr) : expr_(std::move(expr)) {}
+  std::string_view name() const override { return "$documents"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource>,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    // The input is ignored: $documents is a source.
+    Document empty;
+    OwnedValue v = eval_in(expr_, empty, *ctx);
+    if (!v.view().is_array()) {
+      fail(5858203, "error during lookup: $documents expression must evaluate to an array");
+    }
+    std::vector<Document> docs;
+    for (const bson::Element& e : v.view().as_array()) {
+      if (!e.value.is_document()) {
+        fail(40228, "'newRoot' expression must evaluate to an object, but resulting value was: " +
+                        render(e.value) + ". Type of resulting value: '" + type_name(e.value) +
+                        "'");
+      }
+      docs.push_back(Document::copy_of(e.value.as_document()));
+    }
+    return make_vector_source(std::move(docs));
+  }
+
+ private:
+  ExprPtr expr_;
+};
+
+int64_t integral_arg(const Value& v, int not_number_code, const std::string& not_number,
+                     int not_integral_code, const std::string& not_integral) {
+  if (!v.is_number()) fail(not_number_code, not_number);
+  int64_t n = 0;
+  if (!v.number_as_exact_int64(&n)) fail(not_integral_code, not_integral);
+  return n;
+}
+
+}  // namespace
+
+StagePtr parse_match(const Value& spec) {
+  if (!spec.is_document()) fail(15959, "the match filter must be an expression in an object");
+  DocumentView filter = spec.as_document();
+  ExprPtr expr;
+  bson::DocumentBuilder rest;
+  for (const bson::Element& e : filter) {
+    if (e.key == "$expr") {
+      if (expr) fail(2, "Duplicate $expr in $match");
+      expr = parse_expression(e.value);
+    } else {
+      rest.append(e.key, e.value);
+    }
+  }
+  Document rest_doc = rest.finish();
+  Matcher matcher = Matcher::compile(rest_doc);
+  return std::make_shared<MatchStage>(Document::copy_of(filter), std::move(matcher),
+                                      std::move(expr));
+}
+
+StagePtr parse_limit(const Value& spec) {
+  int64_t n = integral_arg(spec, 15957, "the limit must be specified as a number", 15957,
+                           "the limit must be specified as a number");
+  if (n <= 0) fail(15958, "the limit must be positive");
+  return std::make_shared<LimitSkipStage>(true, n);
+}
+
+StagePtr parse_skip(const Value& spec) {
+  int64_t n = integral_arg(spec, 15972, "Argument to $skip must be a number", 15972,
+                           "Argument to $skip must be a number");
+  if (n < 0) {
+    fail(15956, "Argument to $skip cannot be negative");
+  }
+  return std::make_shared<LimitSkipStage>(false, n);
+}
+
+StagePtr parse_sort(const Value& spec) {
+  if (!spec.is_document()) fail(15973, "the $sort key specification must be an object");
+  return std::make_shared<SortStage>(DocumentSorter::compile(spec.as_document()));
+}
+
+StagePtr parse_sample(const Value& spec) {
+  if (!spec.is_document()) {
+    fail(28745, "the $sample stage specification must be an object");
+  }
+  std::optional<int64_t> size;
+  for (const bson::Element& e : spec.as_document()) {
+    if (e.key == "size") {
+      size = integral_arg(e.value, 28746, "size argument to $sample must be a number", 28746,
+                          "size argument to $sample must be a number");
+      if (*size < 0) fail(28747, "size argument to $sample must not be negative");
+    } else {
+      fail(28748, "unrecognized option to $sample: " + std::string(e.key));
+    }
+  }
+  if (!size) fail(28749, "$sample stage must specify a size");
+  return std::make_shared<SampleStage>(*size);
+}
+
+StagePtr parse_documents(const Value& spec) {
+  return std::make_shared<DocumentsStage>(parse_expression(spec));
+}
+
+StagePtr parse_count(const Value& spec) {
+  if (spec.type() != BsonType::kString || spec.as_string().empty()) {
+    fail(40156, "the count field must be a non-empty string");
+  }
+  std::string_view f = spec.as_string();
+  if (f[0] == '$') fail(40158, "the count field cannot be a $-prefixed path");
+  if (f.find('.') != std::string_view::npos) fail(40160, "the count field cannot contain '.'");
+  return std::make_shared<CountStage>(std::string(f));
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,296 @@
+// Grouping stages: $group, $sortByCount (a $group then a $sort) and $bucket.
+#include <unordered_map>
+
+#include "engine/aggregation/internal.h"
+#include "mongostore/bson/index_key.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+struct Group {
+  OwnedValue id;
+  std::vector<std::unique_ptr<Accumulator>> accumulators;
+};
+
+// Groups documents by key, feeding each group's accumulators; groups keep first-seen order.
+class Grouper {
+ public:
+  Grouper(const std::vector<AccumulatorSpec>* specs, RunContext& ctx, std::string stage)
+      : specs_(specs), ctx_(ctx), memory_(ctx, std::move(stage)) {}
+
+  void add(const Value& id, DocumentView doc) {
+    Value key_value = id.is_missing() ? null_.get("") : id;
+    std::string key = bson::encode_index_key(key_value);
+    auto it = index_.find(key);
+    Group* g = nullptr;
+    if (it == index_.end()) {
+      memory_.add(key.size() * 2 + key_value.size() + 128);
+      auto ng = std::make_unique<Group>();
+      ng->id = OwnedValue(key_value);
+      for (const AccumulatorSpec& s : *specs_) ng->accumulators.push_back(make_accumulator(s.op));
+      g = ng.get();
+      index_.emplace(std::move(key), groups_.size());
+      groups_.push_back(std::move(ng));
+    } else {
+      g = groups_[it->second].get();
+    }
+    for (size_t i = 0; i < specs_->size(); ++i) {
+      const AccumulatorSpec& s = (*specs_)[i];
+      OwnedValue v = eval_in(s.arg, doc, ctx_);
+      if (s.op == "$push" || s.op == "$addToSet") memory_.add(v.view().size() + 32);
+      g->accumulators[i]->add(v.view());
+    }
+  }
+
+  std::vector<std::unique_ptr<Group>>& groups() { return groups_; }
+
+ private:
+  const std::vector<AccumulatorSpec>* specs_;
+  RunContext& ctx_;
+  MemoryTracker memory_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<std::unique_ptr<Group>> groups_;
+  Document null_ = bson::make_document("", bson::Null{});
+};
+
+Document group_output(const Group& g, const std::vector<AccumulatorSpec>& specs) {
+  bson::DocumentBuilder b;
+  b.append("_id", g.id.view());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    OwnedValue r = g.accumulators[i]->result();
+    append_value(b, specs[i].field, r.view());
+  }
+  return b.finish();
+}
+
+class GroupStage : public Stage {
+ public:
+  GroupStage(ExprPtr id, std::vector<AccumulatorSpec> specs)
+      : id_(std::move(id)), specs_(std::move(specs)) {}
+  std::string_view name() const override { return "$group"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    Grouper grouper(&specs_, *ctx, "$group");
+    while (auto d = input->next()) {
+      OwnedValue id = eval_in(id_, *d, *ctx);
+      grouper.add(id.view(), *d);
+    }
+    std::vector<Document> out;
+    for (const auto& g : grouper.groups()) out.push_back(group_output(*g, specs_));
+    return make_vector_source(std::move(out));
+  }
+
+ private:
+  ExprPtr id_;
+  std::vector<AccumulatorSpec> specs_;
+};
+
+class ChainStage : public Stage {
+ public:
+  ChainStage(std::string name, std::vector<StagePtr> stages)
+      : name_(std::move(name)), stages_(std::move(stages)) {}
+  std::string_view name() const override { return name_; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    for (const StagePtr& s : stages_) input = s->apply(std::move(input), ctx);
+    return input;
+  }
+
+ private:
+  std::string name_;
+  std::vector<StagePtr> stages_;
+};
+
+class BucketStage : public Stage {
+ public:
+  BucketStage(ExprPtr group_by, std::vector<OwnedValue> boundaries, std::optional<OwnedValue> def,
+              std::vector<AccumulatorSpec> specs)
+      : group_by_(std::move(group_by)),
+        boundaries_(std::move(boundaries)),
+        default_(std::move(def)),
+        specs_(std::move(specs)) {}
+  std::string_view name() const override { return "$bucket"; }
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    MemoryTracker memory(*ctx, "$bucket");
+    size_t n = boundaries_.size() - 1;
+    std::vector<std::unique_ptr<Group>> buckets(n + 1);  // the last is the default
+    while (auto d = input->next()) {
+      OwnedValue v = eval_in(group_by_, *d, *ctx);
+      Value key = v.view();
+      if (key.is_missing()) key = null_.get("");
+      size_t slot = n;
+      if (bson::compare_values(key, boundaries_.front().view()) >= 0 &&
+          bson::compare_values(key, boundaries_.back().view()) < 0) {
+        for (size_t i = 0; i < n; ++i) {
+          if (bson::compare_values(key, boundaries_[i + 1].view()) < 0) {
+            slot = i;
+            break;
+          }
+        }
+      }
+      if (slot == n && !default_) {
+        fail(40066,
+             "$switch could not find a matching branch for an input, and no default was "
+             "specified.");
+      }
+      if (!buckets[slot]) {
+        memory.add(256);
+        buckets[slot] = std::make_unique<Group>();
+        buckets[slot]->id = slot == n ? *default_ : boundaries_[slot];
+        for (const AccumulatorSpec& s : specs_) {
+          buckets[slot]->accumulators.push_back(make_accumulator(s.op));
+        }
+      }
+      for (size_t i = 0; i < specs_.size(); ++i) {
+        OwnedValue a = eval_in(specs_[i].arg, *d, *ctx);
+        if (specs_[i].op == "$push" || specs_[i].op == "$addToSet")
+          memory.add(a.view().size() + 32);
+        buckets[slot]->accumulators[i]->add(a.view());
+      }
+    }
+    std::vector<Document> out;
+    for (const auto& b : buckets) {
+      if (b) out.push_back(group_output(*b, specs_));
+    }
+    return make_vector_source(std::move(out));
+  }
+
+ private:
+  ExprPtr group_by_;
+  std::vector<OwnedValue> boundaries_;
+  std::optional<OwnedValue> default_;
+  std::vector<AccumulatorSpec> specs_;
+  Document null_ = bson::make_document("", bson::Null{});
+};
+
+std::vector<AccumulatorSpec> default_count() {
+  static const Document spec = bson::make_document("$sum", int32_t{1});
+  Document holder = bson::make_document("", spec);
+  return {parse_accumulator("count", holder.get(""))};
+}
+
+}  // namespace
+
+StagePtr parse_group(const Value& spec) {
+  if (!spec.is_document()) fail(15947, "a group's fields must be specified in an object");
+  ExprPtr id;
+  std::vector<AccumulatorSpec> specs;
+  for (const bson::Element& e : spec.as_document()) {
+    if (e.key == "_id") {
+      if (id) fail(15948, "a group's _id may only be specified once");
+      id = parse_expression(e.value);
+      continue;
+    }
+    for (const AccumulatorSpec& s : specs) {
+      if (s.field == e.key) {
+        fail(16406, "duplicate field name specified in object literal: " + std::string(e.key));
+      }
+    }
+    specs.push_back(parse_accumulator(e.key, e.value));
+  }
+  if (!id) fail(15955, "a group specification must include an _id");
+  return std::make_shared<GroupStage>(std::move(id), std::move(specs));
+}
+
+StagePtr parse_sort_by_count(const Value& spec) {
+  bool ok = (spec.type() == BsonType::kString && !spec.as_string().empty() &&
+             spec.as_string()[0] == '$') ||
+            (spec.is_document() && spec.as_document().count() == 1 &&
+             spec.as_document().begin()->key[0] == '$');
+  if (!ok) {
+    fail(40148, "the sortByCount field must be defined as a $-prefixed path or an expression");
+  }
+  auto group = std::make_shared<GroupStage>(parse_expression(spec), default_count());
+  Document sort = bson::make_document("count", int32_t{-1});
+  Document holder = bson::make_document("", sort);
+  return std::make_shared<ChainStage>("$sortByCount",
+                                      std::vector<StagePtr>{group, parse_sort(holder.get(""))});
+}
+
+StagePtr parse_bucket(const Value& spec) {
+  if (!spec.is_document()) {
+    fail(40201, "Argument to $bucket stage must be an object, but found type: " + type_name(spec));
+  }
+  ExprPtr group_by;
+  std::vector<OwnedValue> boundaries;
+  bool has_boundaries = false;
+  std::optional<OwnedValue> def;
+  std::vector<AccumulatorSpec> specs;
+  bool has_output = false;
+  for (const bson::Element& e : spec.as_document()) {
+    if (e.key == "groupBy") {
+      bool ok = (e.value.type() == BsonType::kString && !e.value.as_string().empty() &&
+                 e.value.as_string()[0] == '$') ||
+                e.value.is_document();
+      if (!ok) {
+        fail(40202,
+             "The $bucket 'groupBy' field must be defined as a $-prefixed path or an "
+             "expression, but found: " +
+                 render(e.value) + ".");
+      }
+      group_by = parse_expression(e.value);
+    } else if (e.key == "boundaries") {
+      if (!e.value.is_array()) {
+        fail(40200, "The $bucket 'boundaries' field must be an array, but found type: " +
+                        type_name(e.value) + ".");
+      }
+      has_boundaries = true;
+      for (const bson::Element& b : e.value.as_array()) boundaries.emplace_back(b.value);
+    } else if (e.key == "default") {
+      def = OwnedValue(e.value);
+    } else if (e.key == "output") {
+      if (!e.value.is_document()) {
+        fail(40196, "The $bucket 'output' field must be an object, but found type: " +
+                        type_name(e.value) + ".");
+      }
+      has_output = true;
+      for (const bson::Element& o : e.value.as_document()) {
+        specs.push_back(parse_accumulator(o.key, o.value));
+      }
+    } else {
+      fail(40197, "Unrecognized option to $bucket: " + std::string(e.key) + ".");
+    }
+  }
+  if (!group_by || !has_boundaries) {
+    fail(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
+  }
+  if (boundaries.size() < 2) {
+    fail(40192, "The $bucket 'boundaries' field must have at least 2 values, but found " +
+                    std::to_string(boundaries.size()) + " value(s).");
+  }
+  for (size_t i = 1; i < boundaries.size(); ++i) {
+    Value a = boundaries[i - 1].view();
+    Value b = boundaries[i].view();
+    if (bson::type_bracket(a.type()) != bson::type_bracket(b.type())) {
+      fail(40193,
+           "All values in the the 'boundaries' option to $bucket must have the same "
+           "type. Found conflicting types " +
+               type_name(a) + " and " + type_name(b) + ".");
+    }
+    if (bson::compare_values(a, b) >= 0) {
+      fail(40194,
+           "The 'boundaries' option to $bucket must be sorted in ascending order, but "
+           "elements " +
+               std::to_string(i - 1) + " and " + std::to_string(i) +
+               " are not in ascending order (" + render(a) + " is not less than " + render(b) +
+               ").");
+    }
+  }
+  if (def) {
+    Value d = def->view();
+    if (bson::type_bracket(d.type()) == bson::type_bracket(boundaries[0].view().type()) &&
+        bson::compare_values(d, boundaries.front().view()) >= 0 &&
+        bson::compare_values(d, boundaries.back().view()) < 0) {
+      fail(40199,
+           "The $bucket 'default' field must be less than the lowest boundary or greater "
+           "than or equal to the highest boundary.");
+    }
+  }
+  if (!has_output) specs = default_count();
+  return std::make_shared<BucketStage>(std::move(group_by), std::move(boundaries), std::move(def),
+                                       std::move(specs));
+}
+
+}  // namespace mongostore::engine::aggregation_detail

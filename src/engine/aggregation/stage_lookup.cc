@@ -1,0 +1,167 @@
+// $lookup: the equality form (localField/foreignField), the pipeline form with `let`, and
+// both combined. The foreign collection is read through AggregationContext::read_collection.
+#include "engine/aggregation/internal.h"
+
+namespace mongostore::engine::aggregation_detail {
+
+namespace {
+
+class LookupStage : public Stage {
+ public:
+  std::string from;
+  std::vector<std::string> as;
+  std::string local_field;  // empty: no equality part
+  std::string foreign_field;
+  std::vector<std::pair<std::string, ExprPtr>> let;
+  std::optional<Pipeline> pipeline;
+
+  std::string_view name() const override { return "$lookup"; }
+
+  std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
+                                        std::shared_ptr<RunContext> ctx) const override {
+    if (!ctx->context->read_collection) {
+      fail(1, "$lookup needs collection access, which this aggregation context does not offer");
+    }
+    std::shared_ptr<DocumentSource> in(std::move(input));
+    auto self = std::static_pointer_cast<const LookupStage>(shared_from_this_copy());
+    return std::make_unique<FunctionSource>([self, in, ctx]() -> std::optional<Document> {
+      auto d = in->next();
+      if (!d) return std::nullopt;
+      return self->join(*d, *ctx);
+    });
+  }
+
+  // Stages are owned by shared_ptr; a copy of this stage is cheap enough to keep alive.
+  std::shared_ptr<const Stage> shared_from_this_copy() const {
+    return std::make_shared<LookupStage>(*this);
+  }
+
+  Document join(const Document& doc, RunContext& ctx) const {
+    bson::DocumentBuilder filter;
+    if (!local_field.empty()) {
+      std::vector<std::string> parts = split_path(local_field);
+      OwnedValue local = traverse_path(document_as_value(doc), parts, 0);
+      filter.open_document(foreign_field).open_array("$in");
+      Value lv = local.view();
+      if (lv.is_array()) {
+        bool any = false;
+        for (const bson::Element& e : lv.as_array()) {
+          filter.push(e.value);
+          any = true;
+        }
+        if (!any) filter.push(bson::Null{});
+      } else if (lv.is_missing()) {
+        filter.push(bson::Null{});
+      } else {
+        filter.push(lv);
+      }
+      filter.close().close();
+    }
+    Document f = filter.finish();
+    std::unique_ptr<DocumentSource> foreign = ctx.context->read_collection(from, f);
+    std::vector<Document> matched;
+    if (pipeline) {
+      Variables vars = ctx.variables;
+      {
+        EvalContext ec{doc, &ctx.variables};
+        size_t before = ctx.variables.size();
+        for (const auto& [name, e] : let) vars.emplace_back(name, e->eval(ec));
+        ctx.variables.resize(before);
+      }
+      auto out = pipeline->run(std::move(foreign), *ctx.context, vars);
+      matched = drain(*out);
+    } else {
+      matched = drain(*foreign);
+    }
+    bson::DocumentBuilder arr;
+    arr.open_array("");
+    size_t bytes = 0;
+    for (const Document& m : matched) {
+      bytes += m.size();
+      if (bytes > 16 * 1024 * 1024) {
+        fail(4568, "Total size of documents in " + from +
+                       " matching pipeline's $lookup stage "
+                       "exceeds 16793600 bytes");
+      }
+      arr.push(m);
+    }
+    arr.close();
+    Document a = arr.finish();
+    return set_path(doc, as, a.get(""));
+  }
+};
+
+}  // namespace
+
+StagePtr parse_lookup(const Value& spec) {
+  if (!spec.is_document()) {
+    fail(ErrorCode::kFailedToParse, "the $lookup specification must be an Object");
+  }
+  auto stage = std::make_shared<LookupStage>();
+  bool has_as = false;
+  bool has_from = false;
+  std::optional<DocumentView> pipeline;
+  for (const bson::Element& e : spec.as_document()) {
+    auto need_string = [&](std::string* out) {
+      if (e.value.type() != BsonType::kString) {
+        fail(ErrorCode::kFailedToParse, "$lookup argument '" + std::string(e.key) +
+                                            "' must be a string, is type " + type_name(e.value));
+      }
+      *out = std::string(e.value.as_string());
+    };
+    if (e.key == "from") {
+      need_string(&stage->from);
+      has_from = true;
+    } else if (e.key == "as") {
+      std::string as;
+      need_string(&as);
+      stage->as = split_path(as);
+      has_as = true;
+    } else if (e.key == "localField") {
+      need_string(&stage->local_field);
+    } else if (e.key == "foreignField") {
+      need_string(&stage->foreign_field);
+    } else if (e.key == "let") {
+      if (!e.value.is_document()) {
+        fail(ErrorCode::kFailedToParse,
+             "$lookup argument 'let' must be an object, is type " + type_name(e.value));
+      }
+      for (const bson::Element& v : e.value.as_document()) {
+        stage->let.emplace_back(std::string(v.key), parse_expression(v.value));
+      }
+    } else if (e.key == "pipeline") {
+      if (!e.value.is_array()) {
+        fail(ErrorCode::kFailedToParse,
+             "$lookup argument 'pipeline' must be an array, is type " + type_name(e.value));
+      }
+      pipeline = e.value.as_array();
+    } else {
+      fail(ErrorCode::kFailedToParse, "unknown argument to $lookup: " + std::string(e.key));
+    }
+  }
+  if (!has_from)
+    fail(ErrorCode::kFailedToParse, "missing 'from' option to $lookup stage specification");
+  if (!has_as) fail(ErrorCode::kFailedToParse, "must specify 'as' field for a $lookup");
+  if (stage->local_field.empty() != stage->foreign_field.empty()) {
+    fail(ErrorCode::kFailedToParse,
+         "$lookup requires both or neither of 'localField' and 'foreignField' to be specified");
+  }
+  if (!pipeline && stage->local_field.empty()) {
+    fail(ErrorCode::kFailedToParse,
+         "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be "
+         "specified");
+  }
+  if (!stage->let.empty() && !pipeline) {
+    fail(ErrorCode::kFailedToParse, "$lookup with 'let' must also specify 'pipeline'");
+  }
+  if (pipeline) {
+    Pipeline p = Pipeline::compile(*pipeline);
+    if (p.writes_output()) {
+      fail(51047, "$out/$merge is not allowed to be used within a $lookup stage");
+    }
+    stage->pipeline = std::move(p);
+  }
+  return stage;
+}
+
+}  // namespace mongostore::engine::aggregation_detail

@@ -1,0 +1,152 @@
+#include "engine/index_descriptor.h"
+
+#include <cmath>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+namespace {
+
+// MongoDB writes 1 / -1 directions as given (an int or a double); the name uses the number as
+// it is printed, so {a: 1} is "a_1" and {a: -1} is "a_-1".
+std::string direction_text(const bson::Value& v) {
+  if (v.type() == bson::BsonType::kInt32) return std::to_string(v.as_int32());
+  if (v.type() == bson::BsonType::kInt64) return std::to_string(v.as_int64());
+  double d = v.number_as_double();
+  if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
+  return v.to_json();
+}
+
+bool option_bool(bson::DocumentView options, std::string_view name) {
+  bson::Value v = options.get(name);
+  if (v.is_missing()) return false;
+  return v.truthy();
+}
+
+}  // namespace
+
+std::string IndexDescriptor::default_name(bson::DocumentView key_pattern) {
+  std::string name;
+  for (const bson::Element& e : key_pattern) {
+    if (!name.empty()) name += "_";
+    name.append(e.key).append("_");
+    name += e.value.is_number() ? direction_text(e.value) : std::string(e.value.as_string());
+  }
+  return name;
+}
+
+IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::DocumentView options) {
+  IndexDescriptor d;
+  if (key_pattern.empty()) {
+    throw Error(ErrorCode::kCannotCreateIndex, "Index keys cannot be an empty object.");
+  }
+  for (const bson::Element& e : key_pattern) {
+    if (e.key.empty()) {
+      throw Error(ErrorCode::kCannotCreateIndex, "Index key cannot be an empty field name.");
+    }
+    if (e.value.is_string()) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "index type '" + std::string(e.value.as_string()) +
+                      "' is not supported by mongostore (only ascending/descending indexes)");
+    }
+    if (!e.value.is_number() || e.value.number_as_double() == 0 ||
+        std::isnan(e.value.number_as_double())) {
+      throw Error(ErrorCode::kCannotCreateIndex,
+                  "Values in the index key pattern can only be positive or negative numbers; "
+                  "found " +
+                      e.value.to_json() + " for field '" + std::string(e.key) + "'");
+    }
+    for (const IndexField& f : d.fields_) {
+      if (f.path == e.key) {
+        throw Error(ErrorCode::kCannotCreateIndex,
+                    "Index key pattern repeats field '" + std::string(e.key) + "'");
+      }
+    }
+    d.fields_.push_back(IndexField{std::string(e.key), e.value.number_as_double() < 0});
+  }
+  d.key_pattern_ = bson::Document::copy_of(key_pattern);
+  bson::Value name = options.get("name");
+  if (!name.is_missing() && !name.is_string()) {
+    throw Error(ErrorCode::kTypeMismatch, "The index name must be a string");
+  }
+  d.name_ = name.is_missing() ? default_name(key_pattern) : std::string(name.as_string());
+  if (d.name_.empty()) throw Error(ErrorCode::kCannotCreateIndex, "index name cannot be empty");
+  for (const bson::Element& e : options) {
+    if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
+        e.key == "partialFilterExpression" || e.key == "v" || e.key == "key" ||
+        e.key == "background") {
+      continue;
+    }
+    throw Error(ErrorCode::kInvalidOptions,
+                "The field '" + std::string(e.key) + "' is not a valid index option");
+  }
+  d.unique_ = option_bool(options, "unique");
+  d.sparse_ = option_bool(options, "sparse");
+  bson::Value partial = options.get("partialFilterExpression");
+  if (!partial.is_missing()) {
+    if (!partial.is_document()) {
+      throw Error(ErrorCode::kTypeMismatch, "partialFilterExpression must be an object");
+    }
+    if (d.sparse_) {
+      throw Error(ErrorCode::kCannotCreateIndex,
+                  "cannot mix \"partialFilterExpression\" and \"sparse\" options");
+    }
+    d.partial_expression_ = bson::Document::copy_of(partial.as_document());
+    d.partial_ = Matcher::compile(d.partial_expression_.view());
+  }
+  if (d.is_id_index() && !(d.fields_.size() == 1 && d.fields_[0].path == "_id")) {
+    throw Error(ErrorCode::kBadValue, "The index name '_id_' is reserved for the _id index");
+  }
+  return d;
+}
+
+IndexDescriptor IndexDescriptor::from_catalog(bson::DocumentView spec) {
+  bson::DocumentBuilder options;
+  for (const bson::Element& e : spec) {
+    if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
+        e.key == "partialFilterExpression") {
+      options.append(e.key, e.value);
+    }
+  }
+  bson::Document o = options.finish();
+  return parse(spec.get("key").as_document(), o.view());
+}
+
+bson::Document IndexDescriptor::to_document() const {
+  bson::DocumentBuilder b;
+  b.append("v", 2);
+  b.append("key", key_pattern_.view());
+  b.append("name", name_);
+  if (unique_) b.append("unique", true);
+  if (sparse_) b.append("sparse", true);
+  if (partial_) b.append("partialFilterExpression", partial_expression_.view());
+  return b.finish();
+}
+
+bson::Document IndexDescriptor::to_catalog(const std::string& table, bool multikey) const {
+  bson::DocumentBuilder b;
+  b.append_elements(to_document().view());
+  if (!table.empty()) b.append("table", table);
+  b.append("multikey", multikey);
+  return b.finish();
+}
+
+bool IndexDescriptor::same_key(const IndexDescriptor& other) const {
+  if (fields_.size() != other.fields_.size()) return false;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].path != other.fields_[i].path ||
+        fields_[i].descending != other.fields_[i].descending) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IndexDescriptor::same_options(const IndexDescriptor& other) const {
+  return unique_ == other.unique_ && sparse_ == other.sparse_ &&
+         partial_.has_value() == other.partial_.has_value() &&
+         partial_expression_.view() == other.partial_expression_.view();
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,165 @@
+#include "engine/index_key_generator.h"
+
+#include <algorithm>
+#include <set>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/index_key.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+namespace {
+
+constexpr int32_t kCannotIndexParallelArrays = 171;
+
+const bson::Document& null_holder() {
+  static const bson::Document d = bson::make_document("v", bson::Null{});
+  return d;
+}
+const bson::Document& undefined_holder() {
+  static const bson::Document d = bson::make_document("v", bson::Undefined{});
+  return d;
+}
+bson::Value null_value() {
+  return null_holder().get("v");
+}
+bson::Value undefined_value() {
+  return undefined_holder().get("v");
+}
+
+bool is_index_part(std::string_view part, size_t* index) {
+  if (part.empty() || part.size() > 9) return false;
+  size_t n = 0;
+  for (char c : part) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  *index = n;
+  return true;
+}
+
+struct FieldValues {
+  std::vector<bson::Value> values;
+  std::string array_path;  // the first array the path went through, empty if none
+  bool present = false;    // some value was really there (not a null stand-in)
+};
+
+void walk(const bson::Value& v, std::string_view rest, const std::string& prefix,
+          FieldValues* out) {
+  if (rest.empty()) {
+    if (v.is_array()) {
+      if (out->array_path.empty()) out->array_path = prefix;
+      out->present = true;
+      bool any = false;
+      for (const bson::Element& e : v.as_array()) {
+        out->values.push_back(e.value);
+        any = true;
+      }
+      if (!any) out->values.push_back(undefined_value());
+    } else if (v.is_missing()) {
+      out->values.push_back(null_value());
+    } else {
+      out->present = true;
+      out->values.push_back(v);
+    }
+    return;
+  }
+  size_t dot = rest.find('.');
+  std::string_view part = rest.substr(0, dot);
+  std::string_view tail = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+  std::string next = prefix.empty() ? std::string(part) : prefix + "." + std::string(part);
+  if (v.is_document()) {
+    walk(v.as_document().get(part), tail, next, out);
+    return;
+  }
+  if (v.is_array()) {
+    if (out->array_path.empty()) out->array_path = prefix;
+    size_t index = 0;
+    bool positional = is_index_part(part, &index);
+    size_t i = 0;
+    bool any = false;
+    for (const bson::Element& e : v.as_array()) {
+      any = true;
+      if (positional && i == index) walk(e.value, tail, next, out);
+      if (e.value.is_document()) {
+        walk(e.value.as_document().get(part), tail, next, out);
+      } else if (!positional) {
+        out->values.push_back(null_value());
+      }
+      ++i;
+    }
+    if (!any) out->values.push_back(null_value());
+    return;
+  }
+  out->values.push_back(null_value());
+}
+
+}  // namespace
+
+void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKey>* out,
+                                 bool* multikey) const {
+  const IndexDescriptor& d = *descriptor_;
+  if (d.partial_filter() && !d.partial_filter()->matches(doc)) return;
+  const auto& fields = d.fields();
+  std::vector<FieldValues> per_field(fields.size());
+  bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
+  bool any_present = false;
+  const FieldValues* array_field = nullptr;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    walk(root, fields[i].path, std::string(), &per_field[i]);
+    FieldValues& fv = per_field[i];
+    any_present = any_present || fv.present;
+    if (!fv.array_path.empty()) {
+      *multikey = true;
+      if (array_field != nullptr && array_field->array_path != fv.array_path) {
+        throw Error(kCannotIndexParallelArrays, "cannot index parallel arrays [" + fv.array_path +
+                                                    "] [" + array_field->array_path + "]");
+      }
+      if (array_field == nullptr) array_field = &fv;
+    }
+    // Equal values (1 and 1.0, or a repeated element) give one entry.
+    std::set<std::string> seen;
+    std::vector<bson::Value> distinct;
+    for (const bson::Value& v : fv.values) {
+      if (seen.insert(bson::encode_index_key(v)).second) distinct.push_back(v);
+    }
+    fv.values = std::move(distinct);
+  }
+  if (d.sparse() && !any_present) return;
+  // Cartesian product of the fields' values.
+  std::vector<GeneratedKey> keys(1);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::vector<GeneratedKey> next;
+    next.reserve(keys.size() * per_field[i].values.size());
+    for (const GeneratedKey& k : keys) {
+      for (const bson::Value& v : per_field[i].values) {
+        GeneratedKey g = k;
+        bson::append_index_key(g.bytes, v, fields[i].descending);
+        g.values.push_back(v);
+        next.push_back(std::move(g));
+      }
+    }
+    keys = std::move(next);
+  }
+  std::sort(keys.begin(), keys.end(),
+            [](const GeneratedKey& a, const GeneratedKey& b) { return a.bytes < b.bytes; });
+  keys.erase(
+      std::unique(keys.begin(), keys.end(),
+                  [](const GeneratedKey& a, const GeneratedKey& b) { return a.bytes == b.bytes; }),
+      keys.end());
+  for (auto& k : keys) out->push_back(std::move(k));
+}
+
+std::string describe_key(const IndexDescriptor& descriptor,
+                         const std::vector<bson::Value>& values) {
+  std::string out = "{ ";
+  const auto& fields = descriptor.fields();
+  for (size_t i = 0; i < fields.size() && i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += fields[i].path + ": " + values[i].to_json();
+  }
+  out += " }";
+  return out;
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,44 @@
+// IndexKeyGenerator: the index entries one document produces for one index.
+//
+// Per field of the key pattern, the values the dotted path reaches: a missing field is null,
+// an array at the end of the path contributes each element (an empty array contributes
+// undefined, as in MongoDB), and arrays on the way are traversed. A compound key is the
+// cartesian product of its fields' values, each part encoded with append_index_key (so
+// compound keys are plain concatenations and sort field by field). Two fields that each
+// reach through a different array fail with CannotIndexParallelArrays (171), as in MongoDB.
+// A sparse index skips documents in which every field is missing; a partial index skips
+// documents its partialFilterExpression does not match.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/index_descriptor.h"
+#include "mongostore/bson/document.h"
+
+namespace mongostore::engine {
+
+/// One index entry of a document: the key bytes and the value of each field (views into the
+/// document, or into static null / undefined values).
+struct GeneratedKey {
+  std::string bytes;
+  std::vector<bson::Value> values;
+};
+
+class IndexKeyGenerator {
+ public:
+  explicit IndexKeyGenerator(const IndexDescriptor& descriptor) : descriptor_(&descriptor) {}
+
+  /// Appends the document's distinct keys (sorted by bytes) to `out`; sets *multikey when the
+  /// document reached an array through some field. Adds nothing for a document the index
+  /// skips (sparse or partial).
+  void generate(bson::DocumentView doc, std::vector<GeneratedKey>* out, bool* multikey) const;
+
+ private:
+  const IndexDescriptor* descriptor_;
+};
+
+/// "{ a: 1, b: \"x\" }": the dup-key part of MongoDB's E11000 message.
+std::string describe_key(const IndexDescriptor& descriptor, const std::vector<bson::Value>& values);
+
+}  // namespace mongostore::engine

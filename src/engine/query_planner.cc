@@ -1,0 +1,427 @@
+#include "engine/query_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/compare.h"
+#include "mongostore/bson/index_key.h"
+
+namespace mongostore::engine {
+namespace {
+
+// Values the planner needs that are not in the filter: held by static documents.
+const bson::Document& constants() {
+  static const bson::Document d = [] {
+    bson::DocumentBuilder b;
+    b.append("minkey", bson::MinKey{});
+    b.append("maxkey", bson::MaxKey{});
+    b.append("nan", std::numeric_limits<double>::quiet_NaN());
+    b.append("inf", std::numeric_limits<double>::infinity());
+    b.append("empty_string", "");
+    b.append("empty_object", bson::Document());
+    return b.finish();
+  }();
+  return d;
+}
+bson::Value constant(std::string_view name) {
+  return constants().get(name);
+}
+
+// An interval of values in MongoDB's order.
+struct Interval {
+  bson::Value lo;
+  bool lo_inclusive = true;
+  bson::Value hi;
+  bool hi_inclusive = true;
+  bool is_point() const { return lo_inclusive && hi_inclusive && bson::values_equal(lo, hi); }
+};
+
+Interval full_interval() {
+  return Interval{constant("minkey"), true, constant("maxkey"), true};
+}
+
+enum class RangeOp { kGt, kGte, kLt, kLte };
+
+struct FieldConditions {
+  std::vector<bson::Value> equalities;
+  std::vector<std::vector<bson::Value>> in_lists;
+  std::vector<std::pair<RangeOp, bson::Value>> ranges;
+};
+
+bool usable_point(const bson::Value& v) {
+  return !v.is_array() && v.type() != bson::BsonType::kRegex &&
+         v.type() != bson::BsonType::kUndefined && !v.is_missing();
+}
+
+bool usable_path(std::string_view path) {
+  if (path.empty() || path[0] == '$') return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string_view part =
+        path.substr(start, dot == std::string_view::npos ? path.npos : dot - start);
+    if (part.empty()) return false;
+    if (std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return false;  // a positional path component: leave it to the collection scan
+    }
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
+void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldConditions>* out) {
+  for (const bson::Element& e : filter) {
+    if (e.key == "$and" && e.value.is_array()) {
+      for (const bson::Element& clause : e.value.as_array()) {
+        if (clause.value.is_document()) collect_conditions(clause.value.as_document(), out);
+      }
+      continue;
+    }
+    if (!usable_path(e.key)) continue;
+    FieldConditions& fc = (*out)[std::string(e.key)];
+    bool operators = false;
+    if (e.value.is_document()) {
+      auto it = e.value.as_document().begin();
+      operators = it != e.value.as_document().end() && !it->key.empty() && it->key[0] == '$';
+    }
+    if (!operators) {
+      if (usable_point(e.value)) fc.equalities.push_back(e.value);
+      continue;
+    }
+    for (const bson::Element& op : e.value.as_document()) {
+      if (op.key == "$eq") {
+        if (usable_point(op.value)) fc.equalities.push_back(op.value);
+      } else if (op.key == "$in" && op.value.is_array()) {
+        std::vector<bson::Value> values;
+        bool ok = true;
+        for (const bson::Element& v : op.value.as_array()) {
+          ok = ok && usable_point(v.value);
+          values.push_back(v.value);
+        }
+        if (ok) fc.in_lists.push_back(std::move(values));
+      } else if (op.key == "$gt" || op.key == "$gte" || op.key == "$lt" || op.key == "$lte") {
+        bson::BsonType t = op.value.type();
+        if (op.value.is_null() || t == bson::BsonType::kMinKey || t == bson::BsonType::kMaxKey ||
+            !usable_point(op.value)) {
+          continue;
+        }
+        RangeOp r = op.key == "$gt"    ? RangeOp::kGt
+                    : op.key == "$gte" ? RangeOp::kGte
+                    : op.key == "$lt"  ? RangeOp::kLt
+                                       : RangeOp::kLte;
+        fc.ranges.emplace_back(r, op.value);
+      }
+    }
+  }
+}
+
+// The interval one range operator reads: MongoDB compares within a type bracket only.
+Interval range_interval(RangeOp op, const bson::Value& v) {
+  Interval i = full_interval();
+  bson::Value bracket_min = constant("minkey"), bracket_max = constant("maxkey");
+  bool max_inclusive = true;
+  if (v.is_number()) {
+    bracket_min = constant("nan");
+    bracket_max = constant("inf");
+  } else if (v.is_string()) {
+    bracket_min = constant("empty_string");
+    bracket_max = constant("empty_object");
+    max_inclusive = false;
+  }
+  switch (op) {
+    case RangeOp::kGt:
+    case RangeOp::kGte:
+      i.lo = v;
+      i.lo_inclusive = op == RangeOp::kGte;
+      i.hi = bracket_max;
+      i.hi_inclusive = max_inclusive;
+      break;
+    case RangeOp::kLt:
+    case RangeOp::kLte:
+      i.lo = bracket_min;
+      i.lo_inclusive = true;
+      i.hi = v;
+      i.hi_inclusive = op == RangeOp::kLte;
+      break;
+  }
+  return i;
+}
+
+bool interval_empty(const Interval& i) {
+  int c = bson::compare_values(i.lo, i.hi);
+  return c > 0 || (c == 0 && !(i.lo_inclusive && i.hi_inclusive));
+}
+
+// The intervals of one field; nullopt when the field has no usable condition.
+// `has_null` is set when a point is null (which also matches missing).
+std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, bool multikey,
+                                                     bool* has_null) {
+  std::vector<Interval> out;
+  if (!fc.equalities.empty()) {
+    const bson::Value& v = fc.equalities.front();
+    *has_null = *has_null || v.is_null();
+    out.push_back(Interval{v, true, v, true});
+    return out;
+  }
+  if (!fc.in_lists.empty()) {
+    std::vector<bson::Value> values = fc.in_lists.front();
+    std::sort(values.begin(), values.end(), bson::ValueLess());
+    values.erase(std::unique(values.begin(), values.end(),
+                             [](const bson::Value& a, const bson::Value& b) {
+                               return bson::values_equal(a, b);
+                             }),
+                 values.end());
+    for (const bson::Value& v : values) {
+      *has_null = *has_null || v.is_null();
+      out.push_back(Interval{v, true, v, true});
+    }
+    return out;  // an empty $in gives no intervals: nothing matches
+  }
+  if (fc.ranges.empty()) return std::nullopt;
+  Interval i = range_interval(fc.ranges.front().first, fc.ranges.front().second);
+  if (!multikey) {
+    for (size_t r = 1; r < fc.ranges.size(); ++r) {
+      Interval j = range_interval(fc.ranges[r].first, fc.ranges[r].second);
+      int lo = bson::compare_values(j.lo, i.lo);
+      if (lo > 0 || (lo == 0 && !j.lo_inclusive)) {
+        i.lo = j.lo;
+        i.lo_inclusive = j.lo_inclusive;
+      }
+      int hi = bson::compare_values(j.hi, i.hi);
+      if (hi < 0 || (hi == 0 && !j.hi_inclusive)) {
+        i.hi = j.hi;
+        i.hi_inclusive = j.hi_inclusive;
+      }
+    }
+  }
+  if (!interval_empty(i)) out.push_back(i);
+  return out;
+}
+
+std::string value_text(const bson::Value& v) {
+  switch (v.type()) {
+    case bson::BsonType::kMinKey:
+      return "MinKey";
+    case bson::BsonType::kMaxKey:
+      return "MaxKey";
+    case bson::BsonType::kDouble: {
+      double d = v.as_double();
+      if (std::isinf(d)) return d > 0 ? "inf.0" : "-inf.0";
+      if (std::isnan(d)) return "nan.0";
+      return v.to_json();
+    }
+    default:
+      return v.to_json();
+  }
+}
+
+std::string interval_text(const Interval& i, bool descending) {
+  if (descending) {
+    return std::string(i.hi_inclusive ? "[" : "(") + value_text(i.hi) + ", " + value_text(i.lo) +
+           (i.lo_inclusive ? "]" : ")");
+  }
+  return std::string(i.lo_inclusive ? "[" : "(") + value_text(i.lo) + ", " + value_text(i.hi) +
+         (i.hi_inclusive ? "]" : ")");
+}
+
+// The smallest byte string greater than every string that starts with `prefix`.
+bool prefix_successor(std::string prefix, std::string* out) {
+  while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (prefix.empty()) return false;
+  prefix.back() = static_cast<char>(static_cast<uint8_t>(prefix.back()) + 1);
+  *out = std::move(prefix);
+  return true;
+}
+
+KeyRange byte_range(const std::string& prefix, const Interval& i, bool descending) {
+  // A descending part is complemented, which reverses the order: the interval flips.
+  const bson::Value& first = descending ? i.hi : i.lo;
+  bool first_inclusive = descending ? i.hi_inclusive : i.lo_inclusive;
+  const bson::Value& last = descending ? i.lo : i.hi;
+  bool last_inclusive = descending ? i.lo_inclusive : i.hi_inclusive;
+  KeyRange r;
+  r.start = prefix;
+  bson::append_index_key(r.start, first, descending);
+  if (!first_inclusive) {
+    std::string s;
+    if (!prefix_successor(r.start, &s)) {
+      r.end_unbounded = false;
+      r.end = r.start;  // nothing above: an empty range
+      return r;
+    }
+    r.start = std::move(s);
+  }
+  std::string end = prefix;
+  bson::append_index_key(end, last, descending);
+  if (last_inclusive) {
+    if (!prefix_successor(end, &r.end)) r.end_unbounded = true;
+  } else {
+    r.end = std::move(end);
+  }
+  return r;
+}
+
+struct SortField {
+  std::string path;
+  bool descending;
+};
+
+bool partial_filter_implied(const IndexDescriptor& d, bson::DocumentView filter) {
+  // Simple and safe: every top-level condition of the partial filter appears, byte for
+  // byte, among the query's top-level conditions (or those of a top-level $and).
+  std::vector<bson::Element> query;
+  for (const bson::Element& e : filter) {
+    if (e.key == "$and" && e.value.is_array()) {
+      for (const bson::Element& clause : e.value.as_array()) {
+        if (!clause.value.is_document()) continue;
+        for (const bson::Element& c : clause.value.as_document()) query.push_back(c);
+      }
+    } else {
+      query.push_back(e);
+    }
+  }
+  for (const bson::Element& p : d.partial_filter_expression()) {
+    bool found = false;
+    for (const bson::Element& q : query) {
+      if (q.key == p.key && q.value.identical(p.value)) found = true;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+struct Scored {
+  IndexPlan plan;
+  int score = -1;
+};
+
+}  // namespace
+
+std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
+                                    const std::vector<IndexCandidate>& candidates) {
+  std::map<std::string, FieldConditions> conditions;
+  collect_conditions(filter, &conditions);
+  std::vector<SortField> sort_fields;
+  for (const bson::Element& e : sort) {
+    sort_fields.push_back(
+        SortField{std::string(e.key), e.value.is_number() && e.value.number_as_double() < 0});
+  }
+  std::optional<Scored> best;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const IndexDescriptor& d = *candidates[c].descriptor;
+    bool multikey = candidates[c].multikey;
+    if (d.partial_filter() && !partial_filter_implied(d, filter)) continue;
+    const auto& fields = d.fields();
+    std::vector<std::vector<Interval>> bounded;  // the bounded prefix
+    bool has_null = false;
+    size_t equality_fields = 0;
+    bool range_field = false;
+    size_t points = 1;
+    for (const IndexField& f : fields) {
+      auto it = conditions.find(f.path);
+      if (it == conditions.end()) break;
+      auto intervals = field_intervals(it->second, multikey, &has_null);
+      if (!intervals) break;
+      bool all_points = std::all_of(intervals->begin(), intervals->end(),
+                                    [](const Interval& i) { return i.is_point(); });
+      if (all_points && points * std::max<size_t>(intervals->size(), 1) > 4096) break;
+      bounded.push_back(std::move(*intervals));
+      if (!all_points) {
+        range_field = true;
+        break;
+      }
+      points *= std::max<size_t>(bounded.back().size(), 1);
+      ++equality_fields;
+    }
+    if (d.sparse() && (bounded.empty() || has_null)) continue;
+    // Does the index order give the sort? After single-point equality fields, the sort
+    // fields must be the next index fields, all in index direction or all reversed.
+    bool provides_sort = false, reverse = false;
+    if (!sort_fields.empty() && !multikey) {
+      size_t single_points = 0;
+      while (single_points < bounded.size() && bounded[single_points].size() == 1 &&
+             bounded[single_points][0].is_point()) {
+        ++single_points;
+      }
+      for (size_t k = 0; k <= single_points && !provides_sort; ++k) {
+        if (k + sort_fields.size() > fields.size()) break;
+        bool forward = true, backward = true;
+        for (size_t s = 0; s < sort_fields.size(); ++s) {
+          const IndexField& f = fields[k + s];
+          if (f.path != sort_fields[s].path) forward = backward = false;
+          if (f.descending != sort_fields[s].descending) forward = false;
+          if (f.descending == sort_fields[s].descending) backward = false;
+        }
+        if (forward || backward) {
+          provides_sort = true;
+          reverse = backward;
+        }
+      }
+      // A bounded field with several intervals, before or among the sort fields, would
+      // interleave: only single points may precede, and one range may be the first sort
+      // field (its intervals are already in order).
+    }
+    if (bounded.empty() && !provides_sort) continue;
+    if (bounded.empty() && (d.sparse() || d.partial_filter())) continue;
+    int score =
+        static_cast<int>(equality_fields) * 4 + (range_field ? 2 : 0) + (provides_sort ? 1 : 0);
+    if (bounded.empty()) score = 0;  // only the sort
+    if (best && (score < best->score ||
+                 (score == best->score &&
+                  (!d.unique() || candidates[best->plan.candidate].descriptor->unique()) &&
+                  fields.size() >= candidates[best->plan.candidate].descriptor->fields().size()))) {
+      continue;
+    }
+    IndexPlan plan;
+    plan.candidate = c;
+    plan.reverse = reverse;
+    plan.provides_sort = provides_sort;
+    plan.multikey = multikey;
+    // Ranges: the cartesian product of the point fields, then the last bounded field's
+    // intervals; fields after the bounded prefix are unbounded.
+    std::vector<std::string> prefixes{std::string()};
+    bool empty_result = false;
+    for (size_t i = 0; i + 1 < bounded.size(); ++i) {
+      std::vector<std::string> next;
+      for (const std::string& p : prefixes) {
+        for (const Interval& iv : bounded[i]) {
+          std::string k = p;
+          bson::append_index_key(k, iv.lo, fields[i].descending);
+          next.push_back(std::move(k));
+        }
+      }
+      if (next.empty()) empty_result = true;
+      prefixes = std::move(next);
+    }
+    if (!empty_result) {
+      std::vector<Interval> last =
+          bounded.empty() ? std::vector<Interval>{full_interval()} : bounded.back();
+      bool last_descending = fields[bounded.empty() ? 0 : bounded.size() - 1].descending;
+      for (const std::string& p : prefixes) {
+        for (const Interval& iv : last) plan.ranges.push_back(byte_range(p, iv, last_descending));
+      }
+    }
+    std::sort(plan.ranges.begin(), plan.ranges.end(),
+              [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
+    bson::DocumentBuilder b;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      b.open_array(fields[i].path);
+      if (i < bounded.size()) {
+        for (const Interval& iv : bounded[i]) b.push(interval_text(iv, fields[i].descending));
+      } else {
+        b.push(interval_text(full_interval(), fields[i].descending));
+      }
+      b.close();
+    }
+    plan.bounds = b.finish();
+    best = Scored{std::move(plan), score};
+  }
+  if (!best) return std::nullopt;
+  return std::move(best->plan);
+}
+
+}  // namespace mongostore::engine

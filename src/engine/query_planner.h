@@ -1,0 +1,57 @@
+// QueryPlanner: picks the index a find (or count, update, delete, findAndModify) reads.
+//
+// The planner looks at the filter's top-level conjunction (implicit equality, $eq, $in, $gt,
+// $gte, $lt, $lte, and the same inside a top-level $and) and, for each index, turns the
+// conditions on a prefix of its fields into byte ranges of index keys: equality and $in
+// fields give points, the first range field ends the prefix. A sort that the index order
+// gives (after equality fields, forwards or backwards) needs no blocking sort. Bounds are
+// conservative — the executor re-checks the whole filter on every fetched document, so an
+// index only narrows the candidates:
+//   - range operators are bracketed by type as MongoDB's are ($gt: 5 reads numbers above 5);
+//   - on a multikey index each field uses one condition only (a document [4, 11] matches
+//     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
+//   - a sparse index is used only when a bounded condition cannot match null / missing, and a
+//     partial index only when the filter repeats every condition of its partial filter.
+// With no usable index the plan is a collection scan.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/index_descriptor.h"
+#include "mongostore/bson/document.h"
+
+namespace mongostore::engine {
+
+/// An index the planner may use.
+struct IndexCandidate {
+  const IndexDescriptor* descriptor;
+  bool multikey;
+};
+
+/// Keys k with start <= k < end (or start <= k when end_unbounded), compared as bytes.
+struct KeyRange {
+  std::string start;
+  std::string end;
+  bool end_unbounded = false;
+};
+
+struct IndexPlan {
+  size_t candidate = 0;          // position in the candidates given to plan_query
+  std::vector<KeyRange> ranges;  // ascending, disjoint
+  /// Walk the ranges backwards (the sort is the reverse of the index order).
+  bool reverse = false;
+  /// The index order is the requested sort: no blocking sort needed.
+  bool provides_sort = false;
+  /// One document may have several entries: the executor deduplicates.
+  bool multikey = false;
+  /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}.
+  bson::Document bounds;
+};
+
+/// The chosen index plan, or nullopt for a collection scan.
+std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
+                                    const std::vector<IndexCandidate>& candidates);
+
+}  // namespace mongostore::engine

@@ -1,0 +1,100 @@
+// Array expressions.
+#include "aggregation/aggregation_test_util.h"
+
+namespace mongostore::engine::agg_test {
+namespace {
+
+TEST(AggArray, InSizeElemAt) {
+  EXPECT_EQ(E(R"({"$in": [2, [1, 2, 3]]})"), V("true"));
+  EXPECT_EQ(E(R"({"$in": [2.0, [1, 2]]})"), V("true"));
+  EXPECT_EQ(E(R"({"$in": [5, "$a"]})", R"({"a": [1]})"), V("false"));
+  std::string msg;
+  EXPECT_EQ(EE(R"({"$in": [1, "$a"]})", "{}", &msg), 40081);
+  EXPECT_EQ(msg, "$in requires an array as a second argument, found: missing");
+  EXPECT_EQ(E(R"({"$size": [[1, 2, 3]]})"), V("3"));
+  EXPECT_EQ(EE(R"({"$size": "$a"})", R"({"a": 1})", &msg), 17124);
+  EXPECT_EQ(msg, "The argument to $size must be an array, but was of type: int");
+  EXPECT_EQ(E(R"({"$arrayElemAt": [[1, 2, 3], 0]})"), V("1"));
+  EXPECT_EQ(E(R"({"$arrayElemAt": [[1, 2, 3], -1]})"), V("3"));
+  EXPECT_EQ(E(R"({"$arrayElemAt": [[1, 2, 3], 5]})"), "missing");
+  EXPECT_EQ(E(R"({"$arrayElemAt": ["$x", 0]})"), V("null"));
+  EXPECT_EQ(EE(R"({"$arrayElemAt": [1, 0]})"), 28689);
+  EXPECT_EQ(EE(R"({"$arrayElemAt": [[1], 0.5]})"), 28691);
+}
+
+TEST(AggArray, FirstLastIsArrayReverse) {
+  EXPECT_EQ(E(R"({"$first": [[1, 2, 3]]})"), V("1"));
+  EXPECT_EQ(E(R"({"$last": "$a"})", R"({"a": [1, 2, 3]})"), V("3"));
+  EXPECT_EQ(E(R"({"$first": [[]]})"), "missing");
+  EXPECT_EQ(E(R"({"$last": "$missing"})"), V("null"));
+  EXPECT_EQ(E(R"({"$isArray": [[1]]})"), V("true"));
+  EXPECT_EQ(E(R"({"$isArray": "$a"})", R"({"a": 1})"), V("false"));
+  EXPECT_EQ(E(R"({"$reverseArray": [[1, 2, 3]]})"), V("[3, 2, 1]"));
+  EXPECT_EQ(E(R"({"$reverseArray": "$x"})"), V("null"));
+  EXPECT_EQ(EE(R"({"$reverseArray": 1})"), 34435);
+}
+
+TEST(AggArray, ConcatSliceIndexOfRange) {
+  EXPECT_EQ(E(R"({"$concatArrays": [[1], [2, 3], []]})"), V("[1, 2, 3]"));
+  EXPECT_EQ(E(R"({"$concatArrays": [[1], "$x"]})"), V("null"));
+  EXPECT_EQ(EE(R"({"$concatArrays": [[1], 2]})"), 28664);
+  EXPECT_EQ(E(R"({"$slice": [[1, 2, 3, 4], 2]})"), V("[1, 2]"));
+  EXPECT_EQ(E(R"({"$slice": [[1, 2, 3, 4], -2]})"), V("[3, 4]"));
+  EXPECT_EQ(E(R"({"$slice": [[1, 2, 3, 4], 1, 2]})"), V("[2, 3]"));
+  EXPECT_EQ(E(R"({"$slice": [[1, 2, 3, 4], -3, 2]})"), V("[2, 3]"));
+  EXPECT_EQ(E(R"({"$slice": [[1, 2], 5, 2]})"), V("[]"));
+  EXPECT_EQ(E(R"({"$slice": ["$x", 1]})"), V("null"));
+  EXPECT_EQ(EE(R"({"$slice": [[1], 0, 0]})"), 28729);
+  EXPECT_EQ(E(R"({"$indexOfArray": [["a", "b", "a"], "a"]})"), V("0"));
+  EXPECT_EQ(E(R"({"$indexOfArray": [["a", "b", "a"], "a", 1]})"), V("2"));
+  EXPECT_EQ(E(R"({"$indexOfArray": [["a", "b"], "c"]})"), V("-1"));
+  EXPECT_EQ(E(R"({"$indexOfArray": [null, "c"]})"), V("null"));
+  EXPECT_EQ(E(R"({"$range": [0, 5]})"), V("[0, 1, 2, 3, 4]"));
+  EXPECT_EQ(E(R"({"$range": [0, 10, 3]})"), V("[0, 3, 6, 9]"));
+  EXPECT_EQ(E(R"({"$range": [5, 0, -2]})"), V("[5, 3, 1]"));
+  EXPECT_EQ(EE(R"({"$range": [0, 5, 0]})"), 34449);
+  EXPECT_EQ(EE(R"({"$range": ["a", 5]})"), 34443);
+}
+
+TEST(AggArray, FilterMapReduce) {
+  EXPECT_EQ(E(R"({"$filter": {"input": [1, 2, 3, 4], "cond": {"$gt": ["$$this", 2]}}})"),
+            V("[3, 4]"));
+  EXPECT_EQ(E(R"({"$filter": {"input": "$a", "as": "x", "cond": {"$eq": ["$$x.k", 1]}}})",
+              R"({"a": [{"k": 1}, {"k": 2}, {"k": 1, "z": 0}]})"),
+            V(R"([{"k": 1}, {"k": 1, "z": 0}])"));
+  EXPECT_EQ(E(R"({"$filter": {"input": [1, 2, 3], "cond": true, "limit": 2}})"), V("[1, 2]"));
+  EXPECT_EQ(E(R"({"$filter": {"input": "$x", "cond": true}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$filter": {"input": 1, "cond": true}})"), 28651);
+  EXPECT_EQ(EE(R"({"$filter": {"input": [1]}})"), 28650);
+  EXPECT_EQ(E(R"({"$map": {"input": [1, 2], "as": "v", "in": {"$multiply": ["$$v", "$k"]}}})",
+              R"({"k": 10})"),
+            V("[10, 20]"));
+  EXPECT_EQ(E(R"({"$map": {"input": [1, 2], "in": "$$this"}})"), V("[1, 2]"));
+  EXPECT_EQ(EE(R"({"$map": {"input": "x", "in": 1}})"), 16883);
+  EXPECT_EQ(E(R"({"$reduce": {"input": [1, 2, 3], "initialValue": 0,
+              "in": {"$add": ["$$value", "$$this"]}}})"),
+            V("6"));
+  EXPECT_EQ(E(R"({"$reduce": {"input": [[1], [2, 3]], "initialValue": [],
+              "in": {"$concatArrays": ["$$value", "$$this"]}}})"),
+            V("[1, 2, 3]"));
+  EXPECT_EQ(EE(R"({"$reduce": {"input": 5, "initialValue": 0, "in": 1}})"), 40080);
+}
+
+}  // namespace
+}  // namespace mongostore::engine::agg_test
+
+namespace mongostore::engine::agg_test {
+namespace {
+
+TEST(AggArray, AccumulatorExpressions) {
+  EXPECT_EQ(E(R"({"$sum": "$a.p"})", R"({"a": [{"p": 1}, {"p": 2.5}, {"q": 1}]})"), V("3.5"));
+  EXPECT_EQ(E(R"({"$sum": [1, 2, "x"]})"), V("3"));
+  EXPECT_EQ(E(R"({"$sum": "$missing"})"), V("0"));
+  EXPECT_EQ(E(R"({"$avg": [[1, 2, 3, 4]]})"), V("2.5"));
+  EXPECT_EQ(E(R"({"$avg": "$missing"})"), V("null"));
+  EXPECT_EQ(E(R"({"$min": [3, 1, null, 2]})"), V("1"));
+  EXPECT_EQ(E(R"({"$max": "$a"})", R"({"a": [3, "z", 1]})"), V("\"z\""));
+}
+
+}  // namespace
+}  // namespace mongostore::engine::agg_test
