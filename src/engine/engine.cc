@@ -27,6 +27,7 @@
 #include "engine/wiredtiger_session_pool.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
+#include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/engine/projection.h"
 #include "mongostore/engine/update.h"
@@ -1803,6 +1804,7 @@ std::vector<bson::Document> FindCursor::next_batch() {
 }  // namespace
 
 std::shared_ptr<Engine> Engine::open(const EngineOptions& options) {
+  install_expr_in_find_filters();
   return std::make_shared<WiredTigerEngine>(options);
 }
 

@@ -196,3 +196,23 @@ TEST_F(EngineQuery, ProjectionIncludesAndExcludes) {
 
 }  // namespace
 }  // namespace mongostore::engine
+
+namespace mongostore::engine {
+namespace {
+
+TEST_F(EngineQuery, ExprInFindFilters) {
+  e_->insert_one("db", "c", make_document("_id", 1, "a", 5, "b", 3));
+  e_->insert_one("db", "c", make_document("_id", 2, "a", 1, "b", 3));
+  e_->insert_one("db", "c", make_document("_id", 3, "a", 9, "b", 3, "tag", "x"));
+  auto gt = make_document("$expr", make_document("$gt", make_array("$a", "$b")));
+  EXPECT_EQ(ids(gt), (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(ids(make_document("tag", "x", "$expr", make_document("$gt", make_array("$a", "$b")))),
+            (std::vector<int32_t>{3}));
+  EXPECT_EQ(
+      e_->count_documents("db", "c", make_document("$or", make_array(gt, make_document("_id", 2)))),
+      3);
+  EXPECT_THROW(ids(make_document("$expr", make_document("$bogus", 1))), Error);
+}
+
+}  // namespace
+}  // namespace mongostore::engine

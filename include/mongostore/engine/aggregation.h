@@ -115,6 +115,10 @@ class Expression {
   std::shared_ptr<const aggregation_detail::ExprNode> node_;
 };
 
+/// Makes $expr work in find filters (Matcher) by installing this layer's evaluator; called
+/// by Engine::open, idempotent.
+void install_expr_in_find_filters();
+
 class Pipeline {
  public:
   Pipeline() = default;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,14 @@ struct MatchDetails {
 namespace matcher_detail {
 struct CompiledFilter;
 }
+
+/// $expr: the aggregation layer, which sits above the matcher, installs the compiler that
+/// turns an $expr argument into a test of the whole document (Engine::open does it). The
+/// compiled test may point into the filter, which the Matcher keeps alive. Until one is
+/// installed, $expr fails with NotImplemented (238).
+using ExprPredicate = std::function<bool(bson::DocumentView)>;
+using ExprCompiler = ExprPredicate (*)(const bson::Value& expression);
+void install_expr_compiler(ExprCompiler compiler);
 
 class Matcher {
  public:

@@ -108,6 +108,21 @@ class ConstNode final : public Node {
   bool value_;
 };
 
+/// $expr: an aggregation expression evaluated against the whole document (truthiness).
+class ExprNode final : public Node {
+ public:
+  explicit ExprNode(ExprPredicate test) : test_(std::move(test)) {}
+  bool matches(const Input& in, std::optional<size_t>*) const override {
+    return !in.is_value && test_(in.document);
+  }
+
+ private:
+  ExprPredicate test_;
+};
+
+/// The installed $expr compiler, or null.
+ExprCompiler installed_expr_compiler();
+
 // --- predicates (comparison.cc, element.cc, array.cc) ----------------------------------------
 
 enum class CompareOp { kEq, kLt, kLte, kGt, kGte };

@@ -169,6 +169,10 @@ class Parser {
       }
       return std::make_unique<ConstNode>(name == "$alwaysTrue");
     }
+    if (name == "$expr") {
+      if (ExprCompiler compile = installed_expr_compiler())
+        return std::make_unique<ExprNode>(compile(v));
+    }
     if (name == "$where" || name == "$text" || name == "$expr" || name == "$jsonSchema" ||
         name == "$sampleRate") {
       not_implemented(name);
