@@ -43,7 +43,12 @@ void validate(const std::vector<WriteModel>& models) {
         [&](const auto& m) {
           using M = std::decay_t<decltype(m)>;
           if constexpr (std::is_same_v<M, UpdateOne> || std::is_same_v<M, UpdateMany>) {
-            validate_update(i, m.update.view());
+            if (m.pipeline.empty()) {
+              validate_update(i, m.update.view());
+            } else if (!m.update.empty()) {
+              throw Error(ErrorCode::kBadValue, "bulk write operation " + std::to_string(i) +
+                                                    ": give an update or a pipeline, not both");
+            }
           } else if constexpr (std::is_same_v<M, ReplaceOne>) {
             validate_replacement(i, m.replacement.view());
           }
@@ -78,13 +83,15 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           ++result.inserted_count;
           result.inserted_ids.emplace(index, std::move(id));
         } else if constexpr (std::is_same_v<M, UpdateOne>) {
-          add_update(
-              result, index,
-              coll.update_one(m.filter, m.update, update_options(m.upsert, m.array_filters)));
+          UpdateOptions options = update_options(m.upsert, m.array_filters);
+          add_update(result, index,
+                     m.pipeline.empty() ? coll.update_one(m.filter, m.update, options)
+                                        : coll.update_one(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, UpdateMany>) {
-          add_update(
-              result, index,
-              coll.update_many(m.filter, m.update, update_options(m.upsert, m.array_filters)));
+          UpdateOptions options = update_options(m.upsert, m.array_filters);
+          add_update(result, index,
+                     m.pipeline.empty() ? coll.update_many(m.filter, m.update, options)
+                                        : coll.update_many(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, ReplaceOne>) {
           add_update(result, index, coll.replace_one(m.filter, m.replacement, m.upsert));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {

@@ -726,8 +726,15 @@ class WiredTigerEngine final : public Engine,
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());
     std::optional<Update> compiled;
-    if (update != nullptr) compiled = Update::compile(*update, filters);
-    Projection projection = Projection::compile(options.projection.view());
+    if (options.update_is_pipeline && !options.array_filters.empty()) {
+      throw Error(ErrorCode::kFailedToParse,
+                  "arrayFilters may not be specified for pipeline-style updates");
+    }
+    if (update != nullptr) {
+      compiled = options.update_is_pipeline ? Update::compile_pipeline(*update)
+                                            : Update::compile(*update, filters);
+    }
+    Projection projection = Projection::compile(options.projection.view(), &matcher);
     bool upsert = options.upsert && update != nullptr;
     auto entry = upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return std::nullopt;
@@ -802,7 +809,7 @@ class WiredTigerEngine final : public Engine,
   std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                bson::DocumentView filter, const FindOptions& options) override {
     Matcher matcher = Matcher::compile(filter);
-    Projection projection = Projection::compile(options.projection.view());
+    Projection projection = Projection::compile(options.projection.view(), &matcher);
     SortSpec sort = SortSpec::compile(options.sort.view());
     if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
     if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
@@ -1440,7 +1447,7 @@ class WiredTigerEngine final : public Engine,
   bson::Document explain_find(std::string_view db, std::string_view coll, bson::DocumentView filter,
                               const FindOptions& options) override {
     Matcher matcher = Matcher::compile(filter);
-    Projection projection = Projection::compile(options.projection.view());
+    Projection projection = Projection::compile(options.projection.view(), &matcher);
     SortSpec sort = SortSpec::compile(options.sort.view());
     ExecutionStats stats;
     PlannedQuery plan;
@@ -1554,7 +1561,12 @@ class WiredTigerEngine final : public Engine,
     Matcher matcher = Matcher::compile(filter);
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());
-    Update compiled = Update::compile(update, filters);
+    if (options.update_is_pipeline && !options.array_filters.empty()) {
+      throw Error(ErrorCode::kFailedToParse,
+                  "arrayFilters may not be specified for pipeline-style updates");
+    }
+    Update compiled = options.update_is_pipeline ? Update::compile_pipeline(update)
+                                                 : Update::compile(update, filters);
     if (multi && compiled.is_replacement()) {
       throw Error(ErrorCode::kFailedToParse,
                   "multi update is not supported for replacement-style update");
@@ -1805,6 +1817,7 @@ std::vector<bson::Document> FindCursor::next_batch() {
 
 std::shared_ptr<Engine> Engine::open(const EngineOptions& options) {
   install_expr_in_find_filters();
+  install_update_pipelines();
   return std::make_shared<WiredTigerEngine>(options);
 }
 

@@ -252,7 +252,6 @@ void check_bulk_requests(const Value& requests) {
         throw SkipTest("option " + std::string(el.key) + " not supported");
       }
     }
-    if (args.get("update").is_array()) throw SkipTest("update pipeline not supported");
   }
 }
 
@@ -285,7 +284,6 @@ void check_supported(DocumentView op, const std::map<std::string, Entity>& entit
       throw SkipTest("option " + std::string(el.key) + " not supported");
     }
   }
-  if (args.get("update").is_array()) throw SkipTest("update pipeline not supported");
   if (name == "bulkWrite") check_bulk_requests(args.get("requests"));
   if (unacknowledged && spec->second.write) {
     throw SkipTest("unacknowledged writeConcern (w: 0) not supported");
@@ -397,14 +395,18 @@ std::vector<client::WriteModel> write_models(const Value& requests) {
     if (kind == "insertOne") {
       models.push_back(client::InsertOne{Document::copy_of(document_or_empty(a.get("document")))});
     } else if (kind == "updateOne" || kind == "updateMany") {
-      Document update = Document::copy_of(document_or_empty(a.get("update")));
+      bool is_pipeline = a.get("update").is_array();
+      Document update =
+          is_pipeline ? Document() : Document::copy_of(document_or_empty(a.get("update")));
+      std::vector<Document> pipeline =
+          is_pipeline ? documents_of(a.get("update")) : std::vector<Document>{};
       std::vector<Document> filters = documents_of(a.get("arrayFilters"));
       if (kind == "updateOne") {
-        models.push_back(
-            client::UpdateOne{std::move(filter), std::move(update), upsert, std::move(filters)});
+        models.push_back(client::UpdateOne{std::move(filter), std::move(update), upsert,
+                                           std::move(filters), std::move(pipeline)});
       } else {
-        models.push_back(
-            client::UpdateMany{std::move(filter), std::move(update), upsert, std::move(filters)});
+        models.push_back(client::UpdateMany{std::move(filter), std::move(update), upsert,
+                                            std::move(filters), std::move(pipeline)});
       }
     } else if (kind == "replaceOne") {
       models.push_back(client::ReplaceOne{
@@ -524,12 +526,17 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     client::UpdateOptions o;
     o.upsert = args.get("upsert").truthy();
     o.array_filters = documents_of(args.get("arrayFilters"));
-    DocumentView update = document_or_empty(args.get("update"));
-    out.holder =
-        // Through the Collection handle, which makes the drivers' client-side checks.
-        update_result(name == "updateOne"
-                          ? client.database(db).collection(coll).update_one(filter, update, o)
-                          : client.database(db).collection(coll).update_many(filter, update, o));
+    auto collection = client.database(db).collection(coll);
+    // Through the Collection handle, which makes the drivers' client-side checks.
+    if (args.get("update").is_array()) {
+      std::vector<Document> pipeline = documents_of(args.get("update"));
+      out.holder = update_result(name == "updateOne" ? collection.update_one(filter, pipeline, o)
+                                                     : collection.update_many(filter, pipeline, o));
+    } else {
+      DocumentView update = document_or_empty(args.get("update"));
+      out.holder = update_result(name == "updateOne" ? collection.update_one(filter, update, o)
+                                                     : collection.update_many(filter, update, o));
+    }
   } else if (name == "replaceOne") {
     out.holder = update_result(client.replace_one(
         db, coll, filter, document_or_empty(args.get("replacement")), args.get("upsert").truthy()));
@@ -540,8 +547,12 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     b.open_document("r").append("deletedCount", n).close();
     out.holder = b.finish();
   } else if (name == "findOneAndUpdate") {
-    out.holder = optional_document(client.find_one_and_update(
-        db, coll, filter, document_or_empty(args.get("update")), find_and_modify_options(args)));
+    client::FindAndModifyOptions o = find_and_modify_options(args);
+    o.update_is_pipeline = args.get("update").is_array();
+    // An array's bytes are a document keyed "0", "1", ...: the engine takes them as they are.
+    DocumentView update = o.update_is_pipeline ? args.get("update").as_array()
+                                               : document_or_empty(args.get("update"));
+    out.holder = optional_document(client.find_one_and_update(db, coll, filter, update, o));
   } else if (name == "findOneAndReplace") {
     out.holder = optional_document(
         client.find_one_and_replace(db, coll, filter, document_or_empty(args.get("replacement")),

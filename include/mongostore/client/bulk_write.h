@@ -46,6 +46,8 @@ struct UpdateOne {
   bson::Document update;
   bool upsert = false;
   std::vector<bson::Document> array_filters;
+  /// An update pipeline instead of `update` (which must then be empty).
+  std::vector<bson::Document> pipeline;
 };
 
 struct UpdateMany {
@@ -53,6 +55,8 @@ struct UpdateMany {
   bson::Document update;
   bool upsert = false;
   std::vector<bson::Document> array_filters;
+  /// An update pipeline instead of `update` (which must then be empty).
+  std::vector<bson::Document> pipeline;
 };
 
 struct ReplaceOne {

@@ -151,6 +151,17 @@ class Collection {
                           const UpdateOptions& options = {}) const;
   UpdateResult update_many(bson::DocumentView filter, bson::DocumentView update,
                            const UpdateOptions& options = {}) const;
+  /// Update pipelines (MongoDB 4.2+): `pipeline` holds $set/$addFields, $unset, $project and
+  /// $replaceRoot/$replaceWith stages, given as a std::vector<bson::Document> (a braced list
+  /// of one document would also convert to a DocumentView, so spell the vector out).
+  /// The document's `_id` cannot change (ImmutableField 66).
+  UpdateResult update_one(bson::DocumentView filter, const std::vector<bson::Document>& pipeline,
+                          UpdateOptions options = {}) const;
+  UpdateResult update_many(bson::DocumentView filter, const std::vector<bson::Document>& pipeline,
+                           UpdateOptions options = {}) const;
+  std::optional<bson::Document> find_one_and_update(bson::DocumentView filter,
+                                                    const std::vector<bson::Document>& pipeline,
+                                                    FindAndModifyOptions options = {}) const;
   int64_t delete_one(bson::DocumentView filter) const {
     return client_->delete_one(db_, name_, filter);
   }

@@ -118,6 +118,9 @@ class Expression {
 /// Makes $expr work in find filters (Matcher) by installing this layer's evaluator; called
 /// by Engine::open, idempotent.
 void install_expr_in_find_filters();
+/// Makes update pipelines work (Update::compile_pipeline) by installing this layer's stage
+/// compiler; called by Engine::open, idempotent.
+void install_update_pipelines();
 
 class Pipeline {
  public:

@@ -69,6 +69,9 @@ struct FindOptions {
 
 struct UpdateOptions {
   bool upsert = false;
+  /// The update is an update pipeline: an array of $set/$addFields, $unset, $project and
+  /// $replaceRoot/$replaceWith stages, passed as the array's BSON bytes.
+  bool update_is_pipeline = false;
   /// arrayFilters for filtered positional updates ($[<id>]).
   std::vector<bson::Document> array_filters;
 };
@@ -94,6 +97,8 @@ struct FindAndModifyOptions {
   ReturnDocument return_document = ReturnDocument::kBefore;
   bson::Document projection;
   std::vector<bson::Document> array_filters;
+  /// As UpdateOptions::update_is_pipeline (findOneAndUpdate only).
+  bool update_is_pipeline = false;
 };
 
 struct AggregateOptions {

@@ -1,15 +1,24 @@
 // Projection: which fields of a document a read returns (MongoDB's find projection).
 //
-// Supported: inclusion ({a: 1, "b.c": 1}) and exclusion ({a: 0}) of fields and dotted paths
-// (through sub-documents and arrays of sub-documents), with MongoDB's `_id` rule (included
-// unless excluded explicitly). Projection operators ($slice, $elemMatch, positional `$`,
-// $meta) and expressions fail with NotImplemented (238) naming the operator.
+// Supported:
+// - inclusion ({a: 1, "b.c": 1}) and exclusion ({a: 0}) of fields and dotted paths (through
+//   sub-documents and arrays of sub-documents), with MongoDB's `_id` rule (included unless
+//   excluded explicitly); mixing the two fails with 31254 naming the field;
+// - `{arr: {$slice: n}}` (first n, or last -n) and `{arr: {$slice: [skip, limit]}}`, on any
+//   path; $slice neither includes nor excludes, so alone it returns every field;
+// - `{arr: {$elemMatch: filter}}`: the first element matching `filter` (the field is left out
+//   when none does); top-level fields only (31275), and it counts as an inclusion;
+// - the positional `{"arr.$": 1}`: the element of `arr` at which the query matched (the
+//   projection must be compiled with that query); one per projection (31276), inclusion only,
+//   and a document where the query matched no element of `arr` fails with 51246.
+// $meta and projection expressions ({x: "$a"}) fail with NotImplemented (238) naming the field.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/engine/matcher.h"
 
 namespace mongostore::engine {
 
@@ -17,10 +26,12 @@ class Projection {
  public:
   /// The identity projection (whole documents).
   Projection();
-  /// Throws Error(Location31254/31253-style BadValue) for mixed inclusion and exclusion.
-  static Projection compile(bson::DocumentView spec);
+  /// Compiles `spec`. `query` is the filter that selected the documents; it is needed (and
+  /// copied) only for the positional operator. Throws mongostore::Error for invalid specs.
+  static Projection compile(bson::DocumentView spec, const Matcher* query = nullptr);
 
   bool is_identity() const;
+  /// Projects `document`, which must be one the query matched.
   bson::Document apply(bson::DocumentView document) const;
 
   struct Node;
@@ -29,6 +40,8 @@ class Projection {
   std::shared_ptr<const Node> root_;
   bool inclusion_ = false;
   bool include_id_ = true;
+  // The query, kept for the positional operator (which re-matches to find the element).
+  std::shared_ptr<const Matcher> query_;
 };
 
 }  // namespace mongostore::engine

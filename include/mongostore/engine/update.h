@@ -9,6 +9,10 @@
 // $pull $pullAll. Paths may use the positional `$`, all-positional `$[]` and filtered
 // `$[<id>]` (with arrayFilters). Errors carry MongoDB's codes and messages.
 //
+// An update pipeline (a list of $set/$addFields, $unset, $project, $replaceRoot/$replaceWith
+// stages, MongoDB 4.2+) is compiled with compile_pipeline(); the aggregation layer, which sits
+// above this one, installs the stage compiler (Engine::open does it).
+//
 // compile() parses and validates once (unknown modifiers, conflicting paths, bad arguments);
 // apply() rewrites the document in one pass and never mutates its input. An Update owns a
 // copy of the bytes it was compiled from and is cheap to copy.
@@ -17,11 +21,17 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <span>
 
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
+
+/// Turns an update pipeline into the function from stored to updated document.
+using UpdatePipelineFunction = std::function<bson::Document(bson::DocumentView original)>;
+using UpdatePipelineCompiler = UpdatePipelineFunction (*)(bson::DocumentView stages);
+void install_update_pipeline_compiler(UpdatePipelineCompiler compiler);
 
 class Update {
  public:
@@ -31,8 +41,15 @@ class Update {
   static Update compile(bson::DocumentView update,
                         std::span<const bson::DocumentView> array_filters = {});
 
+  /// `stages` is an array of pipeline stages (BSON array bytes, as a DocumentView). Throws
+  /// NotImplemented until the aggregation layer installed its compiler, InvalidOptions (72)
+  /// for a stage not allowed in an update, and the stages' own parse errors.
+  static Update compile_pipeline(bson::DocumentView stages);
+
   /// True when the update is a replacement document.
   bool is_replacement() const;
+  /// True when the update is a pipeline.
+  bool is_pipeline() const;
 
   struct Result {
     bson::Document document;

@@ -1,63 +1,212 @@
 #include "mongostore/engine/projection.h"
 
 #include <map>
+#include <optional>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
 
-// A tree of projected paths: a leaf means "this field", children refine a sub-document.
+// A tree of projected paths: a leaf means "this field", children refine a sub-document. A leaf
+// may carry an array operator that transforms the field's value instead of copying it.
 struct Projection::Node {
+  enum class Operator { kNone, kSlice, kElemMatch, kPositional };
   bool leaf = false;
+  Operator op = Operator::kNone;
+  // $slice: skip (negative counts from the end) and limit; `limit` empty = to the end.
+  int64_t slice_skip = 0;
+  std::optional<int64_t> slice_limit;
+  // $elemMatch: a filter {<field>: {$elemMatch: spec}} run against {<field>: [element]}.
+  std::optional<Matcher> elem_match;
   std::map<std::string, Node, std::less<>> children;
 };
 
 namespace {
 
-void add_path(Projection::Node& root, std::string_view path) {
+using Operator = Projection::Node::Operator;
+
+struct ApplyContext {
+  bool inclusion;
+  // The array index at which the query matched, for the positional operator.
+  std::optional<size_t> positional_index;
+};
+
+Projection::Node& add_path(Projection::Node& root, std::string_view path) {
   Projection::Node* node = &root;
+  std::string_view rest = path;
   while (true) {
-    size_t dot = path.find('.');
-    std::string part(path.substr(0, dot));
+    size_t dot = rest.find('.');
+    std::string part(rest.substr(0, dot));
     if (part.empty()) {
-      throw Error(ErrorCode::kBadValue, "projection path cannot contain an empty field name");
+      throw Error(ErrorCode::kBadValue,
+                  "projection path '" + std::string(path) + "' cannot contain an empty field name");
     }
+    Projection::Node* parent = node;
     node = &node->children[part];
-    if (node->leaf) return;  // a shorter path already covers this one
-    if (dot == std::string_view::npos) {
-      node->leaf = true;
-      node->children.clear();
-      return;
+    if (node->leaf && node->op == Operator::kNone && dot != std::string_view::npos) {
+      // A shorter path already covers this one (MongoDB 4.4+ calls this a path collision).
+      throw Error(31250, "Path collision at " + std::string(path));
     }
-    path.remove_prefix(dot + 1);
+    if (dot == std::string_view::npos) {
+      if (node->leaf || !node->children.empty()) {
+        throw Error(31250, "Path collision at " + std::string(path));
+      }
+      node->leaf = true;
+      return *node;
+    }
+    (void)parent;
+    rest.remove_prefix(dot + 1);
   }
 }
 
+int64_t slice_number(const bson::Value& v, std::string_view field) {
+  if (!v.is_number()) {
+    throw Error(ErrorCode::kBadValue, "$slice on '" + std::string(field) +
+                                          "' only supports numbers and [skip, limit] arrays");
+  }
+  int64_t exact = 0;
+  if (v.number_as_exact_int64(&exact)) return exact;
+  double d = v.number_as_double();  // fractional or huge: truncated toward zero, as mongod
+  if (d != d) return 0;
+  if (d > 9.2e18) return INT64_MAX;
+  if (d < -9.2e18) return INT64_MIN;
+  return static_cast<int64_t>(d);
+}
+
+void parse_slice(Projection::Node& node, const bson::Value& arg, std::string_view field) {
+  node.op = Operator::kSlice;
+  if (arg.is_number()) {
+    int64_t n = slice_number(arg, field);
+    if (n >= 0) {
+      node.slice_skip = 0;
+      node.slice_limit = n;
+    } else {
+      node.slice_skip = n;  // the last -n elements
+      node.slice_limit.reset();
+    }
+    return;
+  }
+  if (arg.is_array()) {
+    std::vector<bson::Value> parts;
+    for (const bson::Element& e : arg.as_array()) parts.push_back(e.value);
+    if (parts.size() != 2) {
+      throw Error(ErrorCode::kBadValue, "$slice on '" + std::string(field) +
+                                            "' takes [skip, limit], got " +
+                                            std::to_string(parts.size()) + " elements");
+    }
+    node.slice_skip = slice_number(parts[0], field);
+    int64_t limit = slice_number(parts[1], field);
+    if (limit <= 0) {
+      throw Error(ErrorCode::kBadValue,
+                  "$slice limit on '" + std::string(field) + "' must be positive");
+    }
+    node.slice_limit = limit;
+    return;
+  }
+  throw Error(ErrorCode::kBadValue, "$slice on '" + std::string(field) +
+                                        "' only supports numbers and [skip, limit] arrays");
+}
+
+void append_slice(bson::DocumentBuilder& out, std::string_view key, bson::DocumentView array,
+                  const Projection::Node& node) {
+  int64_t size = 0;
+  for ([[maybe_unused]] const bson::Element& e : array) ++size;
+  int64_t begin =
+      node.slice_skip >= 0 ? node.slice_skip : std::max<int64_t>(0, size + node.slice_skip);
+  int64_t end = size;
+  if (node.slice_limit && begin + *node.slice_limit < end) end = begin + *node.slice_limit;
+  out.open_array(key);
+  int64_t i = 0, written = 0;
+  for (const bson::Element& e : array) {
+    if (i >= begin && i < end) out.append(std::to_string(written++), e.value);
+    ++i;
+  }
+  out.close();
+}
+
 void project_value(bson::DocumentBuilder& out, std::string_view key, const bson::Value& v,
-                   const Projection::Node& node, bool inclusion);
+                   const Projection::Node& node, const ApplyContext& context);
+
+// Writes the field `key` whose projection node is an operator leaf.
+void apply_operator(bson::DocumentBuilder& out, std::string_view key, const bson::Value& v,
+                    const Projection::Node& node, const ApplyContext& context) {
+  switch (node.op) {
+    case Operator::kSlice:
+      if (v.is_array()) {
+        append_slice(out, key, v.as_array(), node);
+      } else {
+        out.append(key, v);
+      }
+      return;
+    case Operator::kElemMatch: {
+      if (!v.is_array()) return;
+      for (const bson::Element& e : v.as_array()) {
+        bson::DocumentBuilder probe;
+        probe.open_array(key);
+        probe.append("0", e.value);
+        probe.close();
+        bson::Document candidate = probe.finish();
+        if (node.elem_match->matches(candidate.view())) {
+          out.open_array(key);
+          out.append("0", e.value);
+          out.close();
+          return;
+        }
+      }
+      return;
+    }
+    case Operator::kPositional: {
+      if (!v.is_array()) {
+        out.append(key, v);
+        return;
+      }
+      size_t i = 0;
+      if (context.positional_index) {
+        for (const bson::Element& e : v.as_array()) {
+          if (i++ == *context.positional_index) {
+            out.open_array(key);
+            out.append("0", e.value);
+            out.close();
+            return;
+          }
+        }
+      }
+      throw Error(51246, "positional operator '" + std::string(key) +
+                             ".$' couldn't find a matching element in the array");
+    }
+    case Operator::kNone:
+      break;
+  }
+  out.append(key, v);
+}
 
 void project_document(bson::DocumentBuilder& out, bson::DocumentView doc,
-                      const Projection::Node& node, bool inclusion) {
+                      const Projection::Node& node, const ApplyContext& context) {
   for (const bson::Element& e : doc) {
     auto it = node.children.find(e.key);
     if (it == node.children.end()) {
-      if (!inclusion) out.append(e.key, e.value);
+      if (!context.inclusion) out.append(e.key, e.value);
       continue;
     }
-    if (it->second.leaf) {
-      if (inclusion) out.append(e.key, e.value);
+    const Projection::Node& child = it->second;
+    if (child.leaf) {
+      if (child.op != Operator::kNone) {
+        apply_operator(out, e.key, e.value, child, context);
+      } else if (context.inclusion) {
+        out.append(e.key, e.value);
+      }
       continue;
     }
-    project_value(out, e.key, e.value, it->second, inclusion);
+    project_value(out, e.key, e.value, child, context);
   }
 }
 
 void project_value(bson::DocumentBuilder& out, std::string_view key, const bson::Value& v,
-                   const Projection::Node& node, bool inclusion) {
+                   const Projection::Node& node, const ApplyContext& context) {
   if (v.is_document()) {
     out.open_document(key);
-    project_document(out, v.as_document(), node, inclusion);
+    project_document(out, v.as_document(), node, context);
     out.close();
   } else if (v.is_array()) {
     // A sub-path applies to each document element; inclusion drops scalar elements.
@@ -65,64 +214,128 @@ void project_value(bson::DocumentBuilder& out, std::string_view key, const bson:
     size_t index = 0;
     for (const bson::Element& e : v.as_array()) {
       if (e.value.is_document() || e.value.is_array()) {
-        project_value(out, std::to_string(index++), e.value, node, inclusion);
-      } else if (!inclusion) {
+        project_value(out, std::to_string(index++), e.value, node, context);
+      } else if (!context.inclusion) {
         out.append(std::to_string(index++), e.value);
       }
     }
     out.close();
-  } else if (!inclusion) {
+  } else if (!context.inclusion) {
     out.append(key, v);
   }
+}
+
+bool starts_with_operator(const bson::Value& v) {
+  return v.is_document() && !v.as_document().empty() &&
+         v.as_document().begin()->key.starts_with("$");
 }
 
 }  // namespace
 
 Projection::Projection() = default;
 
-Projection Projection::compile(bson::DocumentView spec) {
+Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   Projection p;
   auto root = std::make_shared<Node>();
-  int includes = 0, excludes = 0;
+  int includes = 0, excludes = 0, positionals = 0;
+  auto count = [&](bool include, std::string_view field) {
+    (include ? includes : excludes)++;
+    if (includes > 0 && excludes > 0) {
+      throw Error(31254, include ? "Cannot do inclusion on field " + std::string(field) +
+                                       " in exclusion projection"
+                                 : "Cannot do exclusion on field " + std::string(field) +
+                                       " in inclusion projection");
+    }
+  };
   for (const bson::Element& e : spec) {
-    if (!e.key.empty() && e.key[0] == '$') {
+    std::string_view field = e.key;
+    if (!field.empty() && field[0] == '$') {
       throw Error(ErrorCode::kNotImplemented,
-                  "projection operator " + std::string(e.key) + " is not supported by mongostore");
+                  "projection operator " + std::string(field) + " is not supported by mongostore");
     }
-    if (e.key.find(".$") != std::string_view::npos) {
-      throw Error(ErrorCode::kNotImplemented, "the positional projection operator ('" +
-                                                  std::string(e.key) +
-                                                  "') is not supported by mongostore");
+    if (field.ends_with(".$")) {
+      if (++positionals > 1) {
+        throw Error(31276, "Cannot specify more than one positional projection per query.");
+      }
+      if (!(e.value.type() == bson::BsonType::kBool || e.value.is_number()) || !e.value.truthy()) {
+        throw Error(31395, "positional projection '" + std::string(field) +
+                               "' must be an inclusion (1 or true)");
+      }
+      if (query == nullptr) {
+        throw Error(ErrorCode::kBadValue, "positional projection '" + std::string(field) +
+                                              "' needs the query that selected the documents");
+      }
+      std::string_view path = field.substr(0, field.size() - 2);
+      if (path.find('$') != std::string_view::npos) {
+        throw Error(ErrorCode::kBadValue,
+                    "positional projection '" + std::string(field) + "' has more than one '$'");
+      }
+      count(true, field);
+      Node& node = add_path(*root, path);
+      node.op = Operator::kPositional;
+      p.query_ = std::make_shared<Matcher>(*query);
+      continue;
     }
-    bool include;
-    if (e.value.type() == bson::BsonType::kBool || e.value.is_number()) {
-      include = e.value.truthy();
-    } else if (e.value.is_document() && !e.value.as_document().empty() &&
-               e.value.as_document().begin()->key.starts_with("$")) {
-      throw Error(ErrorCode::kNotImplemented,
-                  "projection operator " + std::string(e.value.as_document().begin()->key) +
-                      " on '" + std::string(e.key) + "' is not supported by mongostore");
-    } else {
+    if (field.find(".$") != std::string_view::npos || field.find("$.") != std::string_view::npos) {
+      throw Error(ErrorCode::kBadValue, "the positional operator in projection field '" +
+                                            std::string(field) + "' must be at the end");
+    }
+    if (starts_with_operator(e.value)) {
+      bson::DocumentView arg = e.value.as_document();
+      auto first = arg.begin();
+      const bson::Element op = *first;
+      std::string_view name = op.key;
+      if (++first != arg.end()) {
+        throw Error(ErrorCode::kBadValue,
+                    "projection operator on '" + std::string(field) + "' must be alone");
+      }
+      if (name == "$slice") {
+        if (field == "_id") throw Error(ErrorCode::kBadValue, "$slice cannot apply to _id");
+        Node& node = add_path(*root, field);
+        parse_slice(node, op.value, field);
+        continue;
+      }
+      if (name == "$elemMatch") {
+        if (field.find('.') != std::string_view::npos) {
+          throw Error(31275, "Cannot use $elemMatch projection on a nested field.");
+        }
+        if (!op.value.is_document()) {
+          throw Error(ErrorCode::kBadValue,
+                      "$elemMatch on '" + std::string(field) + "' needs an object");
+        }
+        count(true, field);
+        Node& node = add_path(*root, field);
+        node.op = Operator::kElemMatch;
+        bson::DocumentBuilder filter;
+        filter.open_document(field);
+        filter.append("$elemMatch", op.value);
+        filter.close();
+        bson::Document compiled = filter.finish();
+        node.elem_match = Matcher::compile(compiled.view());
+        continue;
+      }
+      throw Error(ErrorCode::kNotImplemented, "projection operator " + std::string(name) + " on '" +
+                                                  std::string(field) +
+                                                  "' is not supported by mongostore");
+    }
+    if (!(e.value.type() == bson::BsonType::kBool || e.value.is_number())) {
       throw Error(ErrorCode::kNotImplemented, "projection expressions (field '" +
-                                                  std::string(e.key) +
+                                                  std::string(field) +
                                                   "') are not supported by mongostore");
     }
-    if (e.key == "_id") {
+    bool include = e.value.truthy();
+    if (field == "_id") {
       p.include_id_ = include;
       continue;
     }
-    (include ? includes : excludes)++;
-    if (includes > 0 && excludes > 0) {
-      throw Error(31254, include ? "Cannot do inclusion on field " + std::string(e.key) +
-                                       " in exclusion projection"
-                                 : "Cannot do exclusion on field " + std::string(e.key) +
-                                       " in inclusion projection");
-    }
-    add_path(*root, e.key);
+    count(include, field);
+    add_path(*root, field);
   }
   p.inclusion_ = includes > 0;
   if (p.inclusion_) {
-    if (p.include_id_) add_path(*root, "_id");
+    if (p.include_id_ && root->children.find("_id") == root->children.end()) {
+      add_path(*root, "_id");
+    }
   } else if (!p.include_id_) {
     add_path(*root, "_id");
   }
@@ -138,8 +351,14 @@ bson::Document Projection::apply(bson::DocumentView document) const {
   if (root_ == nullptr) {
     return inclusion_ ? bson::Document() : bson::Document::copy_of(document);
   }
+  ApplyContext context{inclusion_, std::nullopt};
+  if (query_) {
+    MatchDetails details;
+    query_->matches(document, &details);
+    context.positional_index = details.array_index;
+  }
   bson::DocumentBuilder out;
-  project_document(out, document, *root_, inclusion_);
+  project_document(out, document, *root_, context);
   return out.finish();
 }
 

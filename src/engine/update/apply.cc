@@ -402,7 +402,24 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
   const Impl& impl = *impl_;
   DocumentBuilder b;
   Value original_id = original.get("_id");
-  if (impl.replacement) {
+  if (impl.pipeline) {
+    // The pipeline sees the whole document; `_id` may not change, and a result without one
+    // keeps the original (as mongod does for $replaceRoot/$replaceWith).
+    bson::Document produced = impl.pipeline(original);
+    Value new_id = produced.view().get("_id");
+    if (!original_id.is_missing() && !new_id.is_missing() &&
+        !bson::values_equal(original_id, new_id)) {
+      immutable_id();
+    }
+    if (!original_id.is_missing() && new_id.is_missing()) {
+      b.append("_id", original_id);
+      for (const auto& e : produced.view()) b.append(e.key, e.value);
+    } else {
+      bson::Document result = std::move(produced);
+      bool modified = !(result.view() == original);
+      return Result{std::move(result), modified};
+    }
+  } else if (impl.replacement) {
     DocumentView replacement = impl.source.view();
     Value new_id = replacement.get("_id");
     if (!original_id.is_missing() && !new_id.is_missing() &&
@@ -427,7 +444,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
     applier.document_fields(impl.root, original, b, "", "", Value());
   }
   bson::Document result = b.finish();
-  if (!impl.replacement && !original_id.is_missing() &&
+  if (!impl.replacement && !impl.pipeline && !original_id.is_missing() &&
       !result.view().get("_id").identical(original_id)) {
     immutable_id();
   }

@@ -1,5 +1,6 @@
 // Update::compile: classifies the update (operators or replacement), parses every operator's
 // arguments and arranges the target paths in a tree, rejecting conflicting paths.
+#include <atomic>
 #include <set>
 #include <string>
 #include <string_view>
@@ -259,6 +260,30 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
   }
   compiler.check_filters_used();
   return Update(std::move(impl));
+}
+
+namespace {
+std::atomic<UpdatePipelineCompiler> pipeline_compiler{nullptr};
+}  // namespace
+
+void install_update_pipeline_compiler(UpdatePipelineCompiler compiler) {
+  pipeline_compiler.store(compiler);
+}
+
+Update Update::compile_pipeline(DocumentView stages) {
+  UpdatePipelineCompiler compiler = pipeline_compiler.load();
+  if (compiler == nullptr) {
+    throw Error(ErrorCode::kNotImplemented,
+                "update pipelines need the aggregation layer (open an Engine first)");
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->source = bson::Document::copy_of(stages);
+  impl->pipeline = compiler(impl->source.view());
+  return Update(std::move(impl));
+}
+
+bool Update::is_pipeline() const {
+  return static_cast<bool>(impl_->pipeline);
 }
 
 bool Update::is_replacement() const {

@@ -145,6 +145,8 @@ struct Update::Impl {
   bson::Document source;  // owned copy of the update document
   std::vector<bson::Document> filter_docs;
   bool replacement = false;
+  // Set for an update pipeline: the compiled stages, original -> updated document.
+  UpdatePipelineFunction pipeline;
   std::vector<std::unique_ptr<update_detail::Op>> ops;
   std::vector<update_detail::Rename> renames;
   std::map<std::string, std::unique_ptr<update_detail::Condition>> array_filters;

@@ -1,0 +1,120 @@
+// Find projections: inclusion/exclusion, _id, dotted paths, and the array operators $slice,
+// $elemMatch and positional `$`, with the errors MongoDB gives for invalid specifications.
+#include <gtest/gtest.h>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/engine/projection.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+namespace {
+
+using bson::Document;
+
+// Projects `doc` with `spec` (and `query` for the positional operator); returns canonical JSON.
+std::string P(std::string_view spec, std::string_view doc, std::string_view query = "{}") {
+  Document s = Document::from_json(spec);
+  Document d = Document::from_json(doc);
+  Matcher m = Matcher::compile(Document::from_json(query).view());
+  return Projection::compile(s.view(), &m).apply(d.view()).to_json();
+}
+
+std::string J(std::string_view json) {
+  return Document::from_json(json).to_json();
+}
+
+int code_of(std::string_view spec, std::string_view doc = "{}", std::string_view query = "{}") {
+  try {
+    P(spec, doc, query);
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return 0;
+}
+
+TEST(Projection, InclusionExclusionAndId) {
+  EXPECT_EQ(P(R"({"a": 1})", R"({"_id": 1, "a": 2, "b": 3})"), J(R"({"_id": 1, "a": 2})"));
+  EXPECT_EQ(P(R"({"a": 1, "_id": 0})", R"({"_id": 1, "a": 2, "b": 3})"), J(R"({"a": 2})"));
+  EXPECT_EQ(P(R"({"a": 0})", R"({"_id": 1, "a": 2, "b": 3})"), J(R"({"_id": 1, "b": 3})"));
+  EXPECT_EQ(P(R"({"_id": 0})", R"({"_id": 1, "a": 2})"), J(R"({"a": 2})"));
+  EXPECT_EQ(P(R"({"b.c": 1})", R"({"_id": 1, "b": [{"c": 1, "d": 2}, 5, {"d": 3}]})"),
+            J(R"({"_id": 1, "b": [{"c": 1}, {}]})"));
+  EXPECT_EQ(code_of(R"({"a": 1, "b": 0})"), 31254);
+  EXPECT_EQ(code_of(R"({"a": 1, "a.b": 1})"), 31250);
+}
+
+TEST(ProjectionSlice, CountFromTheFrontOrTheBack) {
+  const char* doc = R"({"_id": 1, "a": [1, 2, 3, 4, 5], "b": "x"})";
+  EXPECT_EQ(P(R"({"a": {"$slice": 2}})", doc), J(R"({"_id": 1, "a": [1, 2], "b": "x"})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": -2}})", doc), J(R"({"_id": 1, "a": [4, 5], "b": "x"})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": 0}})", doc), J(R"({"_id": 1, "a": [], "b": "x"})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": 10}})", doc), J(doc));
+  EXPECT_EQ(P(R"({"a": {"$slice": -10}})", doc), J(doc));
+}
+
+TEST(ProjectionSlice, SkipAndLimit) {
+  const char* doc = R"({"_id": 1, "a": [1, 2, 3, 4, 5]})";
+  EXPECT_EQ(P(R"({"a": {"$slice": [1, 2]}})", doc), J(R"({"_id": 1, "a": [2, 3]})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": [-2, 1]}})", doc), J(R"({"_id": 1, "a": [4]})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": [-9, 2]}})", doc), J(R"({"_id": 1, "a": [1, 2]})"));
+  EXPECT_EQ(P(R"({"a": {"$slice": [7, 2]}})", doc), J(R"({"_id": 1, "a": []})"));
+  EXPECT_EQ(code_of(R"({"a": {"$slice": [1, 0]}})"), static_cast<int>(ErrorCode::kBadValue));
+  EXPECT_EQ(code_of(R"({"a": {"$slice": [1]}})"), static_cast<int>(ErrorCode::kBadValue));
+  EXPECT_EQ(code_of(R"({"a": {"$slice": "x"}})"), static_cast<int>(ErrorCode::kBadValue));
+}
+
+TEST(ProjectionSlice, WithInclusionNestedAndNonArrays) {
+  EXPECT_EQ(P(R"({"b": 1, "a": {"$slice": 1}})", R"({"_id": 1, "a": [1, 2], "b": 2, "c": 3})"),
+            J(R"({"_id": 1, "a": [1], "b": 2})"));
+  EXPECT_EQ(P(R"({"c": 0, "a": {"$slice": 1}})", R"({"_id": 1, "a": [1, 2], "b": 2, "c": 3})"),
+            J(R"({"_id": 1, "a": [1], "b": 2})"));
+  // A non-array is returned as it is.
+  EXPECT_EQ(P(R"({"a": {"$slice": 1}})", R"({"_id": 1, "a": 7})"), J(R"({"_id": 1, "a": 7})"));
+  // A dotted path slices inside each sub-document, through arrays of them.
+  EXPECT_EQ(P(R"({"x.a": {"$slice": -1}})", R"({"_id": 1, "x": [{"a": [1, 2]}, {"a": [3, 4]}]})"),
+            J(R"({"_id": 1, "x": [{"a": [2]}, {"a": [4]}]})"));
+}
+
+TEST(ProjectionElemMatch, FirstMatchingElementOnly) {
+  const char* doc =
+      R"({"_id": 1, "zip": 1, "students": [{"n": "a", "s": 1}, {"n": "b", "s": 2}, {"n": "c", "s": 2}]})";
+  EXPECT_EQ(P(R"({"students": {"$elemMatch": {"s": 2}}})", doc),
+            J(R"({"_id": 1, "students": [{"n": "b", "s": 2}]})"));
+  // No matching element: the field is left out.
+  EXPECT_EQ(P(R"({"students": {"$elemMatch": {"s": 9}}})", doc), J(R"({"_id": 1})"));
+  // Operators on scalar elements.
+  EXPECT_EQ(P(R"({"a": {"$elemMatch": {"$gt": 2}}})", R"({"_id": 1, "a": [1, 3, 5]})"),
+            J(R"({"_id": 1, "a": [3]})"));
+  // With other inclusions.
+  EXPECT_EQ(P(R"({"zip": 1, "students": {"$elemMatch": {"n": "c"}}})", doc),
+            J(R"({"_id": 1, "zip": 1, "students": [{"n": "c", "s": 2}]})"));
+  // Not an array: left out.
+  EXPECT_EQ(P(R"({"a": {"$elemMatch": {"$gt": 2}}})", R"({"_id": 1, "a": 5})"), J(R"({"_id": 1})"));
+  EXPECT_EQ(code_of(R"({"a.b": {"$elemMatch": {"x": 1}}})"), 31275);
+  EXPECT_EQ(code_of(R"({"a": {"$elemMatch": {"x": 1}}, "b": 0})"), 31254);
+  EXPECT_EQ(code_of(R"({"a": {"$elemMatch": 1}})"), static_cast<int>(ErrorCode::kBadValue));
+}
+
+TEST(ProjectionPositional, TheElementTheQueryMatched) {
+  const char* doc = R"({"_id": 1, "grades": [80, 95, 97], "name": "x"})";
+  EXPECT_EQ(P(R"({"grades.$": 1})", doc, R"({"grades": {"$gte": 90}})"),
+            J(R"({"_id": 1, "grades": [95]})"));
+  EXPECT_EQ(P(R"({"name": 1, "grades.$": 1})", doc, R"({"grades": 97})"),
+            J(R"({"_id": 1, "grades": [97], "name": "x"})"));
+  const char* docs = R"({"_id": 1, "g": [{"v": 1, "m": 5}, {"v": 2, "m": 6}]})";
+  EXPECT_EQ(P(R"({"g.$": 1})", docs, R"({"g.v": 2})"), J(R"({"_id": 1, "g": [{"v": 2, "m": 6}]})"));
+  // The query did not match inside the array.
+  EXPECT_EQ(code_of(R"({"grades.$": 1})", doc, R"({"name": "x"})"), 51246);
+  EXPECT_EQ(code_of(R"({"a.$": 1, "b.$": 1})"), 31276);
+  EXPECT_EQ(code_of(R"({"a.$": 0})"), 31395);
+  EXPECT_EQ(code_of(R"({"a.$.b": 1})"), static_cast<int>(ErrorCode::kBadValue));
+}
+
+TEST(Projection, UnsupportedFeaturesFailLoudly) {
+  EXPECT_EQ(code_of(R"({"s": {"$meta": "textScore"}})"),
+            static_cast<int>(ErrorCode::kNotImplemented));
+  EXPECT_EQ(code_of(R"({"x": "$a"})"), static_cast<int>(ErrorCode::kNotImplemented));
+}
+
+}  // namespace
+}  // namespace mongostore::engine
