@@ -66,10 +66,12 @@ void add_update(BulkWriteResult& result, size_t index, const UpdateResult& r) {
   }
 }
 
-UpdateOptions update_options(bool upsert, const std::vector<bson::Document>& array_filters) {
+template <typename Model>
+UpdateOptions update_options(const Model& m) {
   UpdateOptions o;
-  o.upsert = upsert;
-  o.array_filters = array_filters;
+  o.upsert = m.upsert;
+  o.array_filters = m.array_filters;
+  o.hint = m.hint;
   return o;
 }
 
@@ -83,12 +85,12 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           ++result.inserted_count;
           result.inserted_ids.emplace(index, std::move(id));
         } else if constexpr (std::is_same_v<M, UpdateOne>) {
-          UpdateOptions options = update_options(m.upsert, m.array_filters);
+          UpdateOptions options = update_options(m);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_one(m.filter, m.update, options)
                                         : coll.update_one(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, UpdateMany>) {
-          UpdateOptions options = update_options(m.upsert, m.array_filters);
+          UpdateOptions options = update_options(m);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_many(m.filter, m.update, options)
                                         : coll.update_many(m.filter, m.pipeline, options));

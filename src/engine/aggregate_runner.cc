@@ -86,8 +86,13 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
     }
   };
   std::optional<bson::Document> leading = pipeline.leading_match();
+  FindOptions read;
+  read.hint = options.hint;
+  // The pipeline drains its input in-process: large batches save a snapshot and a cursor
+  // re-seek per 101 documents without holding much more memory.
+  read.batch_size = 1000;
   auto input = std::make_unique<CursorSource>(
-      engine.find(db, coll, leading ? leading->view() : bson::DocumentView()));
+      engine.find(db, coll, leading ? leading->view() : bson::DocumentView(), read));
   Variables variables = evaluate_let(options.let.view());
   auto output = pipeline.run(std::move(input), context, variables);
   auto cursor = std::make_unique<PipelineCursor>(std::move(output), options.batch_size);

@@ -150,6 +150,7 @@ struct PlannedQuery {
   std::optional<IndexPlan> index_plan;
   std::shared_ptr<IndexEntry> index;
   bson::Document sort;  // the sort the plan was made for (kept to re-plan)
+  IndexHint hint;       // the hint it was made with (kept to re-plan)
   bool provides_sort() const { return index_plan && index_plan->provides_sort; }
 };
 
@@ -227,6 +228,7 @@ class FindCursor final : public Cursor {
         projection_(std::move(projection)),
         sort_(std::move(sort)),
         sort_spec_(options.sort),
+        hint_(options.hint),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
@@ -241,6 +243,7 @@ class FindCursor final : public Cursor {
   Projection projection_;
   SortSpec sort_;
   bson::Document sort_spec_;
+  IndexHint hint_;
   bool materialized_ = false;
   // Set when the find reads through an index in index order: batches resume in the index.
   std::optional<IndexCursorState> index_cursor_;
@@ -684,14 +687,14 @@ class WiredTigerEngine final : public Engine,
     return update_impl(db, coll, filter, update, options, true);
   }
 
-  int64_t delete_one(std::string_view db, std::string_view coll,
-                     bson::DocumentView filter) override {
-    return delete_impl(db, coll, filter, false);
+  int64_t delete_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                     const DeleteOptions& options) override {
+    return delete_impl(db, coll, filter, false, options);
   }
 
-  int64_t delete_many(std::string_view db, std::string_view coll,
-                      bson::DocumentView filter) override {
-    return delete_impl(db, coll, filter, true);
+  int64_t delete_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                      const DeleteOptions& options) override {
+    return delete_impl(db, coll, filter, true, options);
   }
 
   std::optional<bson::Document> find_one_and_update(std::string_view db, std::string_view coll,
@@ -739,7 +742,7 @@ class WiredTigerEngine final : public Engine,
     auto entry = upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return std::nullopt;
     std::shared_lock gate(entry->write_gate);
-    PlannedQuery plan = plan_for(*entry, matcher, options.sort.view());
+    PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
     for (int attempt = 0;; ++attempt) {
       try {
         std::optional<bson::Document> out;
@@ -1105,10 +1108,48 @@ class WiredTigerEngine final : public Engine,
 
   // --- query execution ---------------------------------------------------------------
 
+  // The index a hint names: nullptr for the `_id` order (`_id_`, {_id: 1}, {$natural: ±1}).
+  static std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry,
+                                                  const IndexHint& hint) {
+    if (hint.name == "_id_") return nullptr;
+    if (!hint.keys.empty()) {
+      auto first = hint.keys.view().begin();
+      if (first->key == "$natural") return nullptr;
+      if (first->key == "_id" && ++first == hint.keys.view().end() &&
+          hint.keys.view().get("_id").is_number() &&
+          hint.keys.view().get("_id").number_as_double() > 0) {
+        return nullptr;
+      }
+    }
+    for (const auto& ix : *entry.indexes()) {
+      if (hint.name.empty() ? ix->descriptor.key_pattern() == hint.keys.view()
+                            : ix->descriptor.name() == hint.name) {
+        return ix;
+      }
+    }
+    throw Error(ErrorCode::kBadValue,
+                "error processing query: planner returned error :: "
+                "caused by :: hint provided does not correspond to an "
+                "existing index");
+  }
+
   PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher,
-                        bson::DocumentView sort) {
+                        bson::DocumentView sort, const IndexHint& hint = {}) {
     PlannedQuery q;
     q.sort = bson::Document::copy_of(sort);
+    q.hint = hint;
+    if (!hint.empty()) {
+      std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
+      if (index == nullptr) {
+        // The `_id` order: a pinned `_id` stays a point lookup (the same entries either way).
+        if (auto id = matcher.id_equality()) q.id_key = id_key(*id);
+        return q;
+      }
+      std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
+      q.index_plan = plan_query(matcher.filter(), sort, only, /*forced=*/true);
+      q.index = std::move(index);
+      return q;
+    }
     if (auto id = matcher.id_equality()) {
       q.id_key = id_key(*id);
       return q;
@@ -1164,7 +1205,7 @@ class WiredTigerEngine final : public Engine,
       if (ic) {
         index_scan(s, c.get(), ic.get(), matcher, *plan.index_plan, visit, stats);
         if (!plan_still_valid(entry, plan)) {
-          plan = plan_for(entry, matcher, plan.sort.view());
+          plan = plan_for(entry, matcher, plan.sort.view(), plan.hint);
           throw WriteConflictRetry{};
         }
         return;
@@ -1314,12 +1355,12 @@ class WiredTigerEngine final : public Engine,
   std::vector<bson::Document> query_results(const std::string& db, const std::string& coll,
                                             const Matcher& matcher, const Projection& projection,
                                             bson::DocumentView sort_spec, const SortSpec& sort,
-                                            int64_t skip, int64_t limit,
+                                            int64_t skip, int64_t limit, const IndexHint& hint,
                                             ExecutionStats* stats = nullptr,
                                             PlannedQuery* plan_out = nullptr) {
     auto entry = collection_for_read(db, coll);
     if (!entry) return {};
-    PlannedQuery plan = plan_for(*entry, matcher, sort_spec);
+    PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
     struct Row {
       std::string key;
       bson::Document doc;
@@ -1383,10 +1424,11 @@ class WiredTigerEngine final : public Engine,
 
   std::optional<IndexCursorState> start_index_cursor(const std::string& db, const std::string& coll,
                                                      const Matcher& matcher,
-                                                     bson::DocumentView sort_spec) {
+                                                     bson::DocumentView sort_spec,
+                                                     const IndexHint& hint) {
     auto entry = collection_for_read(db, coll);
     if (!entry) return std::nullopt;
-    PlannedQuery plan = plan_for(*entry, matcher, sort_spec);
+    PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
     if (!plan.index_plan) return std::nullopt;
     if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
     return IndexCursorState{std::move(plan), IndexScanPosition()};
@@ -1452,7 +1494,8 @@ class WiredTigerEngine final : public Engine,
     ExecutionStats stats;
     PlannedQuery plan;
     query_results(std::string(db), std::string(coll), matcher, projection, options.sort.view(),
-                  sort, options.skip, options.limit > 0 ? options.limit : -1, &stats, &plan);
+                  sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint, &stats,
+                  &plan);
     bson::DocumentBuilder w;
     if (plan.id_key) {
       w.append("stage", "IDHACK");
@@ -1574,7 +1617,7 @@ class WiredTigerEngine final : public Engine,
     auto entry = options.upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return UpdateResult{};
     std::shared_lock gate(entry->write_gate);
-    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView(), options.hint);
     for (int attempt = 0;; ++attempt) {
       try {
         return run_write([&](WT_SESSION* s) {
@@ -1607,12 +1650,12 @@ class WiredTigerEngine final : public Engine,
   }
 
   int64_t delete_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
-                      bool multi) {
+                      bool multi, const DeleteOptions& options) {
     Matcher matcher = Matcher::compile(filter);
     auto entry = collection_for_read(db, coll);
     if (!entry) return 0;
     std::shared_lock gate(entry->write_gate);
-    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
+    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView(), options.hint);
     return run_write([&](WT_SESSION* s) -> int64_t {
       std::vector<std::pair<std::string, bson::Document>> victims;
       scan(s, *entry, matcher, plan,
@@ -1785,7 +1828,7 @@ class WiredTigerEngine final : public Engine,
 std::vector<bson::Document> FindCursor::next_batch() {
   if (done_) return {};
   if (!started_) {
-    index_cursor_ = engine_->start_index_cursor(db_, coll_, matcher_, sort_spec_.view());
+    index_cursor_ = engine_->start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
   }
   if (index_cursor_) {
     started_ = true;
@@ -1795,7 +1838,7 @@ std::vector<bson::Document> FindCursor::next_batch() {
   if (!started_ && !sort_.empty()) {
     materialized_ = true;
     sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
-                                     skip_, remaining_);
+                                     skip_, remaining_, hint_);
     started_ = true;
   }
   if (materialized_) {

@@ -302,7 +302,7 @@ struct Scored {
 }  // namespace
 
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
-                                    const std::vector<IndexCandidate>& candidates) {
+                                    const std::vector<IndexCandidate>& candidates, bool forced) {
   std::map<std::string, FieldConditions> conditions;
   collect_conditions(filter, &conditions);
   std::vector<SortField> sort_fields;
@@ -314,7 +314,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
   for (size_t c = 0; c < candidates.size(); ++c) {
     const IndexDescriptor& d = *candidates[c].descriptor;
     bool multikey = candidates[c].multikey;
-    if (d.partial_filter() && !partial_filter_implied(d, filter)) continue;
+    if (!forced && d.partial_filter() && !partial_filter_implied(d, filter)) continue;
     const auto& fields = d.fields();
     std::vector<std::vector<Interval>> bounded;  // the bounded prefix
     bool has_null = false;
@@ -337,7 +337,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
       points *= std::max<size_t>(bounded.back().size(), 1);
       ++equality_fields;
     }
-    if (d.sparse() && (bounded.empty() || has_null)) continue;
+    if (!forced && d.sparse() && (bounded.empty() || has_null)) continue;
     // Does the index order give the sort? After single-point equality fields, the sort
     // fields must be the next index fields, all in index direction or all reversed.
     bool provides_sort = false, reverse = false;
@@ -365,8 +365,8 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
       // interleave: only single points may precede, and one range may be the first sort
       // field (its intervals are already in order).
     }
-    if (bounded.empty() && !provides_sort) continue;
-    if (bounded.empty() && (d.sparse() || d.partial_filter())) continue;
+    if (!forced && bounded.empty() && !provides_sort) continue;
+    if (!forced && bounded.empty() && (d.sparse() || d.partial_filter())) continue;
     int score =
         static_cast<int>(equality_fields) * 4 + (range_field ? 2 : 0) + (provides_sort ? 1 : 0);
     if (bounded.empty()) score = 0;  // only the sort

@@ -50,8 +50,11 @@ struct IndexPlan {
   bson::Document bounds;
 };
 
-/// The chosen index plan, or nullopt for a collection scan.
+/// The chosen index plan, or nullopt for a collection scan. With `forced` (a hint), the single
+/// candidate is always used: conditions it cannot bound become a scan of the whole index, and
+/// a sparse or partial index is read as it is (it may hold fewer documents, as in MongoDB).
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
-                                    const std::vector<IndexCandidate>& candidates);
+                                    const std::vector<IndexCandidate>& candidates,
+                                    bool forced = false);
 
 }  // namespace mongostore::engine

@@ -187,26 +187,30 @@ const std::map<std::string_view, OpSpec>& op_specs() {
       {"insertMany", {"collection", {"documents", "ordered"}, true}},
       {"bulkWrite", {"collection", {"requests", "ordered"}, true}},
       {"find",
-       {"collection", {"filter", "sort", "skip", "limit", "projection", "batchSize"}, false}},
-      {"findOne", {"collection", {"filter", "sort", "skip", "projection"}, false}},
+       {"collection",
+        {"filter", "sort", "skip", "limit", "projection", "batchSize", "hint"},
+        false}},
+      {"findOne", {"collection", {"filter", "sort", "skip", "projection", "hint"}, false}},
       {"countDocuments", {"collection", {"filter"}, false}},
-      {"aggregate", {"collection", {"pipeline", "batchSize", "allowDiskUse", "let"}, false}},
+      {"aggregate",
+       {"collection", {"pipeline", "batchSize", "allowDiskUse", "let", "hint"}, false}},
       {"estimatedDocumentCount", {"collection", {}, false}},
       {"distinct", {"collection", {"fieldName", "filter"}, false}},
-      {"updateOne", {"collection", {"filter", "update", "upsert", "arrayFilters"}, true}},
-      {"updateMany", {"collection", {"filter", "update", "upsert", "arrayFilters"}, true}},
+      {"updateOne", {"collection", {"filter", "update", "upsert", "arrayFilters", "hint"}, true}},
+      {"updateMany", {"collection", {"filter", "update", "upsert", "arrayFilters", "hint"}, true}},
       {"replaceOne", {"collection", {"filter", "replacement", "upsert"}, true}},
       {"deleteOne", {"collection", {"filter"}, true}},
       {"deleteMany", {"collection", {"filter"}, true}},
       {"findOneAndUpdate",
        {"collection",
-        {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters"},
+        {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters",
+         "hint"},
         true}},
       {"findOneAndReplace",
        {"collection",
-        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert"},
+        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert", "hint"},
         true}},
-      {"findOneAndDelete", {"collection", {"filter", "sort", "projection"}, true}},
+      {"findOneAndDelete", {"collection", {"filter", "sort", "projection", "hint"}, true}},
       {"dropCollection", {"database", {"collection"}, true}},
       {"createCollection", {"database", {"collection"}, true}},
       {"assertCollectionExists", {"testRunner", {"databaseName", "collectionName"}, false}},
@@ -224,8 +228,8 @@ bool ignorable_argument(std::string_view name) {
 const std::map<std::string_view, std::set<std::string_view>>& bulk_model_specs() {
   static const std::map<std::string_view, std::set<std::string_view>> specs = {
       {"insertOne", {"document"}},
-      {"updateOne", {"filter", "update", "upsert", "arrayFilters"}},
-      {"updateMany", {"filter", "update", "upsert", "arrayFilters"}},
+      {"updateOne", {"filter", "update", "upsert", "arrayFilters", "hint"}},
+      {"updateMany", {"filter", "update", "upsert", "arrayFilters", "hint"}},
       {"replaceOne", {"filter", "replacement", "upsert"}},
       {"deleteOne", {"filter"}},
       {"deleteMany", {"filter"}},
@@ -353,6 +357,14 @@ client::ReturnDocument return_document(const Value& v) {
   throw TestFailure("returnDocument: unknown value " + s);
 }
 
+/// The `hint` argument: an index name or a key pattern.
+client::IndexHint hint_of(Value v) {
+  client::IndexHint h;
+  if (v.is_string()) h.name = std::string(v.as_string());
+  if (v.is_document()) h.keys = Document::copy_of(v.as_document());
+  return h;
+}
+
 client::FindAndModifyOptions find_and_modify_options(DocumentView args) {
   client::FindAndModifyOptions o;
   o.sort = Document::copy_of(document_or_empty(args.get("sort")));
@@ -360,6 +372,7 @@ client::FindAndModifyOptions find_and_modify_options(DocumentView args) {
   o.upsert = args.get("upsert").truthy();
   o.return_document = return_document(args.get("returnDocument"));
   o.array_filters = documents_of(args.get("arrayFilters"));
+  o.hint = hint_of(args.get("hint"));
   return o;
 }
 
@@ -401,12 +414,15 @@ std::vector<client::WriteModel> write_models(const Value& requests) {
       std::vector<Document> pipeline =
           is_pipeline ? documents_of(a.get("update")) : std::vector<Document>{};
       std::vector<Document> filters = documents_of(a.get("arrayFilters"));
+      client::IndexHint hint = hint_of(a.get("hint"));
       if (kind == "updateOne") {
         models.push_back(client::UpdateOne{std::move(filter), std::move(update), upsert,
-                                           std::move(filters), std::move(pipeline)});
+                                           std::move(filters), std::move(pipeline),
+                                           std::move(hint)});
       } else {
         models.push_back(client::UpdateMany{std::move(filter), std::move(update), upsert,
-                                            std::move(filters), std::move(pipeline)});
+                                            std::move(filters), std::move(pipeline),
+                                            std::move(hint)});
       }
     } else if (kind == "replaceOne") {
       models.push_back(client::ReplaceOne{
@@ -482,6 +498,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     client::FindOptions o;
     o.sort = Document::copy_of(document_or_empty(args.get("sort")));
     o.projection = Document::copy_of(document_or_empty(args.get("projection")));
+    o.hint = hint_of(args.get("hint"));
     if (Value v = args.get("skip"); v.is_number()) o.skip = int64_of(v);
     if (Value v = args.get("limit"); v.is_number()) o.limit = std::abs(int64_of(v));
     if (Value v = args.get("batchSize"); v.is_number() && int64_of(v) > 0) {
@@ -504,6 +521,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
       o.batch_size = static_cast<size_t>(int64_of(v));
     }
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.hint = hint_of(args.get("hint"));
     auto docs = client.aggregate(db, coll, documents_of(args.get("pipeline")), o)->to_vector();
     DocumentBuilder b;
     b.open_array("r");
@@ -526,6 +544,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     client::UpdateOptions o;
     o.upsert = args.get("upsert").truthy();
     o.array_filters = documents_of(args.get("arrayFilters"));
+    o.hint = hint_of(args.get("hint"));
     auto collection = client.database(db).collection(coll);
     // Through the Collection handle, which makes the drivers' client-side checks.
     if (args.get("update").is_array()) {

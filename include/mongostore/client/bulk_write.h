@@ -48,6 +48,7 @@ struct UpdateOne {
   std::vector<bson::Document> array_filters;
   /// An update pipeline instead of `update` (which must then be empty).
   std::vector<bson::Document> pipeline;
+  IndexHint hint;
 };
 
 struct UpdateMany {
@@ -57,6 +58,7 @@ struct UpdateMany {
   std::vector<bson::Document> array_filters;
   /// An update pipeline instead of `update` (which must then be empty).
   std::vector<bson::Document> pipeline;
+  IndexHint hint;
 };
 
 struct ReplaceOne {

@@ -25,9 +25,11 @@ namespace mongostore::client {
 using engine::AggregateOptions;
 using engine::CollectionStats;
 using engine::Cursor;
+using engine::DeleteOptions;
 using engine::DuplicateKeyError;
 using engine::FindAndModifyOptions;
 using engine::FindOptions;
+using engine::IndexHint;
 using engine::InsertManyResult;
 using engine::ReturnDocument;
 using engine::UpdateOptions;

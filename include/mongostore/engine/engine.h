@@ -53,6 +53,17 @@ class DuplicateKeyError : public Error {
   bson::Document key_value_;
 };
 
+/// An index hint (MongoDB's `hint`): the index's name ("a_1") or its key pattern ({a: 1}).
+/// `_id_`, {_id: 1} and {$natural: 1 | -1} mean the collection scan in `_id` order. A hint
+/// naming no index fails BadValue (2) "hint provided does not correspond to an existing
+/// index". The hinted index is used even when it cannot bound the query (a whole-index scan);
+/// a sparse or partial index then returns only the documents it holds, as in MongoDB.
+struct IndexHint {
+  std::string name;
+  bson::Document keys;
+  bool empty() const { return name.empty() && keys.empty(); }
+};
+
 struct FindOptions {
   /// Fields to return (MongoDB projection); empty returns whole documents.
   bson::Document projection;
@@ -65,6 +76,7 @@ struct FindOptions {
   int64_t limit = 0;
   /// Documents per batch handed out by a cursor.
   size_t batch_size = 101;
+  IndexHint hint;
 };
 
 struct UpdateOptions {
@@ -74,6 +86,11 @@ struct UpdateOptions {
   bool update_is_pipeline = false;
   /// arrayFilters for filtered positional updates ($[<id>]).
   std::vector<bson::Document> array_filters;
+  IndexHint hint;
+};
+
+struct DeleteOptions {
+  IndexHint hint;
 };
 
 struct UpdateResult {
@@ -99,6 +116,7 @@ struct FindAndModifyOptions {
   std::vector<bson::Document> array_filters;
   /// As UpdateOptions::update_is_pipeline (findOneAndUpdate only).
   bool update_is_pipeline = false;
+  IndexHint hint;
 };
 
 struct AggregateOptions {
@@ -108,6 +126,8 @@ struct AggregateOptions {
   size_t batch_size = 101;
   /// The aggregate command's `let` variables ({name: expression}).
   bson::Document let;
+  /// The index the pipeline's leading $match reads.
+  IndexHint hint;
 };
 
 /// Statistics of one collection.
@@ -175,10 +195,16 @@ class Engine {
   virtual UpdateResult update_many(std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView update,
                                    const UpdateOptions& options = {}) = 0;
-  virtual int64_t delete_one(std::string_view db, std::string_view coll,
-                             bson::DocumentView filter) = 0;
-  virtual int64_t delete_many(std::string_view db, std::string_view coll,
-                              bson::DocumentView filter) = 0;
+  virtual int64_t delete_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                             const DeleteOptions& options) = 0;
+  virtual int64_t delete_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                              const DeleteOptions& options) = 0;
+  int64_t delete_one(std::string_view db, std::string_view coll, bson::DocumentView filter) {
+    return delete_one(db, coll, filter, DeleteOptions{});
+  }
+  int64_t delete_many(std::string_view db, std::string_view coll, bson::DocumentView filter) {
+    return delete_many(db, coll, filter, DeleteOptions{});
+  }
   /// Atomically finds, updates and returns one document (the before or after image).
   virtual std::optional<bson::Document> find_one_and_update(
       std::string_view db, std::string_view coll, bson::DocumentView filter,

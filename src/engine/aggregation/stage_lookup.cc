@@ -31,6 +31,36 @@ class LookupStage : public Stage {
     });
   }
 
+  // The equality part of the join: foreign documents whose `foreign_field` equals the local
+  // value, or any element of it when it is an array (missing and [] match null/missing).
+  void append_equality(bson::DocumentBuilder& filter, Value local) const {
+    filter.open_document(foreign_field);
+    if (!local.is_array() && local.type() != BsonType::kRegex) {
+      // One value: {$eq} rather than {$in: [v]}, so the planner turns a join on `_id` (the
+      // common case) into a point lookup instead of a scan per input document.
+      if (local.is_missing()) {
+        filter.append("$eq", bson::Null{});
+      } else {
+        filter.append("$eq", local);
+      }
+    } else {
+      filter.open_array("$in");
+      bool any = false;
+      if (local.is_array()) {
+        for (const bson::Element& e : local.as_array()) {
+          filter.push(e.value);
+          any = true;
+        }
+      } else {
+        filter.push(local);
+        any = true;
+      }
+      if (!any) filter.push(bson::Null{});
+      filter.close();
+    }
+    filter.close();
+  }
+
   // Stages are owned by shared_ptr; a copy of this stage is cheap enough to keep alive.
   std::shared_ptr<const Stage> shared_from_this_copy() const {
     return std::make_shared<LookupStage>(*this);
@@ -41,21 +71,7 @@ class LookupStage : public Stage {
     if (!local_field.empty()) {
       std::vector<std::string> parts = split_path(local_field);
       OwnedValue local = traverse_path(document_as_value(doc), parts, 0);
-      filter.open_document(foreign_field).open_array("$in");
-      Value lv = local.view();
-      if (lv.is_array()) {
-        bool any = false;
-        for (const bson::Element& e : lv.as_array()) {
-          filter.push(e.value);
-          any = true;
-        }
-        if (!any) filter.push(bson::Null{});
-      } else if (lv.is_missing()) {
-        filter.push(bson::Null{});
-      } else {
-        filter.push(lv);
-      }
-      filter.close().close();
+      append_equality(filter, local.view());
     }
     Document f = filter.finish();
     std::unique_ptr<DocumentSource> foreign = ctx.context->read_collection(from, f);
