@@ -85,16 +85,21 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
       engine.insert_one(database, target, *result);
     }
   };
-  std::optional<bson::Document> leading = pipeline.leading_match();
+  // The leading $match / $sort / $limit become the find that feeds the rest, so they use
+  // indexes and a leading sort streams from an index when one gives the order.
+  Pipeline::Prefix prefix = pipeline.find_prefix();
   FindOptions read;
   read.hint = options.hint;
+  read.sort = std::move(prefix.sort);
+  read.limit = prefix.limit;
+  read.allow_disk_use = options.allow_disk_use;
   // The pipeline drains its input in-process: large batches save a snapshot and a cursor
   // re-seek per 101 documents without holding much more memory.
   read.batch_size = 1000;
-  auto input = std::make_unique<CursorSource>(
-      engine.find(db, coll, leading ? leading->view() : bson::DocumentView(), read));
+  auto input = std::make_unique<CursorSource>(engine.find(db, coll, prefix.filter.view(), read));
   Variables variables = evaluate_let(options.let.view());
-  auto output = pipeline.run(std::move(input), context, variables);
+  Pipeline rest = pipeline.without_prefix(prefix.stages);
+  auto output = rest.run(std::move(input), context, variables);
   auto cursor = std::make_unique<PipelineCursor>(std::move(output), options.batch_size);
   if (pipeline.writes_output()) {
     // $out / $merge: the work is the side effect; finish it before returning.

@@ -229,6 +229,7 @@ class FindCursor final : public Cursor {
         sort_(std::move(sort)),
         sort_spec_(options.sort),
         hint_(options.hint),
+        allow_disk_use_(options.allow_disk_use),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
@@ -244,6 +245,7 @@ class FindCursor final : public Cursor {
   SortSpec sort_;
   bson::Document sort_spec_;
   IndexHint hint_;
+  bool allow_disk_use_;
   bool materialized_ = false;
   // Set when the find reads through an index in index order: batches resume in the index.
   std::optional<IndexCursorState> index_cursor_;
@@ -1356,15 +1358,22 @@ class WiredTigerEngine final : public Engine,
                                             const Matcher& matcher, const Projection& projection,
                                             bson::DocumentView sort_spec, const SortSpec& sort,
                                             int64_t skip, int64_t limit, const IndexHint& hint,
-                                            ExecutionStats* stats = nullptr,
+                                            bool allow_disk_use, ExecutionStats* stats = nullptr,
                                             PlannedQuery* plan_out = nullptr) {
     auto entry = collection_for_read(db, coll);
     if (!entry) return {};
     PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
     struct Row {
       std::string key;
+      uint64_t seq;  // scan order: ties keep it (a stable sort)
       bson::Document doc;
+      bool operator<(const Row& o) const { return key != o.key ? key < o.key : seq < o.seq; }
     };
+    // With a limit only the first skip + limit rows can be returned: a bounded max-heap keeps
+    // them (a top-k sort, as MongoDB's), so memory is what the result needs, not the scan.
+    const std::optional<size_t> keep =
+        limit >= 0 ? std::optional<size_t>(static_cast<size_t>(std::max<int64_t>(skip, 0) + limit))
+                   : std::nullopt;
     std::vector<Row> rows;
     std::vector<bson::Document> out;
     bool streaming = true;
@@ -1375,6 +1384,7 @@ class WiredTigerEngine final : public Engine,
       out.clear();
       local = ExecutionStats();
       size_t bytes = 0;
+      uint64_t seq = 0;
       int64_t to_skip = std::max<int64_t>(skip, 0);
       scan(
           s, *entry, matcher, plan,
@@ -1388,23 +1398,33 @@ class WiredTigerEngine final : public Engine,
                                                      : projection.apply(doc));
               return limit < 0 || static_cast<int64_t>(out.size()) < limit;
             }
+            if (keep && *keep == 0) return false;
+            Row row{sort.key_for(doc), seq++, bson::Document()};
+            if (keep && rows.size() == *keep && !(row < rows.front())) return true;
+            row.doc = bson::Document::copy_of(doc);
             bytes += doc.size();
-            if (bytes > kSortMemoryLimit) {
+            rows.push_back(std::move(row));
+            if (keep) {
+              std::push_heap(rows.begin(), rows.end());
+              if (rows.size() > *keep) {
+                std::pop_heap(rows.begin(), rows.end());
+                bytes -= rows.back().doc.size();
+                rows.pop_back();
+              }
+            }
+            if (bytes > kSortMemoryLimit && !allow_disk_use) {
               throw Error(292,
                           "Executor error during find command :: caused by :: Sort exceeded "
                           "memory limit of 104857600 bytes, but did not opt in to external "
                           "sorting.");
             }
-            rows.push_back(Row{sort.key_for(doc), bson::Document::copy_of(doc)});
             return true;
           },
           &local);
       return 0;
     });
     if (!streaming) {
-      // Stable: ties keep scan order.
-      std::stable_sort(rows.begin(), rows.end(),
-                       [](const Row& a, const Row& b) { return a.key < b.key; });
+      std::sort(rows.begin(), rows.end());
       for (size_t i = static_cast<size_t>(std::max<int64_t>(skip, 0)); i < rows.size(); ++i) {
         if (limit >= 0 && static_cast<int64_t>(out.size()) >= limit) break;
         out.push_back(projection.is_identity() ? std::move(rows[i].doc)
@@ -1494,8 +1514,8 @@ class WiredTigerEngine final : public Engine,
     ExecutionStats stats;
     PlannedQuery plan;
     query_results(std::string(db), std::string(coll), matcher, projection, options.sort.view(),
-                  sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint, &stats,
-                  &plan);
+                  sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint,
+                  options.allow_disk_use, &stats, &plan);
     bson::DocumentBuilder w;
     if (plan.id_key) {
       w.append("stage", "IDHACK");
@@ -1838,7 +1858,7 @@ std::vector<bson::Document> FindCursor::next_batch() {
   if (!started_ && !sort_.empty()) {
     materialized_ = true;
     sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
-                                     skip_, remaining_, hint_);
+                                     skip_, remaining_, hint_, allow_disk_use_);
     started_ = true;
   }
   if (materialized_) {

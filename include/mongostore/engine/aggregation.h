@@ -134,6 +134,20 @@ class Pipeline {
   /// The filter of a leading $match (without $expr), so the engine can push it into its
   /// scan. run() still applies it (re-applying a filter is harmless).
   std::optional<bson::Document> leading_match() const;
+
+  /// The leading stages a find can do instead: [$match] [$sort [$limit]] (in that order, a
+  /// $match without $expr, a $sort on plain paths). The engine reads find(filter, sort, limit)
+  /// and runs without_prefix(stages) over it, so a leading $sort uses an index when one gives
+  /// the order, and streams instead of blocking.
+  struct Prefix {
+    bson::Document filter;
+    bson::Document sort;
+    int64_t limit = 0;  // 0: none
+    size_t stages = 0;  // how many leading stages this replaces
+  };
+  Prefix find_prefix() const;
+  /// This pipeline without its first `n` stages.
+  Pipeline without_prefix(size_t n) const;
   /// True when the last stage is $out or $merge (the pipeline returns no documents).
   bool writes_output() const;
 

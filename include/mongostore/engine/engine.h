@@ -77,6 +77,9 @@ struct FindOptions {
   /// Documents per batch handed out by a cursor.
   size_t batch_size = 101;
   IndexHint hint;
+  /// Lets a blocking sort exceed 100 MB (it then keeps going in memory: spilling to disk is
+  /// not implemented); without it the find fails with 292.
+  bool allow_disk_use = false;
 };
 
 struct UpdateOptions {

@@ -200,6 +200,10 @@ class Stage {
   virtual std::string_view name() const = 0;
   /// The filter of a plain $match stage.
   virtual std::optional<Document> match_filter() const { return std::nullopt; }
+  /// The specification of a $sort stage that a find sort can replace (plain field paths).
+  virtual std::optional<Document> sort_spec() const { return std::nullopt; }
+  /// The count of a $limit stage.
+  virtual std::optional<int64_t> limit_count() const { return std::nullopt; }
 };
 using StagePtr = std::shared_ptr<const Stage>;
 

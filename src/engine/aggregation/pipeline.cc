@@ -94,6 +94,37 @@ std::optional<bson::Document> Pipeline::leading_match() const {
   return stages_.front()->match_filter();
 }
 
+Pipeline::Prefix Pipeline::find_prefix() const {
+  Prefix prefix;
+  size_t i = 0;
+  if (i < stages_.size()) {
+    if (auto filter = stages_[i]->match_filter()) {
+      prefix.filter = std::move(*filter);
+      prefix.stages = ++i;
+    }
+  }
+  if (i < stages_.size()) {
+    if (auto sort = stages_[i]->sort_spec()) {
+      prefix.sort = std::move(*sort);
+      prefix.stages = ++i;
+      if (i < stages_.size()) {
+        if (auto limit = stages_[i]->limit_count()) {
+          prefix.limit = *limit;
+          prefix.stages = ++i;
+        }
+      }
+    }
+  }
+  return prefix;
+}
+
+Pipeline Pipeline::without_prefix(size_t n) const {
+  Pipeline p;
+  p.stages_.assign(stages_.begin() + static_cast<std::ptrdiff_t>(std::min(n, stages_.size())),
+                   stages_.end());
+  return p;
+}
+
 bool Pipeline::writes_output() const {
   return !stages_.empty() &&
          (stages_.back()->name() == "$out" || stages_.back()->name() == "$merge");

@@ -43,6 +43,9 @@ class LimitSkipStage : public Stage {
  public:
   LimitSkipStage(bool limit, int64_t n) : limit_(limit), n_(n) {}
   std::string_view name() const override { return limit_ ? "$limit" : "$skip"; }
+  std::optional<int64_t> limit_count() const override {
+    return limit_ ? std::optional<int64_t>(n_) : std::nullopt;
+  }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext>) const override {
     std::shared_ptr<DocumentSource> in(std::move(input));
@@ -70,8 +73,16 @@ class LimitSkipStage : public Stage {
 
 class SortStage : public Stage {
  public:
-  explicit SortStage(DocumentSorter sorter) : sorter_(std::move(sorter)) {}
+  SortStage(DocumentSorter sorter, Document spec)
+      : sorter_(std::move(sorter)), spec_(std::move(spec)) {}
   std::string_view name() const override { return "$sort"; }
+  std::optional<Document> sort_spec() const override {
+    // Only plain {path: 1 | -1} keys mean the same to a find; $meta sorts stay here.
+    for (const bson::Element& e : spec_.view()) {
+      if (!e.value.is_number()) return std::nullopt;
+    }
+    return spec_;
+  }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
     MemoryTracker memory(*ctx, "$sort");
@@ -91,6 +102,7 @@ class SortStage : public Stage {
 
  private:
   DocumentSorter sorter_;
+  Document spec_;
 };
 
 class SampleStage : public Stage {
@@ -223,7 +235,8 @@ StagePtr parse_skip(const Value& spec) {
 
 StagePtr parse_sort(const Value& spec) {
   if (!spec.is_document()) fail(15973, "the $sort key specification must be an object");
-  return std::make_shared<SortStage>(DocumentSorter::compile(spec.as_document()));
+  return std::make_shared<SortStage>(DocumentSorter::compile(spec.as_document()),
+                                     Document::copy_of(spec.as_document()));
 }
 
 StagePtr parse_sample(const Value& spec) {
