@@ -4,6 +4,27 @@
 namespace mongostore::engine::agg_test {
 namespace {
 
+// $in reads its array in place where it can (root paths, literals, $ifNull of those) and
+// builds it otherwise (paths through arrays); the answers must be the same either way.
+TEST(AggArray, InOverPathsLiteralsAndIfNull) {
+  const char* doc =
+      R"({"p": ["a", "b"], "s": {"ids": ["x", 1, 2.5]}, "arr": [{"v": 1}, {"v": 2}]})";
+  EXPECT_EQ(E(R"({"$in": ["b", "$p"]})", doc), V("true"));
+  EXPECT_EQ(E(R"({"$in": ["c", "$p"]})", doc), V("false"));
+  EXPECT_EQ(E(R"({"$in": ["x", "$s.ids"]})", doc), V("true"));
+  EXPECT_EQ(E(R"({"$in": [1.0, "$s.ids"]})", doc), V("true"));   // numbers compare by value
+  EXPECT_EQ(E(R"({"$in": ["1", "$s.ids"]})", doc), V("false"));  // a string is not a number
+  EXPECT_EQ(E(R"({"$in": [{"$symbol": "x"}, "$s.ids"]})", doc), V("true"));
+  EXPECT_EQ(E(R"({"$in": ["a", {"$ifNull": ["$missing", "$p"]}]})", doc), V("true"));
+  EXPECT_EQ(E(R"({"$in": ["a", {"$ifNull": ["$missing", []]}]})", doc), V("false"));
+  EXPECT_EQ(E(R"({"$in": [2, "$arr.v"]})", doc), V("true"));  // built through the array
+  EXPECT_EQ(E(R"({"$in": [3, "$arr.v"]})", doc), V("false"));
+  std::string msg;
+  EXPECT_EQ(EE(R"({"$in": [1, "$s"]})", doc, &msg), 40081);
+  EXPECT_EQ(msg, "$in requires an array as a second argument, found: object");
+  EXPECT_EQ(EE(R"({"$in": [1]})", doc, &msg), 16020);
+}
+
 TEST(AggArray, InSizeElemAt) {
   EXPECT_EQ(E(R"({"$in": [2, [1, 2, 3]]})"), V("true"));
   EXPECT_EQ(E(R"({"$in": [2.0, [1, 2]]})"), V("true"));

@@ -15,16 +15,43 @@ int64_t to_index(const Value& v, int code, const std::string& what) {
   return i;
 }
 
-OwnedValue op_in(std::string_view, std::vector<OwnedValue>& a) {
-  Value arr = a[1].view();
-  if (!arr.is_array()) {
-    fail(40081, "$in requires an array as a second argument, found: " + type_name(arr));
+// $in reads its array in place when it can (ExprNode::view): the ExecutionStore's dedupe
+// check runs it over an ever-growing `processed` array on every event.
+class InNode : public ExprNode {
+ public:
+  explicit InNode(std::vector<ExprPtr> args) : args_(std::move(args)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue needle = args_[0]->eval(ctx);
+    OwnedValue owned;
+    std::optional<Value> array = args_[1]->view(ctx);
+    if (!array) {
+      owned = args_[1]->eval(ctx);
+      array = owned.view();
+    }
+    if (!array->is_array()) {
+      fail(40081, "$in requires an array as a second argument, found: " + type_name(*array));
+    }
+    Value n = needle.view();
+    if (n.type() == BsonType::kString) {
+      // The common case (ids): a string equals only a string (or a symbol) with those bytes.
+      std::string_view wanted = n.as_string();
+      for (const bson::Element& e : array->as_array()) {
+        BsonType t = e.value.type();
+        if ((t == BsonType::kString || t == BsonType::kSymbol) && e.value.as_string() == wanted) {
+          return make_value(true);
+        }
+      }
+      return make_value(false);
+    }
+    for (const bson::Element& e : array->as_array()) {
+      if (bson::values_equal(e.value, n)) return make_value(true);
+    }
+    return make_value(false);
   }
-  for (const bson::Element& e : arr.as_array()) {
-    if (bson::values_equal(e.value, a[0].view())) return make_value(true);
-  }
-  return make_value(false);
-}
+
+ private:
+  std::vector<ExprPtr> args_;
+};
 
 OwnedValue op_size(std::string_view, std::vector<OwnedValue>& a) {
   Value v = a[0].view();
@@ -369,7 +396,11 @@ EagerFn accumulate(std::string op) {
 
 void register_array(OperatorTable& t) {
   for (const char* op : {"$sum", "$avg", "$min", "$max"}) add_eager(t, op, 1, -1, accumulate(op));
-  add_eager(t, "$in", 2, 2, op_in);
+  t["$in"] = [](std::string_view op, const Value& args) -> ExprPtr {
+    std::vector<ExprPtr> parsed = parse_args(args);
+    check_arity(op, parsed.size(), 2, 2);
+    return std::make_shared<InNode>(std::move(parsed));
+  };
   add_eager(t, "$size", 1, 1, op_size);
   add_eager(t, "$arrayElemAt", 2, 2, op_elem_at);
   add_eager(t, "$first", 1, 1, first_last(true));

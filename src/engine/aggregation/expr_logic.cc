@@ -94,6 +94,15 @@ class IfNullNode : public ExprNode {
     return args_.back()->eval(ctx);
   }
 
+  std::optional<Value> view(EvalContext& ctx) const override {
+    for (size_t i = 0; i + 1 < args_.size(); ++i) {
+      std::optional<Value> v = args_[i]->view(ctx);
+      if (!v) return std::nullopt;
+      if (!nullish(*v)) return v;
+    }
+    return args_.back()->view(ctx);
+  }
+
  private:
   std::vector<ExprPtr> args_;
 };

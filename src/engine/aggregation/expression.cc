@@ -12,6 +12,7 @@ class LiteralNode : public ExprNode {
  public:
   explicit LiteralNode(OwnedValue v) : value_(std::move(v)) {}
   OwnedValue eval(EvalContext&) const override { return value_; }
+  std::optional<Value> view(EvalContext&) const override { return value_.view(); }
   bool is_constant() const override { return true; }
 
  private:
@@ -39,6 +40,19 @@ class FieldPathNode : public ExprNode {
     }
     if (parts_.empty()) return OwnedValue(base);
     return traverse_path(base, parts_, 0);
+  }
+
+  std::optional<Value> view(EvalContext& ctx) const override {
+    // Only paths into $$ROOT / $$CURRENT through sub-documents: a path through an array
+    // builds a new array (one value per element), which eval does.
+    if (!(variable_.empty() || variable_ == "CURRENT" || variable_ == "ROOT")) return std::nullopt;
+    Value v = document_as_value(ctx.root);
+    for (const std::string& part : parts_) {
+      if (v.is_array()) return std::nullopt;
+      if (!v.is_document()) return Value();
+      v = v.as_document().get(part);
+    }
+    return v;
   }
 
  private:

@@ -81,6 +81,11 @@ class ExprNode {
  public:
   virtual ~ExprNode() = default;
   virtual OwnedValue eval(EvalContext& ctx) const = 0;
+  /// The value without copying it, when the node can point into something that outlives the
+  /// evaluation (the root document, or a constant of the compiled expression); nullopt when
+  /// it must build the value (then call eval). Operators that only read a large operand (a
+  /// membership test over a 10,000-element array) use this to skip the copy.
+  virtual std::optional<Value> view(EvalContext&) const { return std::nullopt; }
   /// For constant folding and $literal detection.
   virtual bool is_constant() const { return false; }
 };
