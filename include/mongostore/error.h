@@ -54,6 +54,7 @@ enum class ErrorCode : int32_t {
   kIndexBuildAborted = 276,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
   kLockBusy = 46,
+  kExceededTimeLimit = 50,
   kInvalidPath = 30,
   kOperationFailed = 96,
   kDataDirectoryInvalid = 10000001,  // mongostore-specific: the data directory is unusable

@@ -44,6 +44,8 @@ std::string_view code_name(int32_t code) {
       return "CursorNotFound";
     case 46:
       return "LockBusy";
+    case 50:
+      return "ExceededTimeLimit";
     case 48:
       return "NamespaceExists";
     case 52:

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "client/remote_client.h"
 #include "client/write_validation.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
@@ -28,10 +29,7 @@ UpdateResult Collection::update_many(bson::DocumentView filter, bson::DocumentVi
 
 std::shared_ptr<Client> connect(std::string_view uri) {
   if (uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
-    throw Error(ErrorCode::kNotImplemented,
-                "the remote backend (" + std::string(uri.substr(0, uri.find(':'))) +
-                    ":// URIs, through libmongoc) is not built yet; use embedded:<dir> or "
-                    "embedded:memory");
+    return connect_remote(uri);
   }
   std::string_view rest = uri;
   if (rest.starts_with("embedded:")) rest.remove_prefix(9);

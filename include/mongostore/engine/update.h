@@ -19,9 +19,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <functional>
 #include <span>
 
 #include "mongostore/bson/document.h"

@@ -1,0 +1,70 @@
+// CommandDispatcher: runs one MongoDB command document against the engine and returns the
+// reply document, shaped as mongod shapes it ({..., ok: 1.0} or {ok: 0.0, errmsg, code,
+// codeName}). It never throws for a command's failure: errors become error replies, and a
+// failing write inside insert / update / delete becomes a `writeErrors` entry with its index.
+//
+// It owns the server-side cursors of find, aggregate and the listing commands (id -> engine
+// cursor), which are shared by every connection (as mongod's are) and expire after
+// `cursor_idle_timeout` without use (ten minutes, mongod's cursorTimeoutMillis default).
+//
+// Write concern: `j: true` (or w: "majority", which implies the journal on mongod) makes the
+// acknowledgement wait until the write is on stable storage. With the durable engine every
+// commit is already fsynced; with the journaled engine the dispatcher forces a checkpoint
+// before replying; the in-memory engine has nothing to make durable and accepts it (as a
+// mongod without journaling answers `j` with `w: 1` semantics). Other session fields drivers
+// send (`lsid`, `$readPreference`, `readConcern`, `$clusterTime`, `txnNumber` without a
+// transaction) are accepted and ignored: a single server has nothing to route or wait for.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/engine/engine.h"
+
+namespace mongostore::server {
+
+/// What the dispatcher knows about the connection a command came from.
+struct ConnectionInfo {
+  int64_t id = 0;
+  std::string peer;  // "host:port"
+  /// Connections open on the server (serverStatus.connections.current).
+  size_t open_connections = 0;
+  /// Connections accepted since start (serverStatus.connections.totalCreated).
+  int64_t total_connections = 0;
+  /// The server's connection bound (serverStatus.connections.available is what is left).
+  size_t max_connections = 0;
+};
+
+struct DispatcherOptions {
+  /// Cursors unused this long are closed; a later getMore fails CursorNotFound (43).
+  std::chrono::milliseconds cursor_idle_timeout = std::chrono::minutes(10);
+  /// Commands taking longer are reported through `log` (mongod's slowms).
+  std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
+  /// Receives one line per slow operation; empty: nothing is logged.
+  std::function<void(const std::string&)> log;
+};
+
+class CommandDispatcher {
+ public:
+  explicit CommandDispatcher(std::shared_ptr<engine::Engine> engine,
+                             DispatcherOptions options = {});
+  ~CommandDispatcher();
+
+  /// Runs `command` (the merged OP_MSG body and document sequences) and returns the reply.
+  /// `default_db` is used when the command has no `$db`.
+  bson::Document run(const bson::Document& command, const ConnectionInfo& connection,
+                     std::string_view default_db = "admin");
+
+  /// The number of open server-side cursors.
+  size_t open_cursors() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mongostore::server

@@ -1,0 +1,66 @@
+// Server: the MongoDB wire protocol (OP_MSG, legacy OP_QUERY hello) in front of an Engine.
+//
+// The server accepts TCP connections on one address, runs one Asio coroutine per connection
+// (each on its own strand) on a small thread pool, parses each request, hands the command to
+// CommandDispatcher (which calls the engine) and writes the reply. A malformed message, one
+// over kMaxMessageSize, a bad OP_MSG checksum, or a client that stops sending in the middle
+// of a message (for `message_timeout`) closes only the connection that sent it, with a log
+// line saying why. Log lines (listening address, connection open/close and why, refused
+// connections, slow operations, cursor timeouts) go to stderr, one event per line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "mongostore/engine/engine.h"
+
+namespace mongostore::server {
+
+/// MongoDB's limit on one wire message (hello's maxMessageSizeBytes).
+inline constexpr int32_t kMaxMessageSize = 48000000;
+
+struct ServerOptions {
+  /// Address to listen on.
+  std::string bind = "127.0.0.1";
+  /// TCP port; 0 picks a free port (read it back with Server::port()).
+  uint16_t port = 27017;
+  /// Connections past this many are closed as soon as they are accepted.
+  size_t max_connections = 1000;
+  /// Threads running the connections.
+  size_t threads = 2;
+  /// Write per-connection log lines to stderr.
+  bool log = true;
+  /// Once a message has started arriving, the rest must come within this long.
+  std::chrono::milliseconds message_timeout = std::chrono::seconds(30);
+  /// On stop(), connections in the middle of a command get this long to send their reply.
+  std::chrono::milliseconds drain_timeout = std::chrono::seconds(10);
+  /// Cursor expiry and slow-operation threshold (see CommandDispatcher).
+  std::chrono::milliseconds cursor_idle_timeout = std::chrono::minutes(10);
+  std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
+};
+
+class Server {
+ public:
+  Server(std::shared_ptr<engine::Engine> engine, ServerOptions options);
+  /// Stops the server if it is still running.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Binds, listens and starts the thread pool. Throws Error(HostUnreachable) when the address
+  /// cannot be bound.
+  void start();
+  /// The port actually listened on (after start()).
+  uint16_t port() const;
+  /// Stops accepting, lets each connection finish the command it is running and send its
+  /// reply (up to drain_timeout), closes every connection and joins the threads. Idempotent.
+  void stop();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mongostore::server

@@ -1,0 +1,157 @@
+#include "client/remote_command.h"
+
+#include <mongoc/mongoc.h>
+
+#include <string>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/error.h"
+
+namespace mongostore::client {
+namespace {
+
+// A client borrowed from the pool for one command, returned on every path.
+class PooledClient {
+ public:
+  explicit PooledClient(mongoc_client_pool_t* pool) : pool_(pool), client_(mongoc_client_pool_pop(pool)) {}
+  ~PooledClient() { mongoc_client_pool_push(pool_, client_); }
+  PooledClient(const PooledClient&) = delete;
+  PooledClient& operator=(const PooledClient&) = delete;
+  mongoc_client_t* get() const { return client_; }
+
+ private:
+  mongoc_client_pool_t* pool_;
+  mongoc_client_t* client_;
+};
+
+bson_t borrow(bson::DocumentView view) {
+  bson_t b;
+  // The view is valid BSON by construction; bson_init_static only records the pointer.
+  bson_init_static(&b, view.data(), view.size());
+  return b;
+}
+
+bson::Document own(const bson_t* reply) {
+  return bson::Document::from_bytes({bson_get_data(reply), reply->len});
+}
+
+std::string string_or(const bson::Value& v, std::string fallback) {
+  return v.is_string() ? std::string(v.as_string()) : std::move(fallback);
+}
+
+int32_t code_of(const bson::Value& v) {
+  int64_t code = 0;
+  if (v.is_number() && v.number_as_exact_int64(&code)) return static_cast<int32_t>(code);
+  return static_cast<int32_t>(ErrorCode::kUnknownError);
+}
+
+bson::Document document_or_empty(const bson::Value& v) {
+  return v.is_document() ? bson::Document::copy_of(v.as_document()) : bson::Document();
+}
+
+// {code, errmsg, keyPattern, keyValue}: an error reply or one writeErrors entry.
+[[noreturn]] void throw_server_error(bson::DocumentView error, const std::string& fallback) {
+  int32_t code = code_of(error.get("code"));
+  std::string message = string_or(error.get("errmsg"), fallback);
+  if (code == static_cast<int32_t>(ErrorCode::kDuplicateKey)) {
+    throw engine::DuplicateKeyError(std::move(message), document_or_empty(error.get("keyPattern")),
+                                    document_or_empty(error.get("keyValue")));
+  }
+  throw Error(code, std::move(message));
+}
+
+[[noreturn]] void throw_transport_error(const bson_error_t& error) {
+  std::string message = std::string("remote backend: ") + error.message;
+  switch (error.domain) {
+    case MONGOC_ERROR_SERVER_SELECTION:
+    case MONGOC_ERROR_STREAM:
+    case MONGOC_ERROR_STREAM_SOCKET:
+      throw Error(ErrorCode::kHostUnreachable, std::move(message));
+    case MONGOC_ERROR_BSON:
+      throw Error(ErrorCode::kInvalidBSON, std::move(message));
+    case MONGOC_ERROR_COMMAND:
+      // Client-side command checks (e.g. a command over the size limit).
+      throw Error(error.code == MONGOC_ERROR_COMMAND_INVALID_ARG ? ErrorCode::kBadValue
+                                                                : ErrorCode::kOperationFailed,
+                  std::move(message));
+    default:
+      throw Error(ErrorCode::kInternalError, std::move(message));
+  }
+}
+
+}  // namespace
+
+RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool) : pool_(pool) {}
+
+RemoteCommandRunner::~RemoteCommandRunner() {
+  mongoc_client_pool_destroy(pool_);
+}
+
+bson::Document RemoteCommandRunner::run(CommandKind kind, std::string_view db,
+                                        bson::DocumentView command, uint32_t server_id) {
+  PooledClient client(pool_);
+  bson_t cmd = borrow(command);
+  bson_t opts = BSON_INITIALIZER;
+  if (server_id != 0) BSON_APPEND_INT32(&opts, "serverId", static_cast<int32_t>(server_id));
+  bson_t reply;
+  bson_error_t error;
+  std::string db_name(db);
+  bool ok = false;
+  switch (kind) {
+    case CommandKind::kRead:
+      ok = mongoc_client_read_command_with_opts(client.get(), db_name.c_str(), &cmd, nullptr, &opts,
+                                                &reply, &error);
+      break;
+    case CommandKind::kWrite:
+      ok = mongoc_client_write_command_with_opts(client.get(), db_name.c_str(), &cmd, &opts, &reply,
+                                                 &error);
+      break;
+    case CommandKind::kReadWrite:
+      ok = mongoc_client_read_write_command_with_opts(client.get(), db_name.c_str(), &cmd, nullptr,
+                                                      &opts, &reply, &error);
+      break;
+  }
+  bson_destroy(&opts);
+  // The reply is initialised on every path (empty when nothing came back).
+  bson::Document result = own(&reply);
+  bson_destroy(&reply);
+  if (!ok) {
+    if (error.domain == MONGOC_ERROR_SERVER || error.domain == MONGOC_ERROR_WRITE_CONCERN) {
+      bson::Value wce = result.get("writeConcernError");
+      if (wce.is_document()) throw_server_error(wce.as_document(), error.message);
+      if (result.has("code")) throw_server_error(result.view(), error.message);
+      throw Error(static_cast<int32_t>(error.code), error.message);
+    }
+    throw_transport_error(error);
+  }
+  if (kind != CommandKind::kRead) throw_on_write_errors(result);
+  return result;
+}
+
+bson::Document RemoteCommandRunner::run_pinned(CommandKind kind, std::string_view db,
+                                               bson::DocumentView command, uint32_t* server_id) {
+  {
+    PooledClient client(pool_);
+    bson_error_t error;
+    mongoc_server_description_t* server =
+        mongoc_client_select_server(client.get(), kind != CommandKind::kRead, nullptr, &error);
+    if (server == nullptr) throw_transport_error(error);
+    *server_id = mongoc_server_description_id(server);
+    mongoc_server_description_destroy(server);
+  }
+  return run(kind, db, command, *server_id);
+}
+
+void throw_on_write_errors(const bson::Document& reply) {
+  bson::Value errors = reply.get("writeErrors");
+  if (errors.is_array()) {
+    for (const bson::Element& e : errors.as_array()) {
+      if (e.value.is_document()) throw_server_error(e.value.as_document(), "write error");
+    }
+  }
+  bson::Value wce = reply.get("writeConcernError");
+  if (wce.is_document()) throw_server_error(wce.as_document(), "write concern error");
+}
+
+}  // namespace mongostore::client

@@ -1,0 +1,54 @@
+// RemoteCommandRunner: sends one MongoDB command through a libmongoc client pool and returns
+// the reply as a bson::Document, or throws the typed mongostore::Error the reply stands for.
+//
+// This is the only place of the remote backend that touches libmongoc's command API, so the
+// mapping from server replies and transport failures to mongostore errors lives in one spot:
+//
+// - a reply with ok: 0 becomes Error(code, errmsg), and DuplicateKeyError for 11000;
+// - a write reply's first writeErrors entry becomes the same (ordered writes stop there);
+// - a writeConcernError becomes Error(code, errmsg);
+// - a server that cannot be selected or a broken connection becomes HostUnreachable (6), a
+//   socket timeout NetworkTimeout (89).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "mongostore/bson/document.h"
+
+struct _mongoc_client_pool_t;
+struct _mongoc_client_t;
+
+namespace mongostore::client {
+
+/// How a command is routed: reads follow the URI's read preference; writes (and reads that
+/// write, such as an aggregate ending in $out) go to the primary and carry the URI's write
+/// concern.
+enum class CommandKind { kRead, kWrite, kReadWrite };
+
+class RemoteCommandRunner {
+ public:
+  /// Takes ownership of `pool`.
+  explicit RemoteCommandRunner(_mongoc_client_pool_t* pool);
+  ~RemoteCommandRunner();
+  RemoteCommandRunner(const RemoteCommandRunner&) = delete;
+  RemoteCommandRunner& operator=(const RemoteCommandRunner&) = delete;
+
+  /// Runs `command` on database `db`. `server_id` (non-zero) pins the command to one server,
+  /// as getMore and killCursors must go where their cursor lives. Throws as described above;
+  /// write replies are checked for writeErrors / writeConcernError.
+  bson::Document run(CommandKind kind, std::string_view db, bson::DocumentView command,
+                     uint32_t server_id = 0);
+  /// As run(), but also returns the id of the server that answered (for cursors).
+  bson::Document run_pinned(CommandKind kind, std::string_view db, bson::DocumentView command,
+                            uint32_t* server_id);
+
+ private:
+  _mongoc_client_pool_t* pool_;
+};
+
+/// Throws the error a write reply ({n, writeErrors, writeConcernError}) reports, if any.
+void throw_on_write_errors(const bson::Document& reply);
+
+}  // namespace mongostore::client

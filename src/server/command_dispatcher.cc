@@ -1,0 +1,1100 @@
+#include "mongostore/server/command_dispatcher.h"
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/error.h"
+#include "mongostore/server/server.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+namespace mongostore::server {
+namespace {
+
+using bson::Document;
+using bson::DocumentBuilder;
+using bson::DocumentView;
+using bson::Value;
+using Clock = std::chrono::steady_clock;
+
+// A reply batch stops growing past this many bytes (mongod's 16 MiB), so a reply always fits
+// in maxMessageSizeBytes however large the documents are.
+constexpr size_t kMaxBatchBytes = 16 * 1024 * 1024;
+constexpr int64_t kMaxWriteBatchSize = 100000;
+constexpr int64_t kDefaultBatchSize = 101;
+
+void check_write_batch_size(const DocumentView& batch) {
+  size_t n = batch.count();
+  if (n == 0 || n > static_cast<size_t>(kMaxWriteBatchSize)) {
+    throw Error(ErrorCode::kInvalidLength, "Write batch sizes must be between 1 and " +
+                                               std::to_string(kMaxWriteBatchSize) + ". Got " +
+                                               std::to_string(n) + " operations.");
+  }
+}
+
+int64_t as_integer(const Value& v, std::string_view field) {
+  int64_t out = 0;
+  if (v.is_number() && v.number_as_exact_int64(&out)) return out;
+  if (v.is_number()) return static_cast<int64_t>(v.number_as_double());
+  throw Error(ErrorCode::kTypeMismatch, "field '" + std::string(field) + "' must be a number");
+}
+
+int64_t integer_or(const DocumentView& doc, std::string_view field, int64_t fallback) {
+  Value v = doc.get(field);
+  if (v.is_missing() || v.is_null()) return fallback;
+  return as_integer(v, field);
+}
+
+Document document_or_empty(const DocumentView& doc, std::string_view field) {
+  Value v = doc.get(field);
+  if (v.is_missing() || v.is_null()) return Document();
+  if (!v.is_document()) {
+    throw Error(ErrorCode::kTypeMismatch, "field '" + std::string(field) + "' must be a document");
+  }
+  return Document::copy_of(v.as_document());
+}
+
+DocumentView required_array(const DocumentView& doc, std::string_view field) {
+  Value v = doc.get(field);
+  if (!v.is_array()) {
+    throw Error(ErrorCode::kFailedToParse, "field '" + std::string(field) + "' must be an array");
+  }
+  return v.as_array();
+}
+
+std::string collection_name(const DocumentView& cmd, std::string_view command) {
+  Value v = cmd.get(command);
+  if (!v.is_string() || v.as_string().empty()) {
+    throw Error(ErrorCode::kInvalidNamespace,
+                "collection name for '" + std::string(command) + "' must be a non-empty string");
+  }
+  return std::string(v.as_string());
+}
+
+bool is_operator_update(const DocumentView& update) {
+  auto it = update.begin();
+  return it != update.end() && !it->key.empty() && it->key[0] == '$';
+}
+
+void append_error_fields(DocumentBuilder& b, const Error& e) {
+  b.append("code", e.code());
+  b.append("codeName", e.code_name());
+  b.append("errmsg", e.what());
+}
+
+// A writeErrors entry: {index, code, codeName, errmsg, keyPattern, keyValue}.
+void push_write_error(DocumentBuilder& errors, int64_t index, const Error& e) {
+  errors.push_document();
+  errors.append("index", static_cast<int32_t>(index));
+  append_error_fields(errors, e);
+  if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
+    errors.append("keyPattern", dup->key_pattern());
+    errors.append("keyValue", dup->key_value());
+  }
+  errors.close();
+}
+
+}  // namespace
+
+class CommandDispatcher::Impl {
+ public:
+  Impl(std::shared_ptr<engine::Engine> engine, DispatcherOptions options)
+      : engine_(std::move(engine)),
+        options_(std::move(options)),
+        random_(std::random_device{}()),
+        started_(Clock::now()) {
+    handlers_ = {
+        {"hello", &Impl::hello},
+        {"isMaster", &Impl::hello},
+        {"ismaster", &Impl::hello},
+        {"ping", &Impl::ping},
+        {"buildInfo", &Impl::build_info},
+        {"buildinfo", &Impl::build_info},
+        {"whatsmyuri", &Impl::whatsmyuri},
+        {"connectionStatus", &Impl::connection_status},
+        {"endSessions", &Impl::ping},
+        {"serverStatus", &Impl::server_status},
+        {"collStats", &Impl::coll_stats},
+        {"dbStats", &Impl::db_stats},
+        {"renameCollection", &Impl::rename_collection},
+        {"explain", &Impl::explain},
+        {"getLastError", &Impl::ping},
+        {"listDatabases", &Impl::list_databases},
+        {"listCollections", &Impl::list_collections},
+        {"create", &Impl::create},
+        {"drop", &Impl::drop},
+        {"dropDatabase", &Impl::drop_database},
+        {"insert", &Impl::insert},
+        {"find", &Impl::find},
+        {"getMore", &Impl::get_more},
+        {"killCursors", &Impl::kill_cursors},
+        {"update", &Impl::update},
+        {"delete", &Impl::remove},
+        {"findAndModify", &Impl::find_and_modify},
+        {"findandmodify", &Impl::find_and_modify},
+        {"aggregate", &Impl::aggregate},
+        {"count", &Impl::count},
+        {"distinct", &Impl::distinct},
+        {"createIndexes", &Impl::create_indexes},
+        {"listIndexes", &Impl::list_indexes},
+        {"dropIndexes", &Impl::drop_indexes},
+        {"deleteIndexes", &Impl::drop_indexes},
+    };
+  }
+
+  Document run(const Document& cmd, const ConnectionInfo& connection, std::string_view default_db) {
+    auto first = cmd.begin();
+    if (first == cmd.end()) {
+      return error_reply(Error(ErrorCode::kFailedToParse, "empty command document"));
+    }
+    std::string name(first->key);
+    try {
+      Value db_value = cmd.get("$db");
+      std::string db =
+          db_value.is_string() ? std::string(db_value.as_string()) : std::string(default_db);
+      if (cmd.has("autocommit") || cmd.has("startTransaction")) {
+        throw Error(ErrorCode::kNotImplemented, "transactions are not supported");
+      }
+      auto it = handlers_.find(name);
+      if (it == handlers_.end()) {
+        throw Error(ErrorCode::kCommandNotFound, "no such command: '" + name + "'");
+      }
+      Context ctx{cmd.view(), db, name, connection};
+      count_operation(name);
+      auto start = Clock::now();
+      DocumentBuilder b;
+      (this->*(it->second))(ctx, b);
+      honour_write_concern(ctx);
+      b.append("ok", 1.0);
+      report_if_slow(ctx, start);
+      return b.finish();
+    } catch (const Error& e) {
+      return error_reply(e);
+    } catch (const std::exception& e) {
+      return error_reply(Error(ErrorCode::kInternalError, e.what()));
+    }
+  }
+
+  size_t open_cursors() const {
+    std::lock_guard lock(mutex_);
+    return cursors_.size();
+  }
+
+ private:
+  struct Context {
+    DocumentView cmd;
+    std::string db;
+    std::string name;
+    const ConnectionInfo& connection;
+  };
+  using Handler = void (Impl::*)(const Context&, DocumentBuilder&);
+
+  // A server-side cursor: the engine cursor plus the documents it has produced and no reply
+  // has carried yet (the engine hands out fixed-size batches; getMore asks for any size).
+  struct OpenCursor {
+    std::unique_ptr<engine::Cursor> cursor;
+    std::string ns;
+    Clock::time_point last_used;
+    std::deque<Document> pending;
+    bool exhausted() const { return pending.empty() && cursor->exhausted(); }
+  };
+
+  static bool is_write_command(std::string_view name) {
+    return name == "insert" || name == "update" || name == "delete" || name == "findAndModify" ||
+           name == "findandmodify" || name == "create" || name == "drop" ||
+           name == "dropDatabase" || name == "createIndexes" || name == "dropIndexes" ||
+           name == "deleteIndexes" || name == "renameCollection" || name == "aggregate";
+  }
+
+  // j: true (and w: "majority", journaled on mongod) wait for stable storage. Only the
+  // journaled engine acknowledges before fsync, so only it needs the extra flush.
+  void honour_write_concern(const Context& ctx) {
+    if (!is_write_command(ctx.name)) return;
+    Value wc = ctx.cmd.get("writeConcern");
+    if (!wc.is_document()) return;
+    Value j = wc.as_document().get("j");
+    Value w = wc.as_document().get("w");
+    bool wants_journal = j.truthy() || (w.is_string() && w.as_string() == "majority");
+    if (wants_journal && engine_->options().durability == engine::Durability::kJournaled) {
+      engine_->flush();
+    }
+  }
+
+  void count_operation(std::string_view name) {
+    if (name == "insert") {
+      ++opcounters_.insert;
+    } else if (name == "find") {
+      ++opcounters_.query;
+    } else if (name == "update" || name == "findAndModify" || name == "findandmodify") {
+      ++opcounters_.update;
+    } else if (name == "delete") {
+      ++opcounters_.remove;
+    } else if (name == "getMore") {
+      ++opcounters_.getmore;
+    } else {
+      ++opcounters_.command;
+    }
+  }
+
+  void report_if_slow(const Context& ctx, Clock::time_point start) {
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    if (!options_.log || took < options_.slow_operation) return;
+    Value target = ctx.cmd.get(ctx.name);
+    std::string ns = target.is_string() ? ctx.db + "." + std::string(target.as_string()) : ctx.db;
+    options_.log(fmt::format("slow operation: connection {} command {} on {} took {} ms",
+                             ctx.connection.id, ctx.name, ns, took.count()));
+  }
+
+  static Document error_reply(const Error& e) {
+    DocumentBuilder b;
+    b.append("ok", 0.0);
+    append_error_fields(b, e);
+    return b.finish();
+  }
+
+  // --- handshake and diagnostics --------------------------------------------------------
+  void hello(const Context& ctx, DocumentBuilder& b) {
+    if (ctx.cmd.get("helloOk").truthy()) b.append("helloOk", true);
+    b.append("ismaster", true);
+    b.append("isWritablePrimary", true);
+    b.append("maxBsonObjectSize", static_cast<int32_t>(engine::kMaxDocumentSize));
+    b.append("maxMessageSizeBytes", kMaxMessageSize);
+    b.append("maxWriteBatchSize", static_cast<int32_t>(100000));
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    b.append("localTime", bson::DateTime{now.count()});
+    b.append("logicalSessionTimeoutMinutes", static_cast<int32_t>(30));
+    b.append("connectionId", ctx.connection.id);
+    b.append("minWireVersion", static_cast<int32_t>(0));
+    b.append("maxWireVersion", static_cast<int32_t>(21));
+    b.append("readOnly", false);
+  }
+
+  void ping(const Context&, DocumentBuilder&) {}
+
+  void build_info(const Context&, DocumentBuilder& b) {
+    b.append("version", "7.0.0");
+    b.append("gitVersion", "mongostore");
+    b.append_array("versionArray", bson::make_array(7, 0, 0, 0).view());
+    b.append("bits", static_cast<int32_t>(64));
+    b.append("maxBsonObjectSize", static_cast<int32_t>(engine::kMaxDocumentSize));
+    b.append("storageEngines", bson::make_array("wiredTiger"));
+  }
+
+  void whatsmyuri(const Context& ctx, DocumentBuilder& b) { b.append("you", ctx.connection.peer); }
+
+  void connection_status(const Context&, DocumentBuilder& b) {
+    b.open_document("authInfo");
+    b.open_array("authenticatedUsers").close();
+    b.open_array("authenticatedUserRoles").close();
+    b.close();
+  }
+
+  void server_status(const Context& ctx, DocumentBuilder& b) {
+    auto uptime = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    b.append("host", "mongostore");
+    b.append("version", "7.0.0");
+    b.append("process", "mongostore");
+    b.append("pid", static_cast<int64_t>(getpid()));
+    b.append("uptime", static_cast<double>(uptime.count()) / 1000.0);
+    b.append("uptimeMillis", static_cast<int64_t>(uptime.count()));
+    b.append("localTime", bson::DateTime{now.count()});
+    const ConnectionInfo& c = ctx.connection;
+    b.open_document("connections")
+        .append("current", static_cast<int32_t>(c.open_connections))
+        .append("available",
+                static_cast<int32_t>(c.max_connections > c.open_connections
+                                         ? c.max_connections - c.open_connections
+                                         : 0))
+        .append("totalCreated", c.total_connections)
+        .close();
+    b.open_document("opcounters")
+        .append("insert", opcounters_.insert.load())
+        .append("query", opcounters_.query.load())
+        .append("update", opcounters_.update.load())
+        .append("delete", opcounters_.remove.load())
+        .append("getmore", opcounters_.getmore.load())
+        .append("command", opcounters_.command.load())
+        .close();
+    b.open_document("metrics")
+        .open_document("cursor")
+        .open_document("open")
+        .append("total", static_cast<int64_t>(open_cursors()))
+        .close()
+        .close()
+        .close();
+    b.append("storageEngine", bson::make_document("name", "wiredTiger", "persistent",
+                                                  engine_->options().durability !=
+                                                      engine::Durability::kInMemory));
+  }
+
+  void coll_stats(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    if (!engine_->collection_exists(ctx.db, coll)) {
+      throw Error(ErrorCode::kNamespaceNotFound,
+                  "Collection [" + ctx.db + "." + coll + "] not found.");
+    }
+    engine::CollectionStats stats = engine_->collection_stats(ctx.db, coll);
+    auto indexes = engine_->list_indexes(ctx.db, coll);
+    b.append("ns", ctx.db + "." + coll);
+    b.append("count", stats.document_count);
+    b.append("size", stats.data_size);
+    b.append("avgObjSize", stats.document_count ? stats.data_size / stats.document_count : 0);
+    b.append("storageSize", stats.data_size);
+    b.append("nindexes", static_cast<int32_t>(indexes.size()));
+    b.open_document("indexSizes");
+    for (const Document& index : indexes) b.append(index.get("name").as_string(), int64_t{0});
+    b.close();
+    b.append("totalIndexSize", int64_t{0});
+  }
+
+  void db_stats(const Context& ctx, DocumentBuilder& b) {
+    int64_t objects = 0, size = 0, indexes = 0;
+    auto collections = engine_->list_collections(ctx.db);
+    for (const std::string& coll : collections) {
+      engine::CollectionStats stats = engine_->collection_stats(ctx.db, coll);
+      objects += stats.document_count;
+      size += stats.data_size;
+      indexes += static_cast<int64_t>(engine_->list_indexes(ctx.db, coll).size());
+    }
+    b.append("db", ctx.db);
+    b.append("collections", static_cast<int64_t>(collections.size()));
+    b.append("views", int64_t{0});
+    b.append("objects", objects);
+    b.append("avgObjSize", objects ? static_cast<double>(size) / static_cast<double>(objects) : 0.0);
+    b.append("dataSize", static_cast<double>(size));
+    b.append("storageSize", static_cast<double>(size));
+    b.append("indexes", indexes);
+    b.append("indexSize", 0.0);
+  }
+
+  // renameCollection: the engine has no rename, so the documents and index definitions are
+  // copied to the target and the source dropped. Not atomic: a concurrent reader can see both
+  // (documented in docs/compatibility.md).
+  void rename_collection(const Context& ctx, DocumentBuilder&) {
+    auto split = [](Value v, const char* field) {
+      if (!v.is_string()) {
+        throw Error(ErrorCode::kTypeMismatch, std::string("'") + field + "' must be a string");
+      }
+      std::string_view ns = v.as_string();
+      size_t dot = ns.find('.');
+      if (dot == std::string_view::npos || dot == 0 || dot + 1 == ns.size()) {
+        throw Error(ErrorCode::kInvalidNamespace, "Invalid namespace specified '" +
+                                                      std::string(ns) + "'");
+      }
+      return std::pair<std::string, std::string>(ns.substr(0, dot), ns.substr(dot + 1));
+    };
+    auto [from_db, from] = split(ctx.cmd.get("renameCollection"), "renameCollection");
+    auto [to_db, to] = split(ctx.cmd.get("to"), "to");
+    if (!engine_->collection_exists(from_db, from)) {
+      throw Error(ErrorCode::kNamespaceNotFound, "Source collection " + from_db + "." + from +
+                                                     " does not exist");
+    }
+    if (from_db == to_db && from == to) {
+      throw Error(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
+    }
+    if (engine_->collection_exists(to_db, to)) {
+      if (!ctx.cmd.get("dropTarget").truthy()) {
+        throw Error(ErrorCode::kNamespaceExists, "target namespace exists");
+      }
+      engine_->drop_collection(to_db, to);
+    }
+    engine_->create_collection(to_db, to);
+    for (const Document& index : engine_->list_indexes(from_db, from)) {
+      if (index.get("name").as_string() == "_id_") continue;
+      DocumentBuilder options;
+      for (const bson::Element& e : index) {
+        if (e.key != "key" && e.key != "v" && e.key != "ns") options.append(e.key, e.value);
+      }
+      engine_->create_index(to_db, to, index.get("key").as_document(), options.finish());
+    }
+    auto cursor = engine_->find(from_db, from, Document());
+    for (;;) {
+      auto batch = cursor->next_batch();
+      if (batch.empty()) break;
+      engine_->insert_many(to_db, to, batch);
+    }
+    engine_->drop_collection(from_db, from);
+  }
+
+  // explain of a find (the only explainable command here), verbosity ignored: always
+  // executionStats, which is what the engine measures.
+  void explain(const Context& ctx, DocumentBuilder& b) {
+    Value inner = ctx.cmd.get("explain");
+    if (!inner.is_document()) {
+      throw Error(ErrorCode::kFailedToParse, "explain command requires a nested object");
+    }
+    DocumentView find_cmd = inner.as_document();
+    auto first = find_cmd.begin();
+    if (first == find_cmd.end() || first->key != "find") {
+      throw Error(ErrorCode::kNotImplemented, "explain is supported for find only");
+    }
+    std::string coll = collection_name(find_cmd, "find");
+    engine::FindOptions options;
+    options.sort = document_or_empty(find_cmd, "sort");
+    options.projection = document_or_empty(find_cmd, "projection");
+    options.skip = integer_or(find_cmd, "skip", 0);
+    options.limit = std::abs(integer_or(find_cmd, "limit", 0));
+    Document result =
+        engine_->explain_find(ctx.db, coll, document_or_empty(find_cmd, "filter"), options);
+    b.append_elements(result);
+    b.open_document("command").append_elements(find_cmd).append("$db", ctx.db).close();
+    b.append("serverInfo", bson::make_document("host", "mongostore", "version", "7.0.0"));
+  }
+
+  // --- catalog ---------------------------------------------------------------------------
+  void list_databases(const Context& ctx, DocumentBuilder& b) {
+    bool name_only = ctx.cmd.get("nameOnly").truthy();
+    int64_t total = 0;
+    b.open_array("databases");
+    for (const std::string& db : engine_->list_databases()) {
+      int64_t size = 0;
+      for (const std::string& coll : engine_->list_collections(db)) {
+        size += engine_->collection_stats(db, coll).data_size;
+      }
+      total += size;
+      b.push_document().append("name", db);
+      if (!name_only) b.append("sizeOnDisk", size).append("empty", false);
+      b.close();
+    }
+    b.close();
+    if (!name_only) b.append("totalSize", total);
+  }
+
+  void list_collections(const Context& ctx, DocumentBuilder& b) {
+    Document filter = document_or_empty(ctx.cmd, "filter");
+    Value name_filter = filter.get("name");
+    bool name_only = ctx.cmd.get("nameOnly").truthy();
+    b.open_document("cursor");
+    b.append("id", int64_t{0});
+    b.append("ns", ctx.db + ".$cmd.listCollections");
+    b.open_array("firstBatch");
+    for (const std::string& coll : engine_->list_collections(ctx.db)) {
+      if (name_filter.is_string() && name_filter.as_string() != coll) continue;
+      b.push_document().append("name", coll).append("type", "collection");
+      if (!name_only) {
+        b.open_document("options").close();
+        b.open_document("info").append("readOnly", false).close();
+        b.open_document("idIndex")
+            .append("v", 2)
+            .append("key", bson::make_document("_id", 1))
+            .append("name", "_id_")
+            .close();
+      }
+      b.close();
+    }
+    b.close();
+    b.close();
+  }
+
+  void create(const Context& ctx, DocumentBuilder&) {
+    engine_->create_collection(ctx.db, collection_name(ctx.cmd, ctx.name));
+  }
+
+  void drop(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    if (!engine_->collection_exists(ctx.db, coll)) return;  // mongod 7: a bare {ok: 1}
+    size_t indexes = engine_->list_indexes(ctx.db, coll).size();
+    if (!engine_->drop_collection(ctx.db, coll)) return;
+    b.append("nIndexesWas", static_cast<int32_t>(indexes));
+    b.append("ns", ctx.db + "." + coll);
+  }
+
+  void drop_database(const Context& ctx, DocumentBuilder& b) {
+    engine_->drop_database(ctx.db);
+    b.append("dropped", ctx.db);
+  }
+
+  // --- writes ----------------------------------------------------------------------------
+  void insert(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    DocumentView docs = required_array(ctx.cmd, "documents");
+    check_write_batch_size(docs);
+    bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
+    int64_t n = 0, index = 0;
+    DocumentBuilder errors;
+    bool any_error = false;
+    for (const bson::Element& e : docs) {
+      try {
+        if (!e.value.is_document()) {
+          throw Error(ErrorCode::kTypeMismatch, "documents to insert must be objects");
+        }
+        engine_->insert_one(ctx.db, coll, e.value.as_document());
+        ++n;
+      } catch (const Error& err) {
+        push_write_error(errors, index, err);
+        any_error = true;
+        if (ordered) break;
+      }
+      ++index;
+    }
+    b.append("n", static_cast<int32_t>(n));
+    if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  }
+
+  void update(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    DocumentView updates = required_array(ctx.cmd, "updates");
+    check_write_batch_size(updates);
+    bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
+    int64_t n = 0, modified = 0, index = 0;
+    DocumentBuilder errors, upserted;
+    bool any_error = false, any_upsert = false;
+    for (const bson::Element& e : updates) {
+      try {
+        if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "update must be object");
+        DocumentView spec = e.value.as_document();
+        Document q = document_or_empty(spec, "q");
+        Value u = spec.get("u");
+        engine::UpdateOptions options;
+        options.upsert = spec.get("upsert").truthy();
+        bool multi = spec.get("multi").truthy();
+        Value filters = spec.get("arrayFilters");
+        if (filters.is_array()) {
+          for (const bson::Element& f : filters.as_array()) {
+            if (f.value.is_document()) {
+              options.array_filters.push_back(Document::copy_of(f.value.as_document()));
+            }
+          }
+        }
+        engine::UpdateResult result;
+        if (u.is_array()) {
+          throw Error(ErrorCode::kNotImplemented, "pipeline-style updates are not supported");
+        } else if (!u.is_document()) {
+          throw Error(ErrorCode::kFailedToParse, "'u' must be an update document");
+        } else if (is_operator_update(u.as_document())) {
+          result = multi ? engine_->update_many(ctx.db, coll, q, u.as_document(), options)
+                         : engine_->update_one(ctx.db, coll, q, u.as_document(), options);
+        } else {
+          if (multi) {
+            throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement");
+          }
+          result = engine_->replace_one(ctx.db, coll, q, u.as_document(), options.upsert);
+        }
+        n += result.matched_count;
+        modified += result.modified_count;
+        if (result.upserted_id) {
+          ++n;
+          any_upsert = true;
+          upserted.push_document()
+              .append("index", static_cast<int32_t>(index))
+              .append("_id", result.upserted_id->view())
+              .close();
+        }
+      } catch (const Error& err) {
+        push_write_error(errors, index, err);
+        any_error = true;
+        if (ordered) break;
+      }
+      ++index;
+    }
+    b.append("n", static_cast<int32_t>(n));
+    b.append("nModified", static_cast<int32_t>(modified));
+    if (any_upsert) b.append_array("upserted", upserted.finish_array().view());
+    if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  }
+
+  void remove(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    DocumentView deletes = required_array(ctx.cmd, "deletes");
+    check_write_batch_size(deletes);
+    bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
+    int64_t n = 0, index = 0;
+    DocumentBuilder errors;
+    bool any_error = false;
+    for (const bson::Element& e : deletes) {
+      try {
+        if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "delete must be object");
+        DocumentView spec = e.value.as_document();
+        Document q = document_or_empty(spec, "q");
+        int64_t limit = integer_or(spec, "limit", 0);
+        n += limit == 1 ? engine_->delete_one(ctx.db, coll, q)
+                        : engine_->delete_many(ctx.db, coll, q);
+      } catch (const Error& err) {
+        push_write_error(errors, index, err);
+        any_error = true;
+        if (ordered) break;
+      }
+      ++index;
+    }
+    b.append("n", static_cast<int32_t>(n));
+    if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  }
+
+  void find_and_modify(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    Document query = document_or_empty(ctx.cmd, "query");
+    engine::FindAndModifyOptions options;
+    options.sort = document_or_empty(ctx.cmd, "sort");
+    options.projection = document_or_empty(ctx.cmd, "fields");
+    options.upsert = ctx.cmd.get("upsert").truthy();
+    options.return_document = ctx.cmd.get("new").truthy() ? engine::ReturnDocument::kAfter
+                                                          : engine::ReturnDocument::kBefore;
+    bool remove = ctx.cmd.get("remove").truthy();
+    Value update = ctx.cmd.get("update");
+    std::optional<Document> value;
+    if (remove) {
+      if (!update.is_missing()) {
+        throw Error(ErrorCode::kFailedToParse, "Cannot specify both an update and remove=true");
+      }
+      value = engine_->find_one_and_delete(ctx.db, coll, query, options);
+      b.open_document("lastErrorObject").append("n", value ? 1 : 0).close();
+    } else {
+      if (update.is_array()) {
+        throw Error(ErrorCode::kNotImplemented, "pipeline-style updates are not supported");
+      }
+      if (!update.is_document()) {
+        throw Error(ErrorCode::kFailedToParse, "Either an update or remove=true must be specified");
+      }
+      Value filters = ctx.cmd.get("arrayFilters");
+      if (filters.is_array()) {
+        for (const bson::Element& f : filters.as_array()) {
+          if (f.value.is_document()) {
+            options.array_filters.push_back(Document::copy_of(f.value.as_document()));
+          }
+        }
+      }
+      UpsertOutcome outcome = find_and_modify_update(ctx.db, coll, query, update.as_document(),
+                                                     options);
+      value = std::move(outcome.value);
+      b.open_document("lastErrorObject");
+      b.append("n", (outcome.updated_existing || outcome.upserted_id) ? 1 : 0);
+      b.append("updatedExisting", outcome.updated_existing);
+      if (outcome.upserted_id) b.append("upserted", outcome.upserted_id->view());
+      b.close();
+    }
+    if (value) {
+      b.append("value", *value);
+    } else {
+      b.append("value", bson::Null{});
+    }
+  }
+
+  struct UpsertOutcome {
+    std::optional<Document> value;
+    bool updated_existing = false;
+    std::optional<bson::OwnedValue> upserted_id;
+  };
+
+  std::optional<Document> modify(const std::string& db, const std::string& coll,
+                                 const Document& query, DocumentView update,
+                                 const engine::FindAndModifyOptions& options) {
+    return is_operator_update(update)
+               ? engine_->find_one_and_update(db, coll, query, update, options)
+               : engine_->find_one_and_replace(db, coll, query, update, options);
+  }
+
+  // The engine's findAndModify returns one image and not whether it upserted, while the reply
+  // needs lastErrorObject.updatedExisting and .upserted. They are derived without a racy
+  // pre-read wherever the upserted `_id` can be known in advance:
+  //  - no upsert: a returned document means it existed;
+  //  - the `_id` is the query's `_id` equality, or the update's own `$setOnInsert._id`, or the
+  //    replacement's `_id`: run for the before image (null exactly when it upserted), then read
+  //    the after image by that `_id` when `new` asks for it;
+  //  - an operator update with no `_id` anywhere: `$setOnInsert: {_id: <new ObjectId>}` is
+  //    added, so the returned image tells by its `_id` whether it is the inserted document.
+  // Only a replacement without `_id` under a query without `_id` falls back to a pre-read.
+  UpsertOutcome find_and_modify_update(const std::string& db, const std::string& coll,
+                                       const Document& query, DocumentView update,
+                                       engine::FindAndModifyOptions options) {
+    UpsertOutcome out;
+    if (!options.upsert) {
+      out.value = modify(db, coll, query, update, options);
+      out.updated_existing = out.value.has_value();
+      return out;
+    }
+    bool operator_update = is_operator_update(update);
+    std::optional<bson::OwnedValue> known_id;
+    Value query_id = query.get("_id");
+    bool query_id_is_equality =
+        !query_id.is_missing() &&
+        !(query_id.is_document() && !query_id.as_document().empty() &&
+          query_id.as_document().begin()->key.starts_with('$'));
+    if (query_id_is_equality) {
+      known_id = bson::OwnedValue(query_id);
+    } else if (operator_update) {
+      Value soi = update.get("$setOnInsert");
+      if (soi.is_document() && soi.as_document().has("_id")) {
+        known_id = bson::OwnedValue(soi.as_document().get("_id"));
+      }
+    } else if (update.has("_id")) {
+      known_id = bson::OwnedValue(update.get("_id"));
+    }
+    if (known_id) {
+      bool wants_after = options.return_document == engine::ReturnDocument::kAfter;
+      options.return_document = engine::ReturnDocument::kBefore;
+      std::optional<Document> before = modify(db, coll, query, update, options);
+      out.updated_existing = before.has_value();
+      if (!before) out.upserted_id = std::move(known_id);
+      if (!wants_after) {
+        out.value = std::move(before);
+      } else {
+        Value id = before ? before->get("_id") : out.upserted_id->view();
+        // The after image, read back by `_id` (a writer racing in between may show through
+        // here; the counts above are exact).
+        engine::FindOptions by_id;
+        by_id.projection = options.projection;
+        by_id.limit = 1;
+        out.value = engine_->find_one(db, coll, bson::make_document("_id", id), by_id);
+      }
+      return out;
+    }
+    if (operator_update && !touches_id(update)) {
+      bson::ObjectId fresh = bson::ObjectId::generate();
+      Document with_id = add_set_on_insert_id(update, fresh);
+      bool wants_after = options.return_document == engine::ReturnDocument::kAfter;
+      std::optional<Document> result = modify(db, coll, query, with_id.view(), options);
+      if (wants_after) {
+        bool inserted = result && result->get("_id").type() == bson::BsonType::kObjectId &&
+                        result->get("_id").as_object_id() == fresh;
+        // A projection may hide `_id`; then fall back on whether any document existed before.
+        if (result && result->get("_id").is_missing()) {
+          inserted = !engine_->find_one(db, coll, query).has_value();  // best effort
+        }
+        out.updated_existing = result.has_value() && !inserted;
+        if (inserted) out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
+      } else {
+        out.updated_existing = result.has_value();
+        if (!result) out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
+      }
+      out.value = std::move(result);
+      return out;
+    }
+    bool existed = engine_->find_one(db, coll, query).has_value();  // racy: see above
+    out.value = modify(db, coll, query, update, options);
+    out.updated_existing = existed;
+    if (!existed && out.value && out.value->has("_id")) {
+      out.upserted_id = bson::OwnedValue(out.value->get("_id"));
+    }
+    return out;
+  }
+
+  // True when an operator update names `_id` (or a path under it) in any operator.
+  static bool touches_id(DocumentView update) {
+    for (const bson::Element& op : update) {
+      if (!op.value.is_document()) continue;
+      for (const bson::Element& field : op.value.as_document()) {
+        if (field.key == "_id" || field.key.starts_with("_id.")) return true;
+      }
+    }
+    return false;
+  }
+
+  static Document add_set_on_insert_id(DocumentView update, const bson::ObjectId& id) {
+    DocumentBuilder b;
+    bool merged = false;
+    for (const bson::Element& op : update) {
+      if (op.key == "$setOnInsert" && op.value.is_document()) {
+        b.open_document("$setOnInsert").append("_id", id).append_elements(op.value.as_document());
+        b.close();
+        merged = true;
+      } else {
+        b.append(op.key, op.value);
+      }
+    }
+    if (!merged) b.open_document("$setOnInsert").append("_id", id).close();
+    return b.finish();
+  }
+
+  // --- reads and cursors -----------------------------------------------------------------
+  // Moves up to `batch_size` documents (0: whatever the engine's next batch holds) and at most
+  // kMaxBatchBytes from the cursor into `batch`.
+  static std::vector<Document> take_batch(OpenCursor& open, int64_t batch_size) {
+    std::vector<Document> batch;
+    size_t bytes = 0;
+    auto room = [&] {
+      return (batch_size <= 0 || static_cast<int64_t>(batch.size()) < batch_size) &&
+             bytes < kMaxBatchBytes;
+    };
+    for (;;) {
+      while (!open.pending.empty() && room()) {
+        bytes += open.pending.front().size();
+        batch.push_back(std::move(open.pending.front()));
+        open.pending.pop_front();
+      }
+      if (!room() || open.cursor->exhausted()) break;
+      if (batch_size <= 0 && !batch.empty()) break;  // one engine batch is a default batch
+      auto more = open.cursor->next_batch();
+      if (more.empty()) break;
+      for (Document& d : more) open.pending.push_back(std::move(d));
+    }
+    return batch;
+  }
+
+  // Appends {cursor: {firstBatch|nextBatch, id, ns}} and keeps the cursor (under `id`, new
+  // when 0) while it may have more.
+  void reply_with_cursor(DocumentBuilder& b, OpenCursor open, int64_t batch_size,
+                         bool single_batch, const char* batch_field, int64_t id = 0) {
+    std::vector<Document> batch;
+    if (batch_size != 0 || single_batch) batch = take_batch(open, batch_size);
+    std::string ns = open.ns;
+    if (single_batch || open.exhausted()) {
+      id = 0;
+    } else {
+      id = keep_cursor(std::move(open), id);
+    }
+    b.open_document("cursor");
+    b.open_array(batch_field);
+    for (const Document& d : batch) b.push(d.view());
+    b.close();
+    b.append("id", id);
+    b.append("ns", ns);
+    b.close();
+  }
+
+  int64_t keep_cursor(OpenCursor open, int64_t id) {
+    std::lock_guard lock(mutex_);
+    bool fresh = id == 0;
+    expire_idle_locked();
+    while (id == 0 || (fresh && cursors_.count(id) != 0)) {
+      id = static_cast<int64_t>(random_() & 0x7FFFFFFFFFFFFFFFull);
+    }
+    open.last_used = Clock::now();
+    cursors_[id] = std::move(open);
+    return id;
+  }
+
+  void expire_idle_locked() {
+    auto now = Clock::now();
+    for (auto it = cursors_.begin(); it != cursors_.end();) {
+      if (now - it->second.last_used > options_.cursor_idle_timeout) {
+        if (options_.log) {
+          options_.log(fmt::format("cursor {} on {} timed out after {} ms idle", it->first,
+                                   it->second.ns, options_.cursor_idle_timeout.count()));
+        }
+        it = cursors_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  static size_t engine_batch_size(int64_t batch_size) {
+    return batch_size <= 0 ? kDefaultBatchSize : static_cast<size_t>(batch_size);
+  }
+
+  void find(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    Document filter = document_or_empty(ctx.cmd, "filter");
+    engine::FindOptions options;
+    options.sort = document_or_empty(ctx.cmd, "sort");
+    options.projection = document_or_empty(ctx.cmd, "projection");
+    options.skip = integer_or(ctx.cmd, "skip", 0);
+    if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip must be non-negative");
+    int64_t limit = integer_or(ctx.cmd, "limit", 0);
+    bool single_batch = ctx.cmd.get("singleBatch").truthy();
+    if (limit < 0) {  // legacy negative limit: one batch of |limit|
+      limit = -limit;
+      single_batch = true;
+    }
+    options.limit = limit;
+    int64_t batch_size = integer_or(ctx.cmd, "batchSize", kDefaultBatchSize);
+    if (batch_size < 0) throw Error(ErrorCode::kBadValue, "batchSize must be non-negative");
+    if (single_batch && batch_size == 0) batch_size = kDefaultBatchSize;
+    if (single_batch && limit > 0) batch_size = limit;
+    options.batch_size = static_cast<size_t>(batch_size > 0 ? batch_size : kDefaultBatchSize);
+    if (limit > 0 && static_cast<int64_t>(options.batch_size) > limit) {
+      options.batch_size = static_cast<size_t>(limit);
+    }
+    OpenCursor open{engine_->find(ctx.db, coll, filter, options), ctx.db + "." + coll, {}, {}};
+    reply_with_cursor(b, std::move(open), batch_size, single_batch, "firstBatch");
+  }
+
+  void get_more(const Context& ctx, DocumentBuilder& b) {
+    int64_t id = as_integer(ctx.cmd.get("getMore"), "getMore");
+    Value collection = ctx.cmd.get("collection");
+    if (!collection.is_string()) {
+      throw Error(ErrorCode::kTypeMismatch, "Field 'collection' must be of type string");
+    }
+    int64_t batch_size = integer_or(ctx.cmd, "batchSize", 0);
+    if (batch_size < 0) throw Error(ErrorCode::kBadValue, "batchSize must be non-negative");
+    OpenCursor open;
+    {
+      std::lock_guard lock(mutex_);
+      expire_idle_locked();
+      auto it = cursors_.find(id);
+      if (it == cursors_.end()) {
+        throw Error(ErrorCode::kCursorNotFound, "cursor id " + std::to_string(id) + " not found");
+      }
+      if (it->second.ns != ctx.db + "." + std::string(collection.as_string())) {
+        throw Error(13 /* Unauthorized */,
+                    "Requested getMore on namespace '" + ctx.db + "." +
+                        std::string(collection.as_string()) + "', but cursor belongs to '" +
+                        it->second.ns + "'");
+      }
+      open = std::move(it->second);
+      cursors_.erase(it);  // in use: a concurrent getMore on the same id finds nothing
+    }
+    // Without a batchSize, a getMore returns as much as fits (mongod: up to 16 MiB).
+    reply_with_cursor(b, std::move(open), batch_size == 0 ? kMaxWriteBatchSize : batch_size,
+                      false, "nextBatch", id);
+  }
+
+  void kill_cursors(const Context& ctx, DocumentBuilder& b) {
+    DocumentView ids = required_array(ctx.cmd, "cursors");
+    DocumentBuilder killed, not_found;
+    {
+      std::lock_guard lock(mutex_);
+      for (const bson::Element& e : ids) {
+        int64_t id = as_integer(e.value, "cursors");
+        if (cursors_.erase(id) != 0) {
+          killed.push(id);
+        } else {
+          not_found.push(id);
+        }
+      }
+    }
+    b.append_array("cursorsKilled", killed.finish_array().view());
+    b.append_array("cursorsNotFound", not_found.finish_array().view());
+    b.open_array("cursorsAlive").close();
+    b.open_array("cursorsUnknown").close();
+  }
+
+  void aggregate(const Context& ctx, DocumentBuilder& b) {
+    Value target = ctx.cmd.get("aggregate");
+    if (!target.is_string()) {
+      throw Error(ErrorCode::kNotImplemented, "database-level aggregate is not supported");
+    }
+    std::string coll(target.as_string());
+    if (ctx.cmd.get("explain").truthy()) {
+      throw Error(ErrorCode::kNotImplemented, "aggregate explain is not supported");
+    }
+    std::vector<Document> pipeline;
+    for (const bson::Element& e : required_array(ctx.cmd, "pipeline")) {
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kTypeMismatch, "each pipeline stage must be an object");
+      }
+      pipeline.push_back(Document::copy_of(e.value.as_document()));
+    }
+    Value cursor_spec = ctx.cmd.get("cursor");
+    if (!cursor_spec.is_document()) {
+      throw Error(
+          ErrorCode::kFailedToParse,
+          "The 'cursor' option is required, except for aggregate with the explain argument");
+    }
+    int64_t batch_size = integer_or(cursor_spec.as_document(), "batchSize", kDefaultBatchSize);
+    engine::AggregateOptions options;
+    options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
+    options.batch_size = engine_batch_size(batch_size);
+    options.let = document_or_empty(ctx.cmd, "let");
+    OpenCursor open{engine_->aggregate(ctx.db, coll, pipeline, options), ctx.db + "." + coll, {},
+                    {}};
+    reply_with_cursor(b, std::move(open), batch_size, false, "firstBatch");
+  }
+
+  void count(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    Document query = document_or_empty(ctx.cmd, "query");
+    int64_t skip = integer_or(ctx.cmd, "skip", 0);
+    int64_t limit = integer_or(ctx.cmd, "limit", 0);
+    int64_t n = engine_->count_documents(ctx.db, coll, query);
+    n = std::max<int64_t>(0, n - skip);
+    if (limit != 0) n = std::min(n, limit < 0 ? -limit : limit);
+    b.append("n", static_cast<int32_t>(n));
+  }
+
+  void distinct(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    Value key = ctx.cmd.get("key");
+    if (!key.is_string()) throw Error(ErrorCode::kFailedToParse, "'key' must be a string");
+    Document query = document_or_empty(ctx.cmd, "query");
+    auto values = engine_->distinct(ctx.db, coll, key.as_string(), query);
+    b.open_array("values");
+    for (const bson::OwnedValue& v : values) b.push(v.view());
+    b.close();
+  }
+
+  // --- indexes ---------------------------------------------------------------------------
+  void create_indexes(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    bool existed = engine_->collection_exists(ctx.db, coll);
+    size_t before = existed ? engine_->list_indexes(ctx.db, coll).size() : 1;
+    for (const bson::Element& e : required_array(ctx.cmd, "indexes")) {
+      if (!e.value.is_document())
+        throw Error(ErrorCode::kTypeMismatch, "index spec must be object");
+      DocumentView spec = e.value.as_document();
+      Value key = spec.get("key");
+      if (!key.is_document()) throw Error(ErrorCode::kFailedToParse, "index spec needs 'key'");
+      DocumentBuilder options;
+      for (const bson::Element& f : spec) {
+        if (f.key != "key" && f.key != "v") options.append(f.key, f.value);
+      }
+      engine_->create_index(ctx.db, coll, key.as_document(), options.finish());
+    }
+    size_t after = engine_->list_indexes(ctx.db, coll).size();
+    b.append("numIndexesBefore", static_cast<int32_t>(before));
+    b.append("numIndexesAfter", static_cast<int32_t>(after));
+    b.append("createdCollectionAutomatically", !existed);
+  }
+
+  void list_indexes(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    auto indexes = engine_->list_indexes(ctx.db, coll);
+    b.open_document("cursor");
+    b.open_array("firstBatch");
+    for (const Document& d : indexes) b.push(d.view());
+    b.close();
+    b.append("id", int64_t{0});
+    b.append("ns", ctx.db + "." + coll);
+    b.close();
+  }
+
+  void drop_indexes(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    size_t before = engine_->list_indexes(ctx.db, coll).size();
+    Value index = ctx.cmd.get("index");
+    if (index.is_string()) {
+      engine_->drop_index(ctx.db, coll, index.as_string());
+    } else if (index.is_document()) {
+      engine_->drop_index(ctx.db, coll, index.as_document());
+    } else if (index.is_array()) {
+      for (const bson::Element& e : index.as_array()) {
+        if (!e.value.is_string())
+          throw Error(ErrorCode::kTypeMismatch, "index names must be strings");
+        engine_->drop_index(ctx.db, coll, e.value.as_string());
+      }
+    } else {
+      throw Error(ErrorCode::kFailedToParse, "'index' must be a name, a key pattern or \"*\"");
+    }
+    b.append("nIndexesWas", static_cast<int32_t>(before));
+  }
+
+  struct OpCounters {
+    std::atomic<int64_t> insert{0}, query{0}, update{0}, remove{0}, getmore{0}, command{0};
+  };
+
+  std::shared_ptr<engine::Engine> engine_;
+  DispatcherOptions options_;
+  std::unordered_map<std::string, Handler> handlers_;
+  OpCounters opcounters_;
+  mutable std::mutex mutex_;
+  std::unordered_map<int64_t, OpenCursor> cursors_;
+  std::mt19937_64 random_;
+  Clock::time_point started_;
+};
+
+CommandDispatcher::CommandDispatcher(std::shared_ptr<engine::Engine> engine,
+                                     DispatcherOptions options)
+    : impl_(std::make_unique<Impl>(std::move(engine), std::move(options))) {}
+CommandDispatcher::~CommandDispatcher() = default;
+
+bson::Document CommandDispatcher::run(const bson::Document& command,
+                                      const ConnectionInfo& connection,
+                                      std::string_view default_db) {
+  return impl_->run(command, connection, default_db);
+}
+
+size_t CommandDispatcher::open_cursors() const {
+  return impl_->open_cursors();
+}
+
+}  // namespace mongostore::server

@@ -1,0 +1,209 @@
+#include "mongostore/server/server.h"
+
+#include <fmt/core.h>
+
+#include <asio.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/error.h"
+#include "mongostore/server/command_dispatcher.h"
+#include "mongostore/server/wire_protocol.h"
+
+namespace mongostore::server {
+
+using asio::ip::tcp;
+
+class Server::Impl {
+ public:
+  Impl(std::shared_ptr<engine::Engine> engine, ServerOptions options)
+      : options_(std::move(options)), dispatcher_(std::move(engine)), acceptor_(io_) {}
+
+  ~Impl() { stop(); }
+
+  void start() {
+    try {
+      tcp::endpoint endpoint(asio::ip::make_address(options_.bind), options_.port);
+      acceptor_.open(endpoint.protocol());
+      acceptor_.set_option(tcp::acceptor::reuse_address(true));
+      acceptor_.bind(endpoint);
+      acceptor_.listen();
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::kHostUnreachable, fmt::format("cannot listen on {}:{}: {}",
+                                                           options_.bind, options_.port, e.what()));
+    }
+    port_ = acceptor_.local_endpoint().port();
+    log("listening on {}:{}", options_.bind, port_);
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    for (size_t i = 0; i < std::max<size_t>(1, options_.threads); ++i) {
+      threads_.emplace_back([this] { io_.run(); });
+    }
+  }
+
+  uint16_t port() const { return port_; }
+
+  void stop() {
+    std::lock_guard lock(stop_mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    asio::post(io_, [this] {
+      asio::error_code ignored;
+      acceptor_.close(ignored);
+    });
+    io_.stop();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    if (port_ != 0) log("stopped");
+  }
+
+ private:
+  template <class... Args>
+  void log(fmt::format_string<Args...> format, Args&&... args) {
+    if (!options_.log) return;
+    std::string line = fmt::format(format, std::forward<Args>(args)...);
+    std::lock_guard lock(log_mutex_);
+    fmt::print(stderr, "mongostore serve: {}\n", line);
+    std::fflush(stderr);
+  }
+
+  asio::awaitable<void> accept_loop() {
+    while (acceptor_.is_open()) {
+      auto [ec, socket] =
+          co_await acceptor_.async_accept(asio::experimental::as_tuple(asio::use_awaitable));
+      if (ec) {
+        if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+        log("accept failed: {}", ec.message());
+        continue;
+      }
+      int64_t id = ++next_connection_id_;
+      std::string peer = peer_of(socket);
+      if (open_connections_.load() >= options_.max_connections) {
+        log("connection {} from {} refused: {} connections open (--max-connections)", id, peer,
+            open_connections_.load());
+        asio::error_code ignored;
+        socket.close(ignored);
+        continue;
+      }
+      ++open_connections_;
+      log("connection {} open from {} ({} open)", id, peer, open_connections_.load());
+      asio::co_spawn(acceptor_.get_executor(), serve_connection(std::move(socket), id, peer),
+                     asio::detached);
+    }
+  }
+
+  static std::string peer_of(const tcp::socket& socket) {
+    asio::error_code ec;
+    auto endpoint = socket.remote_endpoint(ec);
+    if (ec) return "unknown";
+    return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  }
+
+  asio::awaitable<void> serve_connection(tcp::socket socket, int64_t id, std::string peer) {
+    ConnectionInfo info{id, peer};
+    std::string reason = "closed by peer";
+    std::vector<uint8_t> message;
+    try {
+      for (;;) {
+        message.resize(kHeaderSize);
+        auto [ec, n] = co_await asio::async_read(socket, asio::buffer(message.data(), kHeaderSize),
+                                                 asio::experimental::as_tuple(asio::use_awaitable));
+        if (ec) {
+          if (ec != asio::error::eof) reason = ec.message();
+          break;
+        }
+        MessageHeader header = parse_header(message.data());
+        if (header.message_length < static_cast<int32_t>(kHeaderSize) ||
+            header.message_length > kMaxMessageSize) {
+          reason = fmt::format("invalid message length {} (limit {})", header.message_length,
+                               kMaxMessageSize);
+          break;
+        }
+        message.resize(static_cast<size_t>(header.message_length));
+        auto [ec2, n2] = co_await asio::async_read(
+            socket, asio::buffer(message.data() + kHeaderSize, message.size() - kHeaderSize),
+            asio::experimental::as_tuple(asio::use_awaitable));
+        if (ec2) {
+          reason = "truncated message: " + ec2.message();
+          break;
+        }
+        std::vector<uint8_t> reply;
+        try {
+          reply = handle(message, info);
+        } catch (const Error& e) {
+          reason = e.what();
+          break;
+        }
+        if (reply.empty()) continue;  // moreToCome: no reply
+        auto [ec3, n3] = co_await asio::async_write(
+            socket, asio::buffer(reply), asio::experimental::as_tuple(asio::use_awaitable));
+        if (ec3) {
+          reason = "write failed: " + ec3.message();
+          break;
+        }
+      }
+    } catch (const std::exception& e) {
+      reason = std::string("error: ") + e.what();
+    }
+    asio::error_code ignored;
+    socket.close(ignored);
+    --open_connections_;
+    log("connection {} from {} closed: {}", id, peer, reason);
+  }
+
+  std::vector<uint8_t> handle(const std::vector<uint8_t>& message, const ConnectionInfo& info) {
+    Request request = parse_request(message);
+    int32_t reply_id = ++next_request_id_;
+    if (request.header.op_code == kOpQuery) {
+      // Legacy OP_QUERY carries only the handshake now.
+      auto first = request.command.begin();
+      std::string name = first == request.command.end() ? "" : std::string(first->key);
+      bool handshake = name == "hello" || name == "isMaster" || name == "ismaster";
+      bool is_cmd = request.full_collection_name.size() >= 5 &&
+                    request.full_collection_name.ends_with(".$cmd");
+      bson::Document reply;
+      if (handshake && is_cmd) {
+        reply = dispatcher_.run(request.command, info, "admin");
+      } else {
+        reply = bson::make_document(
+            "ok", 0.0, "errmsg",
+            "Unsupported OP_QUERY command: " + name + ". The client driver may require an upgrade.",
+            "code", 352, "codeName", "UnsupportedOpQueryCommand");
+      }
+      return encode_op_reply(reply_id, request.header.request_id, reply);
+    }
+    bson::Document reply = dispatcher_.run(request.command, info, "admin");
+    if (request.flag_bits & kMoreToCome) return {};
+    return encode_op_msg(reply_id, request.header.request_id, reply);
+  }
+
+  ServerOptions options_;
+  CommandDispatcher dispatcher_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  std::vector<std::thread> threads_;
+  uint16_t port_ = 0;
+  std::atomic<size_t> open_connections_{0};
+  std::atomic<int64_t> next_connection_id_{0};
+  std::atomic<int32_t> next_request_id_{0};
+  std::mutex stop_mutex_, log_mutex_;
+  bool stopped_ = false;
+};
+
+Server::Server(std::shared_ptr<engine::Engine> engine, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(engine), std::move(options))) {}
+Server::~Server() = default;
+void Server::start() {
+  impl_->start();
+}
+uint16_t Server::port() const {
+  return impl_->port();
+}
+void Server::stop() {
+  impl_->stop();
+}
+
+}  // namespace mongostore::server

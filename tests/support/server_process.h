@@ -1,0 +1,91 @@
+// A real `mongostore serve` child process for tests that talk to the server over TCP.
+//
+//   testing::ServerProcess server;                 // --memory on a free port
+//   auto client = client::connect(server.uri());   // "mongodb://127.0.0.1:<port>"
+//
+// The server picks a free port (--port 0) and prints "listening on HOST:PORT" on stdout; the
+// constructor waits for that line (up to 30 s) and fails the test if it never comes. The
+// destructor sends SIGTERM and waits, so a server that does not shut down cleanly hangs the
+// test instead of hiding the bug.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mongostore::testing {
+
+class ServerProcess {
+ public:
+  /// `args` are extra options for `mongostore serve` (default: --memory).
+  explicit ServerProcess(std::vector<std::string> args = {"--memory"}) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<std::string> argv_strings = {MONGOSTORE_TOOL_PATH, "serve", "--port", "0"};
+      argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& a : argv_strings) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    stdout_ = fdopen(out[0], "r");
+    char line[256];
+    // fgets blocks until the child prints or exits; the child prints as soon as it listens.
+    while (std::fgets(line, sizeof line, stdout_) != nullptr) {
+      std::string text(line);
+      auto at = text.find("listening on ");
+      if (at == std::string::npos) continue;
+      auto colon = text.rfind(':');
+      port_ = std::stoi(text.substr(colon + 1));
+      host_ = text.substr(at + 13, colon - at - 13);
+      return;
+    }
+    throw std::runtime_error("mongostore serve exited before listening");
+  }
+  ~ServerProcess() { stop(); }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  /// A MongoDB URI naming this server.
+  std::string uri(const std::string& options = "") const {
+    return "mongodb://" + host_ + ":" + std::to_string(port_) + "/" +
+           (options.empty() ? "" : "?" + options);
+  }
+  /// Sends SIGTERM and returns the exit status (waitpid's), or -1 if already stopped.
+  int stop(int signal = SIGTERM) {
+    if (pid_ <= 0) return -1;
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (stdout_) std::fclose(stdout_);
+    stdout_ = nullptr;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* stdout_ = nullptr;
+  std::string host_ = "127.0.0.1";
+  int port_ = 0;
+};
+
+}  // namespace mongostore::testing
