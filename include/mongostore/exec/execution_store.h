@@ -1,0 +1,146 @@
+// ExecutionStore: durable workflow executions in MongoDB, one document per execution
+// (seeds/000: harel's MongoStore, in C++ on the Client seam, so it runs unchanged on the
+// embedded engine and on a MongoDB deployment).
+//
+//   auto store = exec::ExecutionStore::connect("embedded:/var/lib/app");  // or mongodb://...
+//   exec::Execution exe = store.create("order", make_document("order", 42));
+//   exe.status = exec::ExecutionStatus::kRunning;
+//   exec::CommitBatch batch;
+//   batch.emits.push_back({"warehouse-1", exec::Event::make("Reserve")});
+//   batch.timers.push_back(exec::TimerOp::schedule("Payment", now + 30));
+//   store.commit(exe, batch);          // one atomic update; StoreConflict if someone else won
+//
+// Collections (in database `options.database`, default "harel"):
+//   executions: {_id, definition_id, version, data: <Execution JSON>, outbox: [{seq,
+//     target_id, event: <Event JSON>}], spawns: [{seq, parent_id, child_id, root_path,
+//     context}], processed: [event ids], timers: {<path with "." as U+FF0E>: fire_at},
+//     trace: [{..., index}]}
+//   counters: {_id: "outbox" | "spawn" | "trace:<execution id>", n: last allocated}
+//
+// commit() is ONE update_one with the filter {_id, version: old}: snapshot, outbox, spawns,
+// dedupe mark, timer ops and trace step land together or not at all (single-document
+// atomicity, no replica set needed). All methods are thread-safe; errors are mongostore::Error
+// (StoreConflict and ExecutionAlreadyExists are typed).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mongostore/client/client.h"
+#include "mongostore/exec/event.h"
+#include "mongostore/exec/execution.h"
+#include "mongostore/exec/store_errors.h"
+#include "mongostore/exec/store_types.h"
+
+namespace mongostore::exec {
+
+/// harel's DEFAULT_TRACE_MAX.
+inline constexpr int64_t kDefaultTraceMax = 200;
+
+struct ExecutionStoreOptions {
+  std::string database = "harel";
+  /// Trace steps kept per execution (a ring); 0 keeps all.
+  int64_t trace_max = kDefaultTraceMax;
+  /// Create the indexes that make the sweeps cost what the work costs (outbox.seq,
+  /// spawns.seq) at construction. harel creates none.
+  bool create_indexes = true;
+};
+
+/// What a new execution starts with (create()).
+struct NewExecution {
+  std::string definition_id;
+  /// nullopt: a fresh random id. A taken id raises ExecutionAlreadyExists.
+  std::optional<std::string> id;
+  bson::Document context;
+  ExecutionStatus status = ExecutionStatus::kPending;
+  std::string root_path;
+  std::optional<std::string> parent_id;
+  std::optional<std::string> child_id;
+  int priority = 0;
+  std::optional<std::string> definition_fqn;
+};
+
+class ExecutionStore {
+ public:
+  /// Over an existing client (shared; close() closes nothing it did not open).
+  explicit ExecutionStore(std::shared_ptr<client::Client> client,
+                          ExecutionStoreOptions options = {});
+  /// Connects to `uri` (see client::connect), pinging and retrying with backoff until
+  /// `deadline` so a worker started beside its database waits for it instead of failing.
+  static ExecutionStore connect(std::string_view uri, ExecutionStoreOptions options = {},
+                                std::chrono::milliseconds deadline = std::chrono::seconds(30));
+
+  /// Creates and saves a new execution (version 1 afterwards).
+  Execution create(const NewExecution& spec);
+
+  /// Persists `exe` with everything in `batch` in one atomic update guarded by exe.version.
+  /// On success exe.version is one higher. StoreConflict when the stored version differs (or
+  /// the execution is gone, or a first save raced another); exe.version is then unchanged,
+  /// as it is after any other error.
+  void commit(Execution& exe, const CommitBatch& batch = {});
+  /// commit() with nothing attached.
+  void save(Execution& exe) { commit(exe); }
+
+  /// A fresh copy of the stored execution, or nullopt.
+  std::optional<Execution> load(std::string_view execution_id);
+  /// load() plus "was this event already processed?" in one round trip; the processed array
+  /// stays on the server. (nullopt, false) for an unknown execution.
+  std::pair<std::optional<Execution>, bool> load_for_event(std::string_view execution_id,
+                                                           std::string_view event_id);
+  bool is_processed(std::string_view execution_id, std::string_view event_id);
+  /// A page of executions in id order (see ListQuery). BadValue for a bad cursor or limit.
+  ExecutionPage list_executions(const ListQuery& query = {});
+
+  /// Every pending outbox entry of every execution, oldest seq first.
+  std::vector<OutboxEntry> pending_outbox();
+  /// Removes the entry with this seq (no-op when there is none).
+  void ack_outbox(int64_t seq);
+  std::vector<SpawnEntry> pending_spawns();
+  void ack_spawn(int64_t seq);
+  /// Timers with fire_at <= now, across executions, earliest first.
+  std::vector<DueTimer> due_timers(double now);
+  /// Removes the timer only if it still fires at `fire_at` (a re-armed timer survives).
+  void delete_timer(std::string_view execution_id, std::string_view path, double fire_at);
+
+  /// Appends a trace step outside a commit (keeps an `index` already on the entry). No-op
+  /// for an unknown execution (it never creates a stub document).
+  void append_trace(std::string_view execution_id, bson::DocumentView entry);
+  /// The trace ring, oldest first ([] for an unknown execution).
+  std::vector<bson::Document> read_trace(std::string_view execution_id);
+
+  /// Releases the client if this store opened it (connect()). Either way the store drops
+  /// its handles: later calls fail with IllegalOperation (20). Not to be called while other
+  /// threads still use the store.
+  void close();
+
+  const ExecutionStoreOptions& options() const { return options_; }
+  std::shared_ptr<client::Client> client() const { return client_; }
+
+ private:
+  /// Reserves `count` consecutive seqs from counter `name` and returns the first.
+  int64_t next_seq(const std::string& name, int64_t count);
+  /// IllegalOperation after close() (or on a moved-from store).
+  void require_open() const;
+  /// One connect attempt (connect, ping, build the store); connect() and the async twin's
+  /// connect retry it.
+  static ExecutionStore connect_once(std::string_view uri, const ExecutionStoreOptions& options);
+  friend class AsyncExecutionStore;
+
+  std::shared_ptr<client::Client> client_;
+  ExecutionStoreOptions options_;
+  client::Collection executions_;
+  client::Collection counters_;
+  bool owns_client_ = false;
+};
+
+/// Node paths use "." as separator, which MongoDB reads as a path operator in field names:
+/// timer keys store it as U+FF0E (FULLWIDTH FULL STOP), reversibly.
+std::string encode_timer_path(std::string_view path);
+std::string decode_timer_path(std::string_view key);
+
+}  // namespace mongostore::exec

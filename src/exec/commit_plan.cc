@@ -1,0 +1,88 @@
+#include "exec/commit_plan.h"
+
+#include "mongostore/bson/builder.h"
+
+namespace mongostore::exec {
+
+bson::Document stamp_trace_index(bson::DocumentView step, int64_t index) {
+  bson::DocumentBuilder b;
+  bool stamped = false;
+  for (const bson::Element& e : step) {
+    if (e.key == "index") {
+      if (!stamped) b.append("index", index);
+      stamped = true;
+    } else {
+      b.append(e.key, e.value);
+    }
+  }
+  if (!stamped) b.append("index", index);
+  return b.finish();
+}
+
+bson::Document CommitPlan::update() const {
+  bson::DocumentBuilder b;
+  b.open_document("$set");
+  b.append("data", data).append("version", new_version);
+  for (const TimerChange& t : timers) {
+    if (t.fire_at) b.append("timers." + t.key, *t.fire_at);
+  }
+  b.close();
+  if (!outbox.empty() || !spawns.empty() || trace_step) {
+    b.open_document("$push");
+    auto push_each = [&](std::string_view field, const std::vector<bson::Document>& items) {
+      b.open_document(field).open_array("$each");
+      for (const bson::Document& item : items) b.push(item);
+      b.close().close();
+    };
+    if (!outbox.empty()) push_each("outbox", outbox);
+    if (!spawns.empty()) push_each("spawns", spawns);
+    if (trace_step) {
+      b.open_document("trace").open_array("$each").push(*trace_step).close();
+      // The ring is trimmed by the same update that appends: no read-modify-write.
+      if (trace_max > 0) b.append("$slice", -trace_max);
+      b.close();
+    }
+    b.close();
+  }
+  if (processed_event) {
+    b.open_document("$addToSet").append("processed", *processed_event).close();
+  }
+  bool any_cancel = false;
+  for (const TimerChange& t : timers) any_cancel = any_cancel || !t.fire_at;
+  if (any_cancel) {
+    b.open_document("$unset");
+    for (const TimerChange& t : timers) {
+      if (!t.fire_at) b.append("timers." + t.key, "");
+    }
+    b.close();
+  }
+  return b.finish();
+}
+
+bson::Document CommitPlan::insert() const {
+  bson::DocumentBuilder b;
+  b.append("_id", execution_id)
+      .append("definition_id", definition_id)
+      .append("version", new_version)
+      .append("data", data);
+  b.open_array("outbox");
+  for (const bson::Document& e : outbox) b.push(e);
+  b.close();
+  b.open_array("spawns");
+  for (const bson::Document& s : spawns) b.push(s);
+  b.close();
+  b.open_array("trace");
+  if (trace_step) b.push(*trace_step);
+  b.close();
+  b.open_array("processed");
+  if (processed_event) b.push(*processed_event);
+  b.close();
+  b.open_document("timers");
+  for (const TimerChange& t : timers) {
+    if (t.fire_at) b.append(t.key, *t.fire_at);  // a cancel of a timer that never existed
+  }
+  b.close();
+  return b.finish();
+}
+
+}  // namespace mongostore::exec

@@ -1,0 +1,43 @@
+// CommitPlan: what one commit writes, as the two documents that can write it.
+//
+// A commit is either an update of the stored document guarded by {_id, version: old}, or,
+// for a first save (version 0), the insert of the whole document. Both carry exactly the
+// same effects; building them in one place keeps the two paths from drifting apart.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/timer_path.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/exec/execution.h"
+
+namespace mongostore::exec {
+
+struct CommitPlan {
+  std::string execution_id;
+  std::string definition_id;
+  int64_t new_version = 0;
+  std::string data;                            // the Execution JSON at new_version
+  std::vector<bson::Document> outbox;          // {seq, target_id, event}
+  std::vector<bson::Document> spawns;          // {seq, parent_id, child_id, root_path, context}
+  std::optional<bson::Document> trace_step;    // {..., index}
+  std::optional<std::string> processed_event;  // the dedupe mark
+  std::vector<TimerChange> timers;             // last op per path
+  int64_t trace_max = 0;                       // 0: unbounded
+
+  /// The partial update: $set data, version and armed timers; $push outbox, spawns and the
+  /// trace step (ring-trimmed with $slice); $addToSet the dedupe mark; $unset cancelled
+  /// timers. A path is in $set or $unset, never both.
+  bson::Document update() const;
+  /// The whole first document, every embedded field seeded (empty arrays and sub-document
+  /// included) so later $push / $set have something to target.
+  bson::Document insert() const;
+};
+
+/// A trace step with `index` stamped (replacing one already there, in place).
+bson::Document stamp_trace_index(bson::DocumentView step, int64_t index);
+
+}  // namespace mongostore::exec

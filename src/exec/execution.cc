@@ -1,0 +1,169 @@
+#include "mongostore/exec/execution.h"
+
+#include <array>
+#include <utility>
+
+#include "exec/field_reader.h"
+#include "exec/json_writer.h"
+#include "exec/model_json.h"
+#include "mongostore/error.h"
+
+namespace mongostore::exec {
+namespace {
+
+constexpr std::array<std::pair<ExecutionStatus, std::string_view>, 7> kStatusNames = {{
+    {ExecutionStatus::kPending, "PENDING"},
+    {ExecutionStatus::kRunning, "RUNNING"},
+    {ExecutionStatus::kDone, "DONE"},
+    {ExecutionStatus::kCancelled, "CANCELLED"},
+    {ExecutionStatus::kSuspended, "SUSPENDED"},
+    {ExecutionStatus::kCancelling, "CANCELLING"},
+    {ExecutionStatus::kFailed, "FAILED"},
+}};
+
+void write_child(JsonWriter& out, const ChildState& child) {
+  out.begin_object();
+  out.key("root_path").string(child.root_path);
+  out.key("finished").boolean(child.finished);
+  out.key("outcome").optional_string(child.outcome);
+  out.key("result").document(child.result);
+  out.key("submachine").boolean(child.submachine);
+  out.key("key").optional_string(child.key);
+  out.end_object();
+}
+
+ChildState read_child(bson::DocumentView doc, const std::string& what) {
+  FieldReader fields(doc, what);
+  ChildState child;
+  child.root_path = fields.string("root_path");
+  child.finished = fields.boolean("finished");
+  child.outcome = fields.optional_string("outcome");
+  child.result = bson::Document::copy_of(fields.document("result"));
+  child.submachine = fields.boolean("submachine");
+  child.key = fields.optional_string("key");
+  return child;
+}
+
+}  // namespace
+
+std::string_view status_name(ExecutionStatus status) {
+  for (const auto& [s, name] : kStatusNames) {
+    if (s == status) return name;
+  }
+  return "UNKNOWN";
+}
+
+ExecutionStatus parse_status(std::string_view name) {
+  for (const auto& [s, n] : kStatusNames) {
+    if (n == name) return s;
+  }
+  throw Error(ErrorCode::kBadValue, "unknown execution status '" + std::string(name) +
+                                        "' (expected PENDING, RUNNING, DONE, CANCELLED, "
+                                        "SUSPENDED, CANCELLING or FAILED)");
+}
+
+bool is_terminal(ExecutionStatus status) {
+  return status == ExecutionStatus::kDone || status == ExecutionStatus::kCancelled ||
+         status == ExecutionStatus::kFailed;
+}
+
+bool ChildState::operator==(const ChildState& other) const {
+  return root_path == other.root_path && finished == other.finished &&
+         outcome == other.outcome && result == other.result && submachine == other.submachine &&
+         key == other.key;
+}
+
+std::string Execution::to_json() const {
+  JsonWriter out;
+  out.begin_object();
+  out.key("id").string(id);
+  out.key("definition_id").string(definition_id);
+  out.key("definition_fqn").optional_string(definition_fqn);
+  out.key("root_path").string(root_path);
+  out.key("status").string(status_name(status));
+  out.key("outcome").optional_string(outcome);
+  out.key("error").optional_string(error);
+  out.key("active_path").optional_string(active_path);
+  out.key("history").document(history);
+  out.key("context").document(context);
+  out.key("processed_events").integer(processed_events);
+  out.key("version").integer(version);
+  out.key("priority").integer(priority);
+  out.key("parent_id").optional_string(parent_id);
+  out.key("child_id").optional_string(child_id);
+  out.key("deferred").begin_array();
+  for (const Event& event : deferred) write_event(out, event);
+  out.end_array();
+  out.key("children").begin_object();
+  for (const auto& [child_id_key, child] : children) {
+    out.key(child_id_key);
+    write_child(out, child);
+  }
+  out.end_object();
+  out.key("invoke_seq").document(invoke_seq);
+  out.end_object();
+  return out.take();
+}
+
+Execution Execution::from_json(std::string_view json) {
+  bson::Document parsed = parse_model_json(json, "Execution");
+  FieldReader fields(parsed, "Execution");
+  Execution exe;
+  exe.id = fields.required_string("id");
+  exe.definition_id = fields.required_string("definition_id");
+  exe.definition_fqn = fields.optional_string("definition_fqn");
+  exe.root_path = fields.string("root_path");
+  if (fields.has("status")) {
+    std::string status = fields.string("status");
+    try {
+      exe.status = parse_status(status);
+    } catch (const Error&) {
+      fields.fail("status", "unknown status '" + status + "'");
+    }
+  }
+  exe.outcome = fields.optional_string("outcome");
+  exe.error = fields.optional_string("error");
+  exe.active_path = fields.optional_string("active_path");
+  exe.history = bson::Document::copy_of(fields.document("history"));
+  exe.context = bson::Document::copy_of(fields.document("context"));
+  exe.processed_events = fields.integer("processed_events");
+  exe.version = fields.integer("version");
+  int64_t priority = fields.integer("priority");
+  if (priority < 0 || priority > 4) {
+    fields.fail("priority", "must be 0..4, got " + std::to_string(priority));
+  }
+  exe.priority = static_cast<int>(priority);
+  exe.parent_id = fields.optional_string("parent_id");
+  exe.child_id = fields.optional_string("child_id");
+  size_t i = 0;
+  for (const bson::Element& e : fields.array("deferred")) {
+    std::string what = "Execution.deferred[" + std::to_string(i) + "]";
+    if (!e.value.is_document()) {
+      fields.fail("deferred", "entry " + std::to_string(i) + " is not an object");
+    }
+    ++i;
+    exe.deferred.push_back(read_event(e.value.as_document(), what));
+  }
+  for (const bson::Element& e : fields.document("children")) {
+    std::string what = "Execution.children[" + std::string(e.key) + "]";
+    if (!e.value.is_document()) fields.fail("children", "entry '" + std::string(e.key) +
+                                                            "' is not an object");
+    exe.children.emplace(std::string(e.key), read_child(e.value.as_document(), what));
+  }
+  exe.invoke_seq = bson::Document::copy_of(fields.document("invoke_seq"));
+  return exe;
+}
+
+bool Execution::operator==(const Execution& other) const {
+  return id == other.id && definition_id == other.definition_id &&
+         definition_fqn == other.definition_fqn && root_path == other.root_path &&
+         status == other.status && outcome == other.outcome && error == other.error &&
+         active_path == other.active_path && history == other.history &&
+         context == other.context && processed_events == other.processed_events &&
+         version == other.version && priority == other.priority &&
+         parent_id == other.parent_id && child_id == other.child_id &&
+         deferred == other.deferred && children == other.children &&
+         invoke_seq == other.invoke_seq;
+}
+
+}  // namespace mongostore::exec

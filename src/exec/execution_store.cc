@@ -1,0 +1,577 @@
+#include "mongostore/exec/execution_store.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "exec/commit_plan.h"
+#include "exec/connect_retry.h"
+#include "exec/list_cursor.h"
+#include "exec/timer_path.h"
+#include "exec/utf8.h"
+#include "mongostore/bson/builder.h"
+
+namespace mongostore::exec {
+namespace {
+
+using bson::Document;
+using bson::DocumentBuilder;
+using bson::DocumentView;
+using bson::make_array;
+using bson::make_document;
+
+constexpr ErrorCode kDuplicateKey = ErrorCode::kDuplicateKey;
+
+// A string that goes into BSON as a value: BSON strings must be UTF-8, and a string the
+// server would reject must fail here, with its name, before anything is written.
+void check_storable(std::string_view what, std::string_view value) {
+  if (!is_valid_utf8(value)) {
+    throw Error(ErrorCode::kBadValue, std::string(what) + " is not valid UTF-8");
+  }
+}
+
+void check_execution_id(std::string_view id) {
+  if (id.empty()) throw Error(ErrorCode::kBadValue, "execution id is empty");
+  if (id.find('\0') != std::string_view::npos) {
+    throw Error(ErrorCode::kBadValue, "execution id contains a NUL byte");
+  }
+  check_storable("execution id", id);
+}
+
+std::string quoted(std::string_view id) { return "'" + std::string(id) + "'"; }
+
+// The version a conflict reports: the stored one, or nullopt when there is no document.
+std::optional<int64_t> stored_version(const std::optional<Document>& doc) {
+  if (!doc) return std::nullopt;
+  int64_t version = 0;
+  if (!doc->get("version").number_as_exact_int64(&version)) return 0;  // never versioned
+  return version;
+}
+
+// The Execution in a stored document's `data`, at the document's version (the CAS guard is
+// the authority; `data` carries the same number).
+Execution parse_stored(DocumentView doc, std::string_view id) {
+  bson::Value data = doc.get("data");
+  if (!data.is_string()) {
+    throw Error(ErrorCode::kFailedToParse,
+                "execution " + quoted(id) + ": stored document has no `data` string (" +
+                    std::string(bson::type_alias(data.type())) + ")");
+  }
+  Execution exe;
+  try {
+    exe = Execution::from_json(data.as_string());
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kFailedToParse,
+                "execution " + quoted(id) + ": stored data does not parse: " + e.what());
+  }
+  int64_t version = 0;
+  if (doc.get("version").number_as_exact_int64(&version)) exe.version = version;
+  return exe;
+}
+
+std::string id_of(DocumentView doc) {
+  bson::Value id = doc.get("_id");
+  return id.is_string() ? std::string(id.as_string()) : id.to_json();
+}
+
+int64_t integer_field(DocumentView entry, std::string_view key, std::string_view where) {
+  int64_t v = 0;
+  if (!entry.get(key).number_as_exact_int64(&v)) {
+    throw Error(ErrorCode::kFailedToParse,
+                std::string(where) + ": `" + std::string(key) + "` is not an integer");
+  }
+  return v;
+}
+
+std::string string_field(DocumentView entry, std::string_view key, std::string_view where) {
+  bson::Value v = entry.get(key);
+  if (!v.is_string()) {
+    throw Error(ErrorCode::kFailedToParse,
+                std::string(where) + ": `" + std::string(key) + "` is not a string");
+  }
+  return std::string(v.as_string());
+}
+
+std::shared_ptr<client::Client> require_client(std::shared_ptr<client::Client> client) {
+  if (!client) throw Error(ErrorCode::kBadValue, "ExecutionStore: no client");
+  return client;
+}
+
+const ExecutionStoreOptions& checked(const ExecutionStoreOptions& options) {
+  if (options.database.empty()) {
+    throw Error(ErrorCode::kBadValue, "ExecutionStore: the database name is empty");
+  }
+  if (options.trace_max < 0) {
+    throw Error(ErrorCode::kBadValue, "ExecutionStore: trace_max must be >= 0 (0 keeps all)");
+  }
+  return options;
+}
+
+}  // namespace
+
+ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
+                               ExecutionStoreOptions options)
+    : client_(require_client(std::move(client))),
+      options_(checked(options)),
+      executions_(client_->database(options_.database).collection("executions")),
+      counters_(client_->database(options_.database).collection("counters")) {
+  if (options_.create_indexes) {
+    // ack_outbox / ack_spawn find their document by the entry's seq: with these indexes that
+    // is a point lookup instead of a scan of every execution. Creating an existing index is a
+    // no-op, so every process may run this at start.
+    executions_.create_index(make_document("outbox.seq", 1));
+    executions_.create_index(make_document("spawns.seq", 1));
+  }
+}
+
+ExecutionStore ExecutionStore::connect_once(std::string_view uri,
+                                            const ExecutionStoreOptions& options) {
+  std::shared_ptr<client::Client> c = client::connect(uri);
+  c->ping();
+  ExecutionStore store(std::move(c), options);
+  store.owns_client_ = true;
+  return store;
+}
+
+ExecutionStore ExecutionStore::connect(std::string_view uri, ExecutionStoreOptions options,
+                                       std::chrono::milliseconds deadline) {
+  ConnectRetry retry(uri, deadline);
+  for (;;) {
+    int32_t code = static_cast<int32_t>(ErrorCode::kHostUnreachable);
+    std::string message;
+    try {
+      return connect_once(uri, options);
+    } catch (const Error& e) {
+      code = e.code();
+      message = e.what();
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    std::optional<std::chrono::milliseconds> wait = retry.after_failure(code);
+    if (!wait) retry.give_up(code, message);
+    std::this_thread::sleep_for(*wait);
+  }
+}
+
+void ExecutionStore::require_open() const {
+  if (!client_) throw Error(ErrorCode::kIllegalOperation, "ExecutionStore is closed");
+}
+
+void ExecutionStore::close() {
+  // A Client has no close: it goes when its last holder lets go. A client this store opened
+  // has no other holder (unless the caller took client()), so dropping it here closes it.
+  client_.reset();
+  executions_ = client::Collection(nullptr, options_.database, "executions");
+  counters_ = client::Collection(nullptr, options_.database, "counters");
+}
+
+int64_t ExecutionStore::next_seq(const std::string& name, int64_t count) {
+  client::FindAndModifyOptions options;
+  options.upsert = true;
+  options.return_document = client::ReturnDocument::kAfter;
+  Document filter = make_document("_id", name);
+  Document update = make_document("$inc", make_document("n", count));
+  for (int attempt = 0;; ++attempt) {
+    try {
+      std::optional<Document> doc = counters_.find_one_and_update(filter, update, options);
+      if (!doc) {
+        throw Error(ErrorCode::kInternalError, "counter " + quoted(name) + ": upsert returned nothing");
+      }
+      // n is the new high-water mark: the block is (n - count, n].
+      return integer_field(*doc, "n", "counter " + quoted(name)) - count + 1;
+    } catch (const Error& e) {
+      // The first allocations of one counter can race their upserts; the loser's insert hits
+      // the _id index (some servers retry this themselves, not all) and applied nothing.
+      if (e.code() != static_cast<int32_t>(kDuplicateKey) || attempt >= 3) throw;
+    }
+  }
+}
+
+Execution ExecutionStore::create(const NewExecution& spec) {
+  Execution exe;
+  exe.id = spec.id ? *spec.id : new_id();
+  exe.definition_id = spec.definition_id;
+  exe.definition_fqn = spec.definition_fqn;
+  exe.root_path = spec.root_path;
+  exe.status = spec.status;
+  exe.context = spec.context;
+  exe.priority = spec.priority;
+  exe.parent_id = spec.parent_id;
+  exe.child_id = spec.child_id;
+  try {
+    commit(exe);
+  } catch (const StoreConflict&) {
+    // A version-0 commit conflicts only when the id is taken.
+    throw ExecutionAlreadyExists(exe.id);
+  }
+  return exe;
+}
+
+void ExecutionStore::commit(Execution& exe, const CommitBatch& batch) {
+  require_open();
+  check_execution_id(exe.id);
+  check_storable("definition_id of execution " + quoted(exe.id), exe.definition_id);
+  if (exe.version < 0) {
+    throw Error(ErrorCode::kBadValue, "execution " + quoted(exe.id) + ": version " +
+                                          std::to_string(exe.version) + " is negative");
+  }
+  if (exe.priority < 0 || exe.priority > 4) {
+    throw Error(ErrorCode::kBadValue, "execution " + quoted(exe.id) + ": priority " +
+                                          std::to_string(exe.priority) + " is not in 0..4");
+  }
+  if (batch.processed_event_id) check_storable("processed_event_id", *batch.processed_event_id);
+  for (const Emit& emit : batch.emits) {
+    if (emit.target_id) check_storable("emit target_id", *emit.target_id);
+  }
+  for (const Spawn& spawn : batch.spawns) {
+    check_storable("spawn child_id", spawn.child_id);
+    check_storable("spawn root_path", spawn.root_path);
+  }
+
+  CommitPlan plan;
+  plan.execution_id = exe.id;
+  plan.definition_id = exe.definition_id;
+  plan.timers = net_timer_changes(batch.timers);  // validates the paths
+  plan.processed_event = batch.processed_event_id;
+  plan.trace_max = options_.trace_max;
+
+  const int64_t old = exe.version;
+  exe.version = old + 1;
+  try {
+    plan.new_version = exe.version;
+    plan.data = exe.to_json();
+    check_storable("execution " + quoted(exe.id), plan.data);
+    std::vector<std::string> events;
+    for (const Emit& emit : batch.emits) {
+      events.push_back(emit.event.to_json());
+      check_storable("event " + quoted(emit.event.id), events.back());
+    }
+
+    // Seqs are reserved before the CAS. A block burned by a commit that then loses is a gap,
+    // and seqs only need to grow and be unique.
+    if (!batch.emits.empty()) {
+      int64_t seq = next_seq("outbox", static_cast<int64_t>(batch.emits.size()));
+      for (size_t i = 0; i < batch.emits.size(); ++i, ++seq) {
+        DocumentBuilder b;
+        b.append("seq", seq);
+        if (batch.emits[i].target_id) {
+          b.append("target_id", *batch.emits[i].target_id);
+        } else {
+          b.append("target_id", bson::Null{});
+        }
+        b.append("event", events[i]);
+        plan.outbox.push_back(b.finish());
+      }
+    }
+    if (!batch.spawns.empty()) {
+      int64_t seq = next_seq("spawn", static_cast<int64_t>(batch.spawns.size()));
+      for (const Spawn& spawn : batch.spawns) {
+        plan.spawns.push_back(make_document("seq", seq++, "parent_id", exe.id, "child_id",
+                                            spawn.child_id, "root_path", spawn.root_path,
+                                            "context", spawn.context));
+      }
+    }
+    if (batch.trace) {
+      plan.trace_step = stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+    }
+
+    if (old == 0) {
+      // A first save inserts the whole document: the insert is the atomic create, and the
+      // _id index picks one winner among racing first saves.
+      try {
+        executions_.insert_one(plan.insert());
+        return;
+      } catch (const Error& e) {
+        if (e.code() != static_cast<int32_t>(kDuplicateKey)) throw;
+      }
+    } else {
+      client::UpdateResult result =
+          executions_.update_one(make_document("_id", exe.id, "version", old), plan.update());
+      if (result.matched_count == 1) return;
+    }
+    // Lost: say what is there now, so the caller knows whether to reload or give up.
+    client::FindOptions only_version;
+    only_version.projection = make_document("version", 1);
+    throw StoreConflict(exe.id, old,
+                        stored_version(executions_.find_one(make_document("_id", exe.id),
+                                                            only_version)));
+  } catch (...) {
+    exe.version = old;  // the commit did not happen, whatever went wrong
+    throw;
+  }
+}
+
+std::optional<Execution> ExecutionStore::load(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  client::FindOptions options;
+  options.projection = make_document("data", 1, "version", 1);
+  std::optional<Document> doc =
+      executions_.find_one(make_document("_id", execution_id), options);
+  if (!doc) return std::nullopt;
+  return parse_stored(*doc, execution_id);
+}
+
+std::pair<std::optional<Execution>, bool> ExecutionStore::load_for_event(
+    std::string_view execution_id, std::string_view event_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  check_storable("event id", event_id);
+  // The membership test runs on the server: only the boolean comes back, however long the
+  // processed array has grown.
+  std::vector<Document> pipeline = {
+      make_document("$match", make_document("_id", execution_id)),
+      make_document(
+          "$project",
+          make_document("data", 1, "version", 1, "hit",
+                        make_document("$in", make_array(event_id,
+                                                        make_document("$ifNull",
+                                                                      make_array("$processed",
+                                                                                 make_array())))))),
+  };
+  std::vector<Document> docs = executions_.aggregate(pipeline)->to_vector();
+  if (docs.empty()) return {std::nullopt, false};
+  return {parse_stored(docs.front(), execution_id), docs.front().get("hit").truthy()};
+}
+
+bool ExecutionStore::is_processed(std::string_view execution_id, std::string_view event_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  check_storable("event id", event_id);
+  client::FindOptions options;
+  options.projection = make_document("_id", 1);
+  // `processed: id` matches any element of the array.
+  return executions_
+      .find_one(make_document("_id", execution_id, "processed", event_id), options)
+      .has_value();
+}
+
+ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {
+  require_open();
+  if (query.limit < 1) {
+    throw Error(ErrorCode::kBadValue,
+                "list_executions: limit must be >= 1, got " + std::to_string(query.limit));
+  }
+  DocumentBuilder filter;
+  if (query.definition_id) filter.append("definition_id", *query.definition_id);
+  if (query.cursor) {
+    filter.open_document("_id").append("$gt", decode_list_cursor(*query.cursor)).close();
+  }
+  client::FindOptions options;
+  options.projection = make_document("version", 1, "data", 1);
+  options.sort = make_document("_id", 1);
+  // status and parent_id live inside `data`, so they filter here and the scan over-fetches
+  // until the page is full (plus one look-ahead match to know whether to hand out a cursor).
+  options.batch_size = static_cast<size_t>(std::clamp<int64_t>(query.limit + 1, 2, 1000));
+  std::unique_ptr<client::Cursor> cursor = executions_.find(filter.finish(), options);
+
+  auto matches = [&](const ExecutionSummary& s) {
+    if (!query.statuses.empty() &&
+        std::find(query.statuses.begin(), query.statuses.end(), s.status) ==
+            query.statuses.end()) {
+      return false;
+    }
+    if (query.definition_id && s.definition_id != *query.definition_id) return false;
+    if (query.roots_only && s.parent_id) return false;
+    return true;
+  };
+
+  ExecutionPage page;
+  std::string last_scanned;  // the id the next page resumes after
+  bool more = false;
+  while (!more) {
+    std::vector<Document> batch = cursor->next_batch();
+    if (batch.empty()) break;
+    for (const Document& doc : batch) {
+      bson::Value id = doc.get("_id");
+      if (!id.is_string()) continue;  // not written by this store
+      Execution exe = parse_stored(doc, id.as_string());
+      ExecutionSummary summary{exe.id,         exe.definition_id, exe.status, exe.outcome,
+                               exe.active_path, exe.version,      exe.parent_id};
+      summary.id = std::string(id.as_string());
+      if (matches(summary)) {
+        if (static_cast<int64_t>(page.items.size()) == query.limit) {
+          // A further match exists: the next page starts at it, so a cursor is handed out
+          // exactly when there is more to see (never a full page followed by an empty one).
+          more = true;
+          break;
+        }
+        page.items.push_back(std::move(summary));
+      }
+      last_scanned = std::string(id.as_string());
+    }
+  }
+  if (more) page.next_cursor = encode_list_cursor(last_scanned);
+  return page;
+}
+
+std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
+  require_open();
+  client::FindOptions options;
+  options.projection = make_document("outbox", 1);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(
+      make_document("outbox", make_document("$exists", true, "$ne", make_array())), options);
+  std::vector<OutboxEntry> entries;
+  for (const Document& doc : cursor->to_vector()) {
+    std::string source = id_of(doc);
+    bson::Value outbox = doc.get("outbox");
+    if (!outbox.is_array()) continue;
+    for (const bson::Element& e : outbox.as_array()) {
+      std::string where = "execution " + quoted(source) + " outbox entry";
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
+      }
+      DocumentView entry = e.value.as_document();
+      OutboxEntry out;
+      out.seq = integer_field(entry, "seq", where);
+      where += " " + std::to_string(out.seq);
+      bson::Value target = entry.get("target_id");
+      if (target.is_string()) {
+        out.target_id = std::string(target.as_string());
+      } else if (!target.is_null() && !target.is_missing()) {
+        throw Error(ErrorCode::kFailedToParse, where + ": `target_id` is not a string or null");
+      }
+      try {
+        out.event = Event::from_json(string_field(entry, "event", where));
+      } catch (const Error& err) {
+        throw Error(ErrorCode::kFailedToParse, where + ": " + err.what());
+      }
+      out.source_id = source;
+      entries.push_back(std::move(out));
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const OutboxEntry& a, const OutboxEntry& b) { return a.seq < b.seq; });
+  return entries;
+}
+
+void ExecutionStore::ack_outbox(int64_t seq) {
+  require_open();
+  executions_.update_one(make_document("outbox.seq", seq),
+                         make_document("$pull", make_document("outbox", make_document("seq", seq))));
+}
+
+std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
+  require_open();
+  client::FindOptions options;
+  options.projection = make_document("spawns", 1);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(
+      make_document("spawns", make_document("$exists", true, "$ne", make_array())), options);
+  std::vector<SpawnEntry> entries;
+  for (const Document& doc : cursor->to_vector()) {
+    std::string parent = id_of(doc);
+    bson::Value spawns = doc.get("spawns");
+    if (!spawns.is_array()) continue;
+    for (const bson::Element& e : spawns.as_array()) {
+      std::string where = "execution " + quoted(parent) + " spawn entry";
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
+      }
+      DocumentView entry = e.value.as_document();
+      SpawnEntry out;
+      out.seq = integer_field(entry, "seq", where);
+      where += " " + std::to_string(out.seq);
+      out.parent_id = entry.has("parent_id") ? string_field(entry, "parent_id", where) : parent;
+      out.child_id = string_field(entry, "child_id", where);
+      out.root_path = string_field(entry, "root_path", where);
+      bson::Value context = entry.get("context");
+      if (context.is_document()) {
+        out.context = Document::copy_of(context.as_document());
+      } else if (!context.is_missing() && !context.is_null()) {
+        throw Error(ErrorCode::kFailedToParse, where + ": `context` is not a document");
+      }
+      entries.push_back(std::move(out));
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const SpawnEntry& a, const SpawnEntry& b) { return a.seq < b.seq; });
+  return entries;
+}
+
+void ExecutionStore::ack_spawn(int64_t seq) {
+  require_open();
+  executions_.update_one(make_document("spawns.seq", seq),
+                         make_document("$pull", make_document("spawns", make_document("seq", seq))));
+}
+
+std::vector<DueTimer> ExecutionStore::due_timers(double now) {
+  require_open();
+  client::FindOptions options;
+  options.projection = make_document("timers", 1);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(
+      make_document("timers", make_document("$exists", true, "$ne", Document())), options);
+  std::vector<DueTimer> due;
+  for (const Document& doc : cursor->to_vector()) {
+    bson::Value timers = doc.get("timers");
+    if (!timers.is_document()) continue;
+    for (const bson::Element& e : timers.as_document()) {
+      if (!e.value.is_number()) {
+        throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
+                                                   quoted(decode_timer_path(e.key)) +
+                                                   " is not a number");
+      }
+      double fire_at = e.value.number_as_double();
+      if (fire_at <= now) due.push_back({id_of(doc), decode_timer_path(e.key), fire_at});
+    }
+  }
+  std::sort(due.begin(), due.end(), [](const DueTimer& a, const DueTimer& b) {
+    if (a.fire_at != b.fire_at) return a.fire_at < b.fire_at;
+    if (a.execution_id != b.execution_id) return a.execution_id < b.execution_id;
+    return a.path < b.path;
+  });
+  return due;
+}
+
+void ExecutionStore::delete_timer(std::string_view execution_id, std::string_view path,
+                                  double fire_at) {
+  require_open();
+  check_storable("execution id", execution_id);
+  check_timer_path(path);
+  std::string key = "timers." + encode_timer_path(path);
+  // Guarded on the stored time: a sweep holding a stale fire_at must not delete the timer
+  // the execution has since re-armed.
+  executions_.update_one(make_document("_id", execution_id, key, fire_at),
+                         make_document("$unset", make_document(key, "")));
+}
+
+void ExecutionStore::append_trace(std::string_view execution_id, bson::DocumentView entry) {
+  require_open();
+  check_storable("execution id", execution_id);
+  Document step;
+  if (entry.has("index")) {
+    step = Document::copy_of(entry);
+  } else {
+    // Only an existing execution gets an index: allocating for an unknown id would leave a
+    // counter behind for a document that is never written.
+    client::FindOptions options;
+    options.projection = make_document("_id", 1);
+    if (!executions_.find_one(make_document("_id", execution_id), options)) return;
+    step = stamp_trace_index(entry, next_seq("trace:" + std::string(execution_id), 1) - 1);
+  }
+  DocumentBuilder push;
+  push.open_document("$push").open_document("trace").open_array("$each").push(step).close();
+  if (options_.trace_max > 0) push.append("$slice", -options_.trace_max);
+  // No upsert: harel's upsert left a stub {_id, trace} that load and list then choked on.
+  executions_.update_one(make_document("_id", execution_id), push.finish());
+}
+
+std::vector<bson::Document> ExecutionStore::read_trace(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  client::FindOptions options;
+  options.projection = make_document("trace", 1);
+  std::optional<Document> doc = executions_.find_one(make_document("_id", execution_id), options);
+  std::vector<Document> steps;
+  if (!doc) return steps;
+  bson::Value trace = doc->get("trace");
+  if (!trace.is_array()) return steps;
+  for (const bson::Element& e : trace.as_array()) {
+    if (!e.value.is_document()) {
+      throw Error(ErrorCode::kFailedToParse,
+                  "execution " + quoted(execution_id) + ": a trace step is not a document");
+    }
+    steps.push_back(Document::copy_of(e.value.as_document()));
+  }
+  return steps;
+}
+
+}  // namespace mongostore::exec

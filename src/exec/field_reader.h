@@ -1,0 +1,44 @@
+// FieldReader: typed reads of a parsed model document (an Execution, Event or child state),
+// failing with FailedToParse (9) that names the model and the field.
+//
+// Execution and Event JSON is parsed by libbson into a BSON document first; this class then
+// checks each field's type. A missing field takes the model's default (as pydantic fills
+// defaults); only a field with the wrong type is an error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mongostore/bson/document.h"
+
+namespace mongostore::exec {
+
+class FieldReader {
+ public:
+  /// `what` names the model in errors ("Execution", "Event", "children[<id>]").
+  FieldReader(bson::DocumentView doc, std::string what) : doc_(doc), what_(std::move(what)) {}
+
+  bool has(std::string_view key) const { return !doc_.get(key).is_missing(); }
+  /// A required string (missing is an error too).
+  std::string required_string(std::string_view key) const;
+  std::string string(std::string_view key, std::string_view fallback = "") const;
+  /// A string or null.
+  std::optional<std::string> optional_string(std::string_view key) const;
+  bool boolean(std::string_view key, bool fallback = false) const;
+  int64_t integer(std::string_view key, int64_t fallback = 0) const;
+  /// A sub-document (null and missing read as {}).
+  bson::DocumentView document(std::string_view key) const;
+  /// An array (null and missing read as []).
+  bson::DocumentView array(std::string_view key) const;
+
+  /// An error naming the field.
+  [[noreturn]] void fail(std::string_view key, std::string_view problem) const;
+
+ private:
+  bson::DocumentView doc_;
+  std::string what_;
+};
+
+}  // namespace mongostore::exec

@@ -1,0 +1,21 @@
+// The JSON halves of the models that nest inside one another (an Execution holds deferred
+// Events), shared between event.cc and execution.cc.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "exec/json_writer.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/exec/event.h"
+
+namespace mongostore::exec {
+
+/// Writes `event` as one JSON object value.
+void write_event(JsonWriter& out, const Event& event);
+/// Reads an Event from its parsed form; `what` names it in errors ("Event", "deferred[2]").
+Event read_event(bson::DocumentView doc, const std::string& what);
+/// Parses model JSON into BSON; FailedToParse naming `what` when it is not one JSON object.
+bson::Document parse_model_json(std::string_view json, std::string_view what);
+
+}  // namespace mongostore::exec
