@@ -14,5 +14,13 @@ using Action = std::function<int()>;
 void register_workload_command(CLI::App& app, Action* action);
 /// `mongostore insert`, `find`, `ls`: small document tools over a data directory.
 void register_document_commands(CLI::App& app, Action* action);
+/// `mongostore serve`: the MongoDB wire protocol in front of the embedded engine.
+void register_serve_command(CLI::App& app, Action* action);
+/// `mongostore demo`: the order-fulfilment workflow through the ExecutionStore.
+void register_demo_command(CLI::App& app, Action* action);
+/// `mongostore exec ls|show|trace`: inspect an ExecutionStore.
+void register_exec_commands(CLI::App& app, Action* action);
+/// `mongostore bench`: runs the benchmarks of bench/ and prints their ratio tables.
+void register_bench_command(CLI::App& app, Action* action);
 
 }  // namespace mongostore::tool

@@ -11,8 +11,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("mongostore ") + MONGOSTORE_VERSION);
   app.require_subcommand(1);
   mongostore::tool::Action action;
+  mongostore::tool::register_demo_command(app, &action);
+  mongostore::tool::register_exec_commands(app, &action);
   mongostore::tool::register_workload_command(app, &action);
   mongostore::tool::register_document_commands(app, &action);
+  mongostore::tool::register_serve_command(app, &action);
+  mongostore::tool::register_bench_command(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,259 @@
+// `mongostore demo`: the order-fulfilment workflow of demo_workflow.h driven through the
+// ExecutionStore by demo_runner.h, with progress while it runs and a summary at the end.
+//
+// It runs on a durable embedded directory by default (--data, created if absent) or on any
+// MongoDB deployment or `mongostore serve` (--uri mongodb://...). Running it again on the same
+// store continues: a new run number, new orders, and whatever an earlier run left unfinished
+// (pending outbox entries, spawns, timers) is picked up and completed as well. --fresh drops
+// the store's database first.
+//
+// Before printing OK it checks the store itself: every order is terminal, no event was applied
+// twice (each execution's processed-event count equals its set of processed ids), every
+// shipped order's two children are done, and no outbox entry, spawn or timer is left.
+// A failed check exits with status 2.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <map>
+
+#include "commands.h"
+#include "demo_runner.h"
+#include "demo_workflow.h"
+#include "mongostore/bson/builder.h"
+#include "mongostore/error.h"
+#include "mongostore/exec/execution_store.h"
+
+namespace mongostore::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct StoreReport {
+  std::map<std::string, int64_t> by_status;  // every execution in the store
+  int64_t run_shipped = 0, run_cancelled = 0, executions = 0;
+  std::vector<std::string> problems;
+};
+
+int64_t next_run(client::Collection runs, int64_t orders, int workers) {
+  int64_t run = runs.count_documents(bson::Document()) + 1;
+  while (true) {
+    try {
+      runs.insert_one(bson::make_document("_id", run, "orders", orders, "workers",
+                                          static_cast<int32_t>(workers)));
+      return run;
+    } catch (const client::DuplicateKeyError&) {
+      ++run;  // another demo took this number
+    }
+  }
+}
+
+StoreReport check_store(exec::ExecutionStore& store, int64_t run, bool trace) {
+  StoreReport report;
+  auto executions = store.client()->database(store.options().database).collection("executions");
+  std::string run_prefix = fmt::format("order-{:03d}-", run);
+  exec::ListQuery query;
+  query.limit = 500;
+  while (true) {
+    exec::ExecutionPage page = store.list_executions(query);
+    for (const exec::ExecutionSummary& s : page.items) {
+      ++report.executions;
+      ++report.by_status[std::string(exec::status_name(s.status))];
+      std::optional<exec::Execution> exe = store.load(s.id);
+      if (!exe) {
+        report.problems.push_back(s.id + ": listed but cannot be loaded");
+        continue;
+      }
+      // No event applied twice: every applied event bumped processed_events once and added
+      // its id to the `processed` set once.
+      client::FindOptions only_processed;
+      only_processed.projection = bson::make_document("processed", 1);
+      auto doc = executions.find_one(bson::make_document("_id", s.id), only_processed);
+      int64_t marks = doc && doc->get("processed").is_array()
+                          ? static_cast<int64_t>(doc->get("processed").as_array().count())
+                          : 0;
+      if (marks != exe->processed_events) {
+        report.problems.push_back(fmt::format("{}: {} events applied but {} processed ids", s.id,
+                                              exe->processed_events, marks));
+      }
+      if (trace) {
+        auto steps = store.read_trace(s.id);
+        int64_t expected = std::min<int64_t>(exe->processed_events, store.options().trace_max);
+        if (store.options().trace_max == 0) expected = exe->processed_events;
+        if (static_cast<int64_t>(steps.size()) != expected) {
+          report.problems.push_back(fmt::format("{}: {} trace steps for {} events", s.id,
+                                                steps.size(), exe->processed_events));
+        }
+      }
+      if (s.definition_id != demo::kOrderDefinition) continue;
+      if (!exec::is_terminal(s.status)) {
+        report.problems.push_back(fmt::format("{}: still {}", s.id, exec::status_name(s.status)));
+      }
+      bool this_run = s.id.rfind(run_prefix, 0) == 0;
+      if (s.status == exec::ExecutionStatus::kDone) {
+        if (this_run) ++report.run_shipped;
+        if (exe->children.size() != 2) {
+          report.problems.push_back(
+              fmt::format("{}: shipped with {} children", s.id, exe->children.size()));
+        }
+        for (const auto& [child_id, state] : exe->children) {
+          auto child = store.load(child_id);
+          if (!state.finished || !child || child->status != exec::ExecutionStatus::kDone) {
+            report.problems.push_back(s.id + ": child " + child_id + " not done");
+          }
+        }
+      } else if (s.status == exec::ExecutionStatus::kCancelled && this_run) {
+        ++report.run_cancelled;
+      }
+    }
+    if (!page.next_cursor) break;
+    query.cursor = page.next_cursor;
+  }
+  if (!store.pending_outbox().empty()) report.problems.push_back("outbox entries left");
+  if (!store.pending_spawns().empty()) report.problems.push_back("spawns left");
+  if (!store.due_timers(1e300).empty()) report.problems.push_back("timers left");
+  return report;
+}
+
+int run_demo(const std::string& data, const std::string& uri, const std::string& database,
+             demo::DemoOptions options, bool fresh, bool json) {
+  auto start = Clock::now();
+  exec::ExecutionStoreOptions store_options;
+  store_options.database = database;
+  std::string where = uri.empty() ? "embedded:" + data : uri;
+  exec::ExecutionStore store =
+      exec::ExecutionStore::connect(where, store_options, std::chrono::seconds(10));
+  if (fresh) {
+    store.client()->database(database).drop();
+    store = exec::ExecutionStore(store.client(), store_options);  // recreate its indexes
+  }
+  options.run = next_run(store.client()->database(database).collection("demo_runs"), options.orders,
+                         options.workers);
+  if (!json) {
+    fmt::print("mongostore demo: run {} on {} (database {}), {} orders, {} workers\n", options.run,
+               where, database, options.orders, options.workers);
+    fmt::print(
+        "  {:.0f}% of orders never pay (their {:.1f}s payment timer fires), {:.0f}% of "
+        "events are delivered twice\n",
+        options.unpaid_share * 100, options.payment_timeout, options.duplicate_share * 100);
+  }
+  demo::DemoRunner runner(store, options);
+  const demo::DemoCounters& c = runner.counters();
+  runner.run([&](double elapsed) {
+    if (json) return;
+    fmt::print(
+        "  [{:5.1f}s] orders {}/{} · events {} · duplicates {} · conflicts {} · "
+        "timers fired {} · spawns joined {}\n",
+        elapsed, c.orders_created.load(), options.orders, c.events_processed.load(),
+        c.duplicates_suppressed.load(), c.conflicts_retried.load(), c.timers_fired.load(),
+        c.spawns_joined.load());
+    std::fflush(stdout);
+  });
+  double run_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  StoreReport report = check_store(store, options.run, options.trace);
+  double commits_per_second = double(c.commits.load()) / run_seconds;
+  bool ok = report.problems.empty() && c.orders_created.load() == options.orders &&
+            report.run_shipped + report.run_cancelled == options.orders;
+  if (json) {
+    bson::DocumentBuilder b;
+    b.append("run", options.run).append("orders", options.orders);
+    b.open_document("by_status");
+    for (const auto& [status, n] : report.by_status) b.append(status, n);
+    b.close();
+    b.append("shipped", report.run_shipped)
+        .append("cancelled", report.run_cancelled)
+        .append("events_processed", c.events_processed.load())
+        .append("duplicates_suppressed", c.duplicates_suppressed.load())
+        .append("timers_fired", c.timers_fired.load())
+        .append("stale_events", c.stale_events.load())
+        .append("spawns_created", c.spawns_created.load())
+        .append("spawns_joined", c.spawns_joined.load())
+        .append("conflicts_retried", c.conflicts_retried.load())
+        .append("commits", c.commits.load())
+        .append("commits_per_second", commits_per_second)
+        .append("elapsed_seconds", run_seconds)
+        .append("executions", report.executions)
+        .append("ok", ok);
+    b.open_array("problems");
+    for (size_t i = 0; i < report.problems.size() && i < 20; ++i) {
+      b.append(std::to_string(i), report.problems[i]);
+    }
+    b.close();
+    fmt::print("{}\n", b.finish().to_json());
+    return ok ? 0 : 2;
+  }
+  fmt::print("\nsummary (run {}):\n", options.run);
+  std::string statuses;
+  for (const auto& [status, n] : report.by_status) statuses += fmt::format("{} {}  ", status, n);
+  fmt::print("  executions by status   {}(all {} in the store)\n", statuses, report.executions);
+  fmt::print("  orders this run        {} shipped, {} cancelled by the payment timer\n",
+             report.run_shipped, report.run_cancelled);
+  fmt::print("  events processed       {:>8}  (each applied once; {} were stale for their state)\n",
+             c.events_processed.load(), c.stale_events.load());
+  fmt::print("  duplicates suppressed  {:>8}  (redeliveries caught by load_for_event)\n",
+             c.duplicates_suppressed.load());
+  fmt::print("  timers fired           {:>8}\n", c.timers_fired.load());
+  fmt::print("  spawns joined          {:>8}  ({} children created through the spawn relay)\n",
+             c.spawns_joined.load(), c.spawns_created.load());
+  fmt::print("  conflicts retried      {:>8}  (StoreConflict: reloaded and applied again)\n",
+             c.conflicts_retried.load());
+  fmt::print("  commits                {:>8}  ({:.0f} commits/s over {:.2f}s)\n", c.commits.load(),
+             commits_per_second, run_seconds);
+  if (ok) {
+    fmt::print(
+        "OK: every order reached a terminal status, no event was applied twice, nothing "
+        "is left pending\n");
+    fmt::print("inspect it: mongostore exec ls {}    mongostore exec show {}\n",
+               uri.empty() ? "--data " + data : "--uri " + uri,
+               fmt::format("order-{:03d}-00000", options.run));
+    return 0;
+  }
+  fmt::print("FAILED: {} problems\n", report.problems.size());
+  for (size_t i = 0; i < report.problems.size() && i < 20; ++i) {
+    fmt::print("  {}\n", report.problems[i]);
+  }
+  return 2;
+}
+
+}  // namespace
+
+void register_demo_command(CLI::App& app, Action* action) {
+  static std::string data = "mongostore-data", uri, database = "harel";
+  static demo::DemoOptions options;
+  static bool fresh = false, json = false, no_trace = false;
+  auto* cmd = app.add_subcommand(
+      "demo", "Run the order-fulfilment workflow through the ExecutionStore and check it");
+  cmd->add_option("--data", data, "Durable embedded data directory (created if absent)")
+      ->capture_default_str();
+  cmd->add_option("--uri", uri, "A MongoDB or `mongostore serve` URI instead of --data");
+  cmd->add_option("--database", database, "Database of the store")->capture_default_str();
+  cmd->add_option("--executions", options.orders, "Orders to create")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(1), int64_t(10000000)));
+  cmd->add_option("--workers", options.workers, "Worker threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--payment-timeout", options.payment_timeout,
+                  "Seconds before an unpaid order is cancelled")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--unpaid", options.unpaid_share, "Share of orders that never pay")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--duplicates", options.duplicate_share, "Share of events delivered twice")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--deadline", options.deadline_seconds, "Fail if not finished after seconds")
+      ->capture_default_str();
+  cmd->add_option("--seed", options.seed, "Random seed")->capture_default_str();
+  cmd->add_flag("--no-trace", no_trace, "Do not record the trace ring");
+  cmd->add_flag("--fresh", fresh, "Drop the store's database first (default: continue)");
+  cmd->add_flag("--json", json, "Print only the summary, as one JSON document");
+  cmd->callback([action] {
+    *action = [] {
+      options.trace = !no_trace;
+      return run_demo(data, uri, database, options, fresh, json);
+    };
+  });
+}
+
+}  // namespace mongostore::tool

@@ -1,0 +1,65 @@
+// `mongostore serve`: the MongoDB wire protocol in front of the embedded engine.
+#include <fmt/core.h>
+#include <pthread.h>
+
+#include <csignal>
+
+#include "commands.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/error.h"
+#include "mongostore/server/server.h"
+
+namespace mongostore::tool {
+
+void register_serve_command(CLI::App& app, Action* action) {
+  static std::string dbpath, bind = "127.0.0.1";
+  static bool memory = false;
+  static uint16_t port = 27017;
+  static size_t max_connections = 1000;
+
+  auto* serve = app.add_subcommand("serve", "Serve the engine over the MongoDB wire protocol");
+  serve->add_option("--dbpath", dbpath, "Data directory");
+  serve->add_flag("--memory", memory, "Keep everything in memory (nothing is written to disk)");
+  serve->add_option("--bind", bind, "Address to listen on")->capture_default_str();
+  serve->add_option("--port", port, "TCP port (0: pick a free one and print it)")
+      ->capture_default_str();
+  serve->add_option("--max-connections", max_connections, "Connections served at once")
+      ->capture_default_str();
+  serve->callback([action] {
+    *action = [] {
+      if (memory == !dbpath.empty()) {
+        throw Error(ErrorCode::kBadValue, "give exactly one of --dbpath DIR or --memory");
+      }
+      // Block the shutdown signals before any thread starts, so only sigwait sees them.
+      sigset_t signals;
+      sigemptyset(&signals);
+      sigaddset(&signals, SIGINT);
+      sigaddset(&signals, SIGTERM);
+      pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+      engine::EngineOptions engine_options;
+      engine_options.path = dbpath;
+      engine_options.durability =
+          memory ? engine::Durability::kInMemory : engine::Durability::kDurable;
+      auto engine = engine::Engine::open(engine_options);
+      server::ServerOptions options;
+      options.bind = bind;
+      options.port = port;
+      options.max_connections = max_connections;
+      {
+        server::Server server(engine, options);
+        server.start();
+        fmt::print("listening on {}:{}\n", bind, server.port());
+        std::fflush(stdout);
+        int received = 0;
+        sigwait(&signals, &received);
+        fmt::print(stderr, "mongostore serve: signal {} received, shutting down\n", received);
+        server.stop();
+      }
+      engine.reset();  // the engine's destructor flushes
+      return 0;
+    };
+  });
+}
+
+}  // namespace mongostore::tool
