@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -27,9 +29,19 @@ constexpr size_t kInsertBatchBytes = 15 * 1024 * 1024;
 constexpr size_t kInsertBatchCount = 100000;
 constexpr int32_t kDefaultServerSelectionTimeoutMs = 30000;
 
+// libmongoc logs what it also reports as an error ("Port could not be parsed"): the caller
+// gets that as a typed exception, so the log line only doubles it (and breaks one-line CLI
+// errors). MONGOSTORE_MONGOC_LOG=1 brings the driver's log back for debugging.
+void mongoc_log_to_stderr_if_asked(mongoc_log_level_t level, const char* domain,
+                                   const char* message, void*) {
+  static const bool wanted = std::getenv("MONGOSTORE_MONGOC_LOG") != nullptr;
+  if (wanted) std::fprintf(stderr, "%s %s: %s\n", mongoc_log_level_str(level), domain, message);
+}
+
 void init_mongoc_once() {
   static std::once_flag once;
   std::call_once(once, [] {
+    mongoc_log_set_handler(mongoc_log_to_stderr_if_asked, nullptr);
     mongoc_init();
     // libmongoc is never cleaned up: other static destructors may still use the pool.
   });
@@ -64,10 +76,10 @@ class RemoteCursor final : public Cursor {
   ~RemoteCursor() override {
     if (cursor_id_ == 0) return;
     try {
-      runner_->run(CommandKind::kRead, db_,
-                   bson::make_document("killCursors", collection_, "cursors",
-                                       bson::make_array(cursor_id_)),
-                   server_id_);
+      runner_->run(
+          CommandKind::kRead, db_,
+          bson::make_document("killCursors", collection_, "cursors", bson::make_array(cursor_id_)),
+          server_id_);
     } catch (const Error&) {
       // The server times the cursor out on its own.
     }
@@ -152,8 +164,7 @@ void append_array_filters(DocumentBuilder& b, const std::vector<Document>& filte
 
 class RemoteClient final : public Client {
  public:
-  explicit RemoteClient(std::shared_ptr<RemoteCommandRunner> runner)
-      : runner_(std::move(runner)) {}
+  explicit RemoteClient(std::shared_ptr<RemoteCommandRunner> runner) : runner_(std::move(runner)) {}
 
   std::string_view backend_name() const override { return "remote"; }
 
@@ -326,9 +337,9 @@ class RemoteClient final : public Client {
 
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
                                          std::string_view field, DocumentView filter) override {
-    Document reply = runner_->run(
-        CommandKind::kRead, db,
-        bson::make_document("distinct", coll, "key", field, "query", filter));
+    Document reply =
+        runner_->run(CommandKind::kRead, db,
+                     bson::make_document("distinct", coll, "key", field, "query", filter));
     std::vector<bson::OwnedValue> values;
     bson::Value array = reply.get("values");
     if (array.is_array()) {
@@ -399,10 +410,10 @@ class RemoteClient final : public Client {
 
   Document explain_find(std::string_view db, std::string_view coll, DocumentView filter,
                         const FindOptions& options) override {
-    Document reply = runner_->run(
-        CommandKind::kRead, db,
-        bson::make_document("explain", find_command(coll, filter, options, false), "verbosity",
-                            "executionStats"));
+    Document reply =
+        runner_->run(CommandKind::kRead, db,
+                     bson::make_document("explain", find_command(coll, filter, options, false),
+                                         "verbosity", "executionStats"));
     // Keep the explain itself, without the reply's envelope (ok, cluster time, ...).
     DocumentBuilder out;
     for (const bson::Element& e : reply) {
@@ -539,7 +550,8 @@ std::shared_ptr<Client> connect_remote(std::string_view uri_text) {
   std::string text(uri_text);
   mongoc_uri_t* uri = mongoc_uri_new_with_error(text.c_str(), &error);
   if (uri == nullptr) {
-    throw Error(ErrorCode::kBadValue, std::string("connect: invalid MongoDB URI: ") + error.message);
+    throw Error(ErrorCode::kBadValue,
+                std::string("connect: invalid MongoDB URI: ") + error.message);
   }
   if (!mongoc_uri_has_option(uri, MONGOC_URI_APPNAME)) {
     mongoc_uri_set_appname(uri, "mongostore");

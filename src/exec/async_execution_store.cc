@@ -101,11 +101,12 @@ asio::awaitable<std::unique_ptr<AsyncExecutionStore>> AsyncExecutionStore::conne
     int32_t code = static_cast<int32_t>(ErrorCode::kHostUnreachable);
     std::string message;
     std::shared_ptr<ExecutionStore> store;
+    std::string attempt_uri = retry.attempt_uri();
     try {
       store = co_await asio::co_spawn(
           helper,
           [&]() -> asio::awaitable<std::shared_ptr<ExecutionStore>> {
-            co_return std::make_shared<ExecutionStore>(ExecutionStore::connect_once(uri, options));
+            co_return std::make_shared<ExecutionStore>(ExecutionStore::connect_once(attempt_uri, options));
           },
           asio::use_awaitable);
     } catch (const Error& e) {

@@ -33,6 +33,27 @@ std::optional<std::chrono::milliseconds> ConnectRetry::after_failure(int32_t cod
   return wait;
 }
 
+std::string ConnectRetry::attempt_uri() const {
+  bool remote = uri_.starts_with("mongodb://") || uri_.starts_with("mongodb+srv://");
+  if (!remote || uri_.find("serverSelectionTimeoutMS") != std::string::npos ||
+      uri_.find("serverselectiontimeoutms") != std::string::npos) {
+    return uri_;
+  }
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline_ - std::chrono::steady_clock::now());
+  int64_t ms = std::max<int64_t>(left.count(), 100);
+  // mongodb://host[:port][,host...][/[db]][?options]: options follow the first '?', and a
+  // '/' must separate them from the host list.
+  std::string uri = uri_;
+  size_t query = uri.find('?');
+  if (query != std::string::npos) {
+    return uri + (query + 1 == uri.size() ? "" : "&") +
+           "serverSelectionTimeoutMS=" + std::to_string(ms);
+  }
+  if (uri.find('/', uri.find("://") + 3) == std::string::npos) uri += '/';
+  return uri + "?serverSelectionTimeoutMS=" + std::to_string(ms);
+}
+
 void ConnectRetry::give_up(int32_t code, std::string_view message) const {
   auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start_);

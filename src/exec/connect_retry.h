@@ -21,6 +21,11 @@ class ConnectRetry {
   /// After a failed attempt with error `code`: how long to wait before the next attempt, or
   /// nullopt to give up.
   std::optional<std::chrono::milliseconds> after_failure(int32_t code);
+  /// The URI to connect with. A remote URI that sets no serverSelectionTimeoutMS gets the
+  /// time left before the deadline (at least 100 ms): libmongoc's server selection then
+  /// waits for the server as long as the caller is willing to, and no longer (its default,
+  /// 30 s, would overrun a shorter deadline). The client keeps it for later operations.
+  std::string attempt_uri() const;
   /// The error to raise when giving up.
   [[noreturn]] void give_up(int32_t code, std::string_view message) const;
 

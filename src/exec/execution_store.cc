@@ -139,7 +139,7 @@ ExecutionStore ExecutionStore::connect(std::string_view uri, ExecutionStoreOptio
     int32_t code = static_cast<int32_t>(ErrorCode::kHostUnreachable);
     std::string message;
     try {
-      return connect_once(uri, options);
+      return connect_once(retry.attempt_uri(), options);
     } catch (const Error& e) {
       code = e.code();
       message = e.what();

@@ -6,6 +6,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/client/client.h"
+#include "support/backend.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::client {
@@ -15,13 +16,12 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-enum class Backend { kMemory, kDurable };
+using testing::Backend;
 
 class BulkWrite : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    client_ = GetParam() == Backend::kMemory ? connect("embedded:memory")
-                                             : connect("embedded:" + dir_.sub("data"));
+    client_ = backend_.connect(GetParam());
     coll_.emplace(client_->database("db").collection("c"));
   }
   const Collection& coll() const { return *coll_; }
@@ -40,7 +40,7 @@ class BulkWrite : public ::testing::TestWithParam<Backend> {
     coll().insert_many({make_document("_id", 1, "x", 11), make_document("_id", 2, "x", 22)});
   }
 
-  testing::TempDir dir_;
+  testing::BackendHolder backend_;
   std::shared_ptr<Client> client_;
   std::optional<Collection> coll_;
 };
@@ -277,11 +277,7 @@ TEST_P(BulkWrite, DeletesAndNoOpUpdatesCount) {
   EXPECT_EQ(coll().count_documents(Document()), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, BulkWrite,
-                         ::testing::Values(Backend::kMemory, Backend::kDurable),
-                         [](const auto& info) {
-                           return info.param == Backend::kMemory ? "Memory" : "Durable";
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, BulkWrite, testing::all_backends(), testing::backend_test_name);
 
 }  // namespace
 }  // namespace mongostore::client

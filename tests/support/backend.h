@@ -27,9 +27,12 @@ enum class Backend { kMemory, kDurable, kRemote };
 
 inline std::string backend_name(Backend backend) {
   switch (backend) {
-    case Backend::kMemory: return "memory";
-    case Backend::kDurable: return "durable";
-    case Backend::kRemote: return "remote";
+    case Backend::kMemory:
+      return "memory";
+    case Backend::kDurable:
+      return "durable";
+    case Backend::kRemote:
+      return "remote";
   }
   return "unknown";
 }
@@ -48,8 +51,10 @@ class BackendHolder {
  public:
   std::shared_ptr<client::Client> connect(Backend backend) {
     switch (backend) {
-      case Backend::kMemory: return client::connect("embedded:memory");
-      case Backend::kDurable: return client::connect("embedded:" + dir_.sub("data"));
+      case Backend::kMemory:
+        return client::connect("embedded:memory");
+      case Backend::kDurable:
+        return client::connect("embedded:" + dir_.sub("data"));
       case Backend::kRemote:
         server_.emplace();
         return client::connect(server_->uri());

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -29,10 +30,15 @@ class ServerProcess {
   explicit ServerProcess(std::vector<std::string> args = {"--memory"}) {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    char log_template[] = "/tmp/mongostore-serve-log-XXXXXX";
+    int log_fd = mkstemp(log_template);
+    if (log_fd < 0) throw std::runtime_error("mkstemp failed");
+    log_path_ = log_template;
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
+      dup2(log_fd, STDERR_FILENO);
       close(out[0]);
       close(out[1]);
       std::vector<std::string> argv_strings = {MONGOSTORE_TOOL_PATH, "serve", "--port", "0"};
@@ -43,6 +49,7 @@ class ServerProcess {
       execv(argv[0], argv.data());
       _exit(127);
     }
+    close(log_fd);
     close(out[1]);
     stdout_ = fdopen(out[0], "r");
     char line[256];
@@ -58,7 +65,22 @@ class ServerProcess {
     }
     throw std::runtime_error("mongostore serve exited before listening");
   }
-  ~ServerProcess() { stop(); }
+  // The server's log (stderr) goes to a file, shown only when the test failed: a passing
+  // suite stays readable, a failing one shows what the server saw.
+  ~ServerProcess() {
+    stop();
+    if (::testing::Test::HasFailure()) {
+      std::FILE* log = std::fopen(log_path_.c_str(), "r");
+      if (log != nullptr) {
+        std::fprintf(stderr, "--- mongostore serve log ---\n");
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, log)) > 0) std::fwrite(buf, 1, n, stderr);
+        std::fclose(log);
+      }
+    }
+    std::remove(log_path_.c_str());
+  }
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
@@ -86,6 +108,7 @@ class ServerProcess {
   FILE* stdout_ = nullptr;
   std::string host_ = "127.0.0.1";
   int port_ = 0;
+  std::string log_path_;
 };
 
 }  // namespace mongostore::testing

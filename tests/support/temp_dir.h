@@ -1,4 +1,4 @@
-// A fresh directory under the system temp dir, removed when the test ends.
+// A fresh (created, empty) directory under the system temp dir, removed when the test ends.
 #pragma once
 
 #include <unistd.h>
@@ -16,6 +16,7 @@ class TempDir {
     path_ = (std::filesystem::temp_directory_path() /
              ("mongostore-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd())))
                 .string();
+    std::filesystem::create_directories(path_);
   }
   ~TempDir() {
     std::error_code ec;

@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; a wrong option or value is a usage error: exit 2, as
+    // getopt-style tools do (CLI11's own codes, 105..115, mean nothing to a shell script).
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     return action ? action() : 0;

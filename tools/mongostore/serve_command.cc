@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 #include <pthread.h>
 
+#include <unistd.h>
 #include <csignal>
 
 #include "commands.h"
@@ -49,8 +50,12 @@ void register_serve_command(CLI::App& app, Action* action) {
       {
         server::Server server(engine, options);
         server.start();
-        fmt::print("listening on {}:{}\n", bind, server.port());
-        std::fflush(stdout);
+        // The log line went to stderr; scripts and test fixtures that redirect stdout read
+        // the chosen port from this one (on a terminal it would only repeat the log).
+        if (!isatty(STDOUT_FILENO)) {
+          fmt::print("listening on {}:{}\n", bind, server.port());
+          std::fflush(stdout);
+        }
         int received = 0;
         sigwait(&signals, &received);
         fmt::print(stderr, "mongostore serve: signal {} received, shutting down\n", received);
