@@ -155,6 +155,25 @@ std::string index_name_for(DocumentView keys) {
   return name;
 }
 
+// An update is a document of $-operators, or a pipeline: then `update` holds the stages'
+// array bytes (keys "0", "1", ...) and goes on the wire as a BSON array.
+void append_update(DocumentBuilder& b, std::string_view key, DocumentView update,
+                   bool is_pipeline) {
+  if (is_pipeline) {
+    b.append_array(key, update);
+  } else {
+    b.append(key, update);
+  }
+}
+
+void append_hint(DocumentBuilder& b, const engine::IndexHint& hint) {
+  if (!hint.name.empty()) {
+    b.append("hint", hint.name);
+  } else if (!hint.keys.empty()) {
+    b.append("hint", hint.keys);
+  }
+}
+
 void append_array_filters(DocumentBuilder& b, const std::vector<Document>& filters) {
   if (filters.empty()) return;
   b.open_array("arrayFilters");
@@ -282,17 +301,19 @@ class RemoteClient final : public Client {
   UpdateResult replace_one(std::string_view db, std::string_view coll, DocumentView filter,
                            DocumentView replacement, bool upsert) override {
     forbid_update_operators(replacement, "replaceOne");
-    return update(db, coll, filter, replacement, upsert, false, {});
+    UpdateOptions options;
+    options.upsert = upsert;
+    return update(db, coll, filter, replacement, options, false);
   }
 
   UpdateResult update_one(std::string_view db, std::string_view coll, DocumentView filter,
                           DocumentView update_doc, const UpdateOptions& options) override {
-    return update(db, coll, filter, update_doc, options.upsert, false, options.array_filters);
+    return update(db, coll, filter, update_doc, options, false);
   }
 
   UpdateResult update_many(std::string_view db, std::string_view coll, DocumentView filter,
                            DocumentView update_doc, const UpdateOptions& options) override {
-    return update(db, coll, filter, update_doc, options.upsert, true, options.array_filters);
+    return update(db, coll, filter, update_doc, options, true);
   }
 
   int64_t delete_one(std::string_view db, std::string_view coll, DocumentView filter) override {
@@ -472,15 +493,16 @@ class RemoteClient final : public Client {
   }
 
   UpdateResult update(std::string_view db, std::string_view coll, DocumentView filter,
-                      DocumentView update_doc, bool upsert, bool multi,
-                      const std::vector<Document>& array_filters) {
+                      DocumentView update_doc, const UpdateOptions& options, bool multi) {
     DocumentBuilder command;
     command.append("update", coll);
     command.open_array("updates");
     command.push_document();
-    command.append("q", filter).append("u", update_doc);
-    command.append("upsert", upsert).append("multi", multi);
-    append_array_filters(command, array_filters);
+    command.append("q", filter);
+    append_update(command, "u", update_doc, options.update_is_pipeline);
+    command.append("upsert", options.upsert).append("multi", multi);
+    append_array_filters(command, options.array_filters);
+    append_hint(command, options.hint);
     command.close();
     command.close();
     command.append("ordered", true);
@@ -523,11 +545,12 @@ class RemoteClient final : public Client {
     if (update_doc == nullptr) {
       command.append("remove", true);
     } else {
-      command.append("update", *update_doc);
+      append_update(command, "update", *update_doc, options.update_is_pipeline);
       command.append("new", options.return_document == ReturnDocument::kAfter);
       command.append("upsert", options.upsert);
       append_array_filters(command, options.array_filters);
     }
+    append_hint(command, options.hint);
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     bson::Value value = reply.get("value");
     if (!value.is_document()) return std::nullopt;

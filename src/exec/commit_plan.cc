@@ -19,10 +19,30 @@ bson::Document stamp_trace_index(bson::DocumentView step, int64_t index) {
   return b.finish();
 }
 
+std::optional<double> CommitPlan::earliest_armed_timer() const {
+  std::optional<double> earliest;
+  for (const TimerChange& t : timers) {
+    if (t.fire_at && (!earliest || *t.fire_at < *earliest)) earliest = t.fire_at;
+  }
+  return earliest;
+}
+
+namespace {
+void append_promoted(bson::DocumentBuilder& b, const CommitPlan& plan) {
+  b.append("status", plan.status);
+  if (plan.parent_id) {
+    b.append("parent_id", *plan.parent_id);
+  } else {
+    b.append("parent_id", bson::Null{});
+  }
+}
+}  // namespace
+
 bson::Document CommitPlan::update() const {
   bson::DocumentBuilder b;
   b.open_document("$set");
   b.append("data", data).append("version", new_version);
+  append_promoted(b, *this);
   for (const TimerChange& t : timers) {
     if (t.fire_at) b.append("timers." + t.key, *t.fire_at);
   }
@@ -47,6 +67,9 @@ bson::Document CommitPlan::update() const {
   if (processed_event) {
     b.open_document("$addToSet").append("processed", *processed_event).close();
   }
+  if (std::optional<double> earliest = earliest_armed_timer()) {
+    b.open_document("$min").append("next_fire_at", *earliest).close();
+  }
   bool any_cancel = false;
   for (const TimerChange& t : timers) any_cancel = any_cancel || !t.fire_at;
   if (any_cancel) {
@@ -65,6 +88,10 @@ bson::Document CommitPlan::insert() const {
       .append("definition_id", definition_id)
       .append("version", new_version)
       .append("data", data);
+  append_promoted(b, *this);
+  if (std::optional<double> earliest = earliest_armed_timer()) {
+    b.append("next_fire_at", *earliest);
+  }
   b.open_array("outbox");
   for (const bson::Document& e : outbox) b.push(e);
   b.close();

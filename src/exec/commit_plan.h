@@ -19,6 +19,10 @@ namespace mongostore::exec {
 struct CommitPlan {
   std::string execution_id;
   std::string definition_id;
+  // Promoted copies of snapshot fields, top-level so the server can filter and index them
+  // (list_executions); `data` still carries them too.
+  std::string status;
+  std::optional<std::string> parent_id;
   int64_t new_version = 0;
   std::string data;                            // the Execution JSON at new_version
   std::vector<bson::Document> outbox;          // {seq, target_id, event}
@@ -28,9 +32,18 @@ struct CommitPlan {
   std::vector<TimerChange> timers;             // last op per path
   int64_t trace_max = 0;                       // 0: unbounded
 
-  /// The partial update: $set data, version and armed timers; $push outbox, spawns and the
-  /// trace step (ring-trimmed with $slice); $addToSet the dedupe mark; $unset cancelled
-  /// timers. A path is in $set or $unset, never both.
+  /// The earliest fire_at this commit arms, if it arms any.
+  std::optional<double> earliest_armed_timer() const;
+
+  /// The partial update: $set data, version, the promoted fields and armed timers; $push
+  /// outbox, spawns and the trace step (ring-trimmed with $slice); $addToSet the dedupe mark;
+  /// $unset cancelled timers; $min next_fire_at with the earliest armed timer. A path is in
+  /// $set or $unset, never both.
+  ///
+  /// next_fire_at is a lower bound of the document's timers (indexed, so due_timers reads
+  /// only documents with something due): arming lowers it here, a cancel leaves it low
+  /// (too early is safe, too late would lose a timer), and due_timers / delete_timer bring
+  /// it back up to the true minimum.
   bson::Document update() const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target.

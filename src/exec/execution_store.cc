@@ -1,6 +1,7 @@
 #include "mongostore/exec/execution_store.h"
 
 #include <algorithm>
+#include <limits>
 #include <thread>
 
 #include "exec/commit_plan.h"
@@ -37,7 +38,9 @@ void check_execution_id(std::string_view id) {
   check_storable("execution id", id);
 }
 
-std::string quoted(std::string_view id) { return "'" + std::string(id) + "'"; }
+std::string quoted(std::string_view id) {
+  return "'" + std::string(id) + "'";
+}
 
 // The version a conflict reports: the stored one, or nullopt when there is no document.
 std::optional<int64_t> stored_version(const std::optional<Document>& doc) {
@@ -52,9 +55,9 @@ std::optional<int64_t> stored_version(const std::optional<Document>& doc) {
 Execution parse_stored(DocumentView doc, std::string_view id) {
   bson::Value data = doc.get("data");
   if (!data.is_string()) {
-    throw Error(ErrorCode::kFailedToParse,
-                "execution " + quoted(id) + ": stored document has no `data` string (" +
-                    std::string(bson::type_alias(data.type())) + ")");
+    throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id) +
+                                               ": stored document has no `data` string (" +
+                                               std::string(bson::type_alias(data.type())) + ")");
   }
   Execution exe;
   try {
@@ -91,6 +94,25 @@ std::string string_field(DocumentView entry, std::string_view key, std::string_v
   return std::string(v.as_string());
 }
 
+// {<array>.seq: {$gte: -inf}}: documents with at least one entry, read through the seq
+// index (an empty array or a missing field has no numeric key in range), so a sweep costs
+// what the pending entries cost and not what the collection holds.
+Document any_seq_in(std::string_view seq_path) {
+  return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
+}
+
+// The earliest fire_at of a `timers` sub-document (nullopt when it holds none).
+std::optional<double> earliest_timer(const bson::Value& timers) {
+  std::optional<double> earliest;
+  if (!timers.is_document()) return earliest;
+  for (const bson::Element& e : timers.as_document()) {
+    if (!e.value.is_number()) continue;
+    double at = e.value.number_as_double();
+    if (!earliest || at < *earliest) earliest = at;
+  }
+  return earliest;
+}
+
 std::shared_ptr<client::Client> require_client(std::shared_ptr<client::Client> client) {
   if (!client) throw Error(ErrorCode::kBadValue, "ExecutionStore: no client");
   return client;
@@ -120,6 +142,10 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // no-op, so every process may run this at start.
     executions_.create_index(make_document("outbox.seq", 1));
     executions_.create_index(make_document("spawns.seq", 1));
+    // The sweeps read through these too: pending_outbox / pending_spawns scan the seq
+    // indexes (only documents with pending entries have keys in range), due_timers scans
+    // next_fire_at up to now. 100,000 idle executions cost nothing.
+    executions_.create_index(make_document("next_fire_at", 1));
   }
 }
 
@@ -174,7 +200,8 @@ int64_t ExecutionStore::next_seq(const std::string& name, int64_t count) {
     try {
       std::optional<Document> doc = counters_.find_one_and_update(filter, update, options);
       if (!doc) {
-        throw Error(ErrorCode::kInternalError, "counter " + quoted(name) + ": upsert returned nothing");
+        throw Error(ErrorCode::kInternalError,
+                    "counter " + quoted(name) + ": upsert returned nothing");
       }
       // n is the new high-water mark: the block is (n - count, n].
       return integer_field(*doc, "n", "counter " + quoted(name)) - count + 1;
@@ -230,6 +257,9 @@ void ExecutionStore::commit(Execution& exe, const CommitBatch& batch) {
   CommitPlan plan;
   plan.execution_id = exe.id;
   plan.definition_id = exe.definition_id;
+  plan.status = std::string(status_name(exe.status));
+  plan.parent_id = exe.parent_id;
+  if (exe.parent_id) check_storable("parent_id of execution " + quoted(exe.id), *exe.parent_id);
   plan.timers = net_timer_changes(batch.timers);  // validates the paths
   plan.processed_event = batch.processed_event_id;
   plan.trace_max = options_.trace_max;
@@ -266,8 +296,8 @@ void ExecutionStore::commit(Execution& exe, const CommitBatch& batch) {
       int64_t seq = next_seq("spawn", static_cast<int64_t>(batch.spawns.size()));
       for (const Spawn& spawn : batch.spawns) {
         plan.spawns.push_back(make_document("seq", seq++, "parent_id", exe.id, "child_id",
-                                            spawn.child_id, "root_path", spawn.root_path,
-                                            "context", spawn.context));
+                                            spawn.child_id, "root_path", spawn.root_path, "context",
+                                            spawn.context));
       }
     }
     if (batch.trace) {
@@ -291,9 +321,9 @@ void ExecutionStore::commit(Execution& exe, const CommitBatch& batch) {
     // Lost: say what is there now, so the caller knows whether to reload or give up.
     client::FindOptions only_version;
     only_version.projection = make_document("version", 1);
-    throw StoreConflict(exe.id, old,
-                        stored_version(executions_.find_one(make_document("_id", exe.id),
-                                                            only_version)));
+    throw StoreConflict(
+        exe.id, old,
+        stored_version(executions_.find_one(make_document("_id", exe.id), only_version)));
   } catch (...) {
     exe.version = old;  // the commit did not happen, whatever went wrong
     throw;
@@ -305,8 +335,7 @@ std::optional<Execution> ExecutionStore::load(std::string_view execution_id) {
   check_storable("execution id", execution_id);
   client::FindOptions options;
   options.projection = make_document("data", 1, "version", 1);
-  std::optional<Document> doc =
-      executions_.find_one(make_document("_id", execution_id), options);
+  std::optional<Document> doc = executions_.find_one(make_document("_id", execution_id), options);
   if (!doc) return std::nullopt;
   return parse_stored(*doc, execution_id);
 }
@@ -322,9 +351,9 @@ std::pair<std::optional<Execution>, bool> ExecutionStore::load_for_event(
       make_document("$match", make_document("_id", execution_id)),
       make_document(
           "$project",
-          make_document("data", 1, "version", 1, "hit",
-                        make_document("$in", make_array(event_id,
-                                                        make_document("$ifNull",
+          make_document(
+              "data", 1, "version", 1, "hit",
+              make_document("$in", make_array(event_id, make_document("$ifNull",
                                                                       make_array("$processed",
                                                                                  make_array())))))),
   };
@@ -340,8 +369,7 @@ bool ExecutionStore::is_processed(std::string_view execution_id, std::string_vie
   client::FindOptions options;
   options.projection = make_document("_id", 1);
   // `processed: id` matches any element of the array.
-  return executions_
-      .find_one(make_document("_id", execution_id, "processed", event_id), options)
+  return executions_.find_one(make_document("_id", execution_id, "processed", event_id), options)
       .has_value();
 }
 
@@ -351,56 +379,41 @@ ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {
     throw Error(ErrorCode::kBadValue,
                 "list_executions: limit must be >= 1, got " + std::to_string(query.limit));
   }
+  // Every filter runs on the server, against the promoted top-level fields each commit
+  // writes: a page holds `limit` matches whenever that many exist, and nothing that does not
+  // match crosses the wire. (harel filtered status and parent inside `data`, client-side.)
   DocumentBuilder filter;
   if (query.definition_id) filter.append("definition_id", *query.definition_id);
+  if (!query.statuses.empty()) {
+    filter.open_document("status").open_array("$in");
+    for (ExecutionStatus status : query.statuses) filter.push(status_name(status));
+    filter.close().close();
+  }
+  // {parent_id: null} also matches a document without the field.
+  if (query.roots_only) filter.append("parent_id", bson::Null{});
   if (query.cursor) {
     filter.open_document("_id").append("$gt", decode_list_cursor(*query.cursor)).close();
   }
   client::FindOptions options;
   options.projection = make_document("version", 1, "data", 1);
   options.sort = make_document("_id", 1);
-  // status and parent_id live inside `data`, so they filter here and the scan over-fetches
-  // until the page is full (plus one look-ahead match to know whether to hand out a cursor).
+  // One look-ahead match says whether a next page exists (a cursor is handed out exactly
+  // when there is more to see, never a full page followed by an empty one).
+  options.limit = query.limit + 1;
   options.batch_size = static_cast<size_t>(std::clamp<int64_t>(query.limit + 1, 2, 1000));
-  std::unique_ptr<client::Cursor> cursor = executions_.find(filter.finish(), options);
-
-  auto matches = [&](const ExecutionSummary& s) {
-    if (!query.statuses.empty() &&
-        std::find(query.statuses.begin(), query.statuses.end(), s.status) ==
-            query.statuses.end()) {
-      return false;
-    }
-    if (query.definition_id && s.definition_id != *query.definition_id) return false;
-    if (query.roots_only && s.parent_id) return false;
-    return true;
-  };
+  std::vector<Document> docs = executions_.find(filter.finish(), options)->to_vector();
 
   ExecutionPage page;
-  std::string last_scanned;  // the id the next page resumes after
-  bool more = false;
-  while (!more) {
-    std::vector<Document> batch = cursor->next_batch();
-    if (batch.empty()) break;
-    for (const Document& doc : batch) {
-      bson::Value id = doc.get("_id");
-      if (!id.is_string()) continue;  // not written by this store
-      Execution exe = parse_stored(doc, id.as_string());
-      ExecutionSummary summary{exe.id,         exe.definition_id, exe.status, exe.outcome,
-                               exe.active_path, exe.version,      exe.parent_id};
-      summary.id = std::string(id.as_string());
-      if (matches(summary)) {
-        if (static_cast<int64_t>(page.items.size()) == query.limit) {
-          // A further match exists: the next page starts at it, so a cursor is handed out
-          // exactly when there is more to see (never a full page followed by an empty one).
-          more = true;
-          break;
-        }
-        page.items.push_back(std::move(summary));
-      }
-      last_scanned = std::string(id.as_string());
+  for (const Document& doc : docs) {
+    if (static_cast<int64_t>(page.items.size()) == query.limit) {
+      page.next_cursor = encode_list_cursor(page.items.back().id);
+      break;
     }
+    std::string id = id_of(doc);
+    Execution exe = parse_stored(doc, id);
+    page.items.push_back(ExecutionSummary{id, exe.definition_id, exe.status, exe.outcome,
+                                          exe.active_path, exe.version, exe.parent_id});
   }
-  if (more) page.next_cursor = encode_list_cursor(last_scanned);
   return page;
 }
 
@@ -408,8 +421,7 @@ std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
   require_open();
   client::FindOptions options;
   options.projection = make_document("outbox", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(
-      make_document("outbox", make_document("$exists", true, "$ne", make_array())), options);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("outbox.seq"), options);
   std::vector<OutboxEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string source = id_of(doc);
@@ -446,16 +458,16 @@ std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
 
 void ExecutionStore::ack_outbox(int64_t seq) {
   require_open();
-  executions_.update_one(make_document("outbox.seq", seq),
-                         make_document("$pull", make_document("outbox", make_document("seq", seq))));
+  executions_.update_one(
+      make_document("outbox.seq", seq),
+      make_document("$pull", make_document("outbox", make_document("seq", seq))));
 }
 
 std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
   require_open();
   client::FindOptions options;
   options.projection = make_document("spawns", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(
-      make_document("spawns", make_document("$exists", true, "$ne", make_array())), options);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("spawns.seq"), options);
   std::vector<SpawnEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string parent = id_of(doc);
@@ -489,28 +501,44 @@ std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
 
 void ExecutionStore::ack_spawn(int64_t seq) {
   require_open();
-  executions_.update_one(make_document("spawns.seq", seq),
-                         make_document("$pull", make_document("spawns", make_document("seq", seq))));
+  executions_.update_one(
+      make_document("spawns.seq", seq),
+      make_document("$pull", make_document("spawns", make_document("seq", seq))));
 }
 
 std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   require_open();
   client::FindOptions options;
-  options.projection = make_document("timers", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(
-      make_document("timers", make_document("$exists", true, "$ne", Document())), options);
+  options.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+  // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
+  // range [.., now] holds every document with a due timer, plus documents whose bound went
+  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
+  std::unique_ptr<client::Cursor> cursor =
+      executions_.find(make_document("next_fire_at", make_document("$lte", now)), options);
   std::vector<DueTimer> due;
   for (const Document& doc : cursor->to_vector()) {
     bson::Value timers = doc.get("timers");
-    if (!timers.is_document()) continue;
-    for (const bson::Element& e : timers.as_document()) {
-      if (!e.value.is_number()) {
-        throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
-                                                   quoted(decode_timer_path(e.key)) +
-                                                   " is not a number");
+    if (timers.is_document()) {
+      for (const bson::Element& e : timers.as_document()) {
+        if (!e.value.is_number()) {
+          throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
+                                                     quoted(decode_timer_path(e.key)) +
+                                                     " is not a number");
+        }
+        double fire_at = e.value.number_as_double();
+        if (fire_at <= now) due.push_back({id_of(doc), decode_timer_path(e.key), fire_at});
       }
-      double fire_at = e.value.number_as_double();
-      if (fire_at <= now) due.push_back({id_of(doc), decode_timer_path(e.key), fire_at});
+    }
+    std::optional<double> earliest = earliest_timer(timers);
+    double bound = doc.get("next_fire_at").number_as_double();
+    if (!earliest || *earliest > bound) {
+      // Raise the stale bound. Guarded on version and the bound read: a commit in between
+      // may have armed an earlier timer (it bumps version), and then this must not land.
+      Document update = earliest ? make_document("$set", make_document("next_fire_at", *earliest))
+                                 : make_document("$unset", make_document("next_fire_at", ""));
+      executions_.update_one(make_document("_id", doc.get("_id"), "version", doc.get("version"),
+                                           "next_fire_at", doc.get("next_fire_at")),
+                             update);
     }
   }
   std::sort(due.begin(), due.end(), [](const DueTimer& a, const DueTimer& b) {
@@ -528,9 +556,26 @@ void ExecutionStore::delete_timer(std::string_view execution_id, std::string_vie
   check_timer_path(path);
   std::string key = "timers." + encode_timer_path(path);
   // Guarded on the stored time: a sweep holding a stale fire_at must not delete the timer
-  // the execution has since re-armed.
-  executions_.update_one(make_document("_id", execution_id, key, fire_at),
-                         make_document("$unset", make_document(key, "")));
+  // the execution has since re-armed. An update pipeline removes the timer and recomputes
+  // next_fire_at from what is left in the same atomic write ($min of no timers is null,
+  // which no `$lte: now` matches).
+  std::vector<Document> pipeline = {
+      make_document("$unset", make_array(key)),
+      make_document(
+          "$set",
+          make_document(
+              "next_fire_at",
+              make_document(
+                  "$min",
+                  make_document(
+                      "$map",
+                      make_document("input",
+                                    make_document("$objectToArray",
+                                                  make_document("$ifNull",
+                                                                make_array("$timers", Document()))),
+                                    "in", "$$this.v"))))),
+  };
+  executions_.update_one(make_document("_id", execution_id, key, fire_at), pipeline);
 }
 
 void ExecutionStore::append_trace(std::string_view execution_id, bson::DocumentView entry) {

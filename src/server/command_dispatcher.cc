@@ -61,6 +61,21 @@ Document document_or_empty(const DocumentView& doc, std::string_view field) {
   return Document::copy_of(v.as_document());
 }
 
+// `hint` of a write or findAndModify: an index name or a key pattern.
+engine::IndexHint hint_of(const DocumentView& spec) {
+  engine::IndexHint hint;
+  Value v = spec.get("hint");
+  if (v.is_missing()) return hint;
+  if (v.is_string()) {
+    hint.name = std::string(v.as_string());
+  } else if (v.is_document()) {
+    hint.keys = Document::copy_of(v.as_document());
+  } else {
+    throw Error(ErrorCode::kFailedToParse, "hint must be a string or an object");
+  }
+  return hint;
+}
+
 DocumentView required_array(const DocumentView& doc, std::string_view field) {
   Value v = doc.get(field);
   if (!v.is_array()) {
@@ -566,9 +581,13 @@ class CommandDispatcher::Impl {
             }
           }
         }
+        options.hint = hint_of(spec);
         engine::UpdateResult result;
         if (u.is_array()) {
-          throw Error(ErrorCode::kNotImplemented, "pipeline-style updates are not supported");
+          // An update pipeline: the engine takes the stages' array bytes.
+          options.update_is_pipeline = true;
+          result = multi ? engine_->update_many(ctx.db, coll, q, u.as_array(), options)
+                         : engine_->update_one(ctx.db, coll, q, u.as_array(), options);
         } else if (!u.is_document()) {
           throw Error(ErrorCode::kFailedToParse, "'u' must be an update document");
         } else if (is_operator_update(u.as_document())) {
@@ -617,8 +636,10 @@ class CommandDispatcher::Impl {
         DocumentView spec = e.value.as_document();
         Document q = document_or_empty(spec, "q");
         int64_t limit = integer_or(spec, "limit", 0);
-        n += limit == 1 ? engine_->delete_one(ctx.db, coll, q)
-                        : engine_->delete_many(ctx.db, coll, q);
+        engine::DeleteOptions delete_options;
+        delete_options.hint = hint_of(spec);
+        n += limit == 1 ? engine_->delete_one(ctx.db, coll, q, delete_options)
+                        : engine_->delete_many(ctx.db, coll, q, delete_options);
       } catch (const Error& err) {
         push_write_error(errors, index, err);
         any_error = true;
@@ -636,6 +657,7 @@ class CommandDispatcher::Impl {
     engine::FindAndModifyOptions options;
     options.sort = document_or_empty(ctx.cmd, "sort");
     options.projection = document_or_empty(ctx.cmd, "fields");
+    options.hint = hint_of(ctx.cmd);
     options.upsert = ctx.cmd.get("upsert").truthy();
     options.return_document = ctx.cmd.get("new").truthy() ? engine::ReturnDocument::kAfter
                                                           : engine::ReturnDocument::kBefore;
@@ -649,10 +671,8 @@ class CommandDispatcher::Impl {
       value = engine_->find_one_and_delete(ctx.db, coll, query, options);
       b.open_document("lastErrorObject").append("n", value ? 1 : 0).close();
     } else {
-      if (update.is_array()) {
-        throw Error(ErrorCode::kNotImplemented, "pipeline-style updates are not supported");
-      }
-      if (!update.is_document()) {
+      options.update_is_pipeline = update.is_array();
+      if (!update.is_document() && !update.is_array()) {
         throw Error(ErrorCode::kFailedToParse, "Either an update or remove=true must be specified");
       }
       Value filters = ctx.cmd.get("arrayFilters");
@@ -663,7 +683,9 @@ class CommandDispatcher::Impl {
           }
         }
       }
-      UpsertOutcome outcome = find_and_modify_update(ctx.db, coll, query, update.as_document(),
+      UpsertOutcome outcome = find_and_modify_update(ctx.db, coll, query,
+                                                     update.is_array() ? update.as_array()
+                                                                       : update.as_document(),
                                                      options);
       value = std::move(outcome.value);
       b.open_document("lastErrorObject");
@@ -688,7 +710,7 @@ class CommandDispatcher::Impl {
   std::optional<Document> modify(const std::string& db, const std::string& coll,
                                  const Document& query, DocumentView update,
                                  const engine::FindAndModifyOptions& options) {
-    return is_operator_update(update)
+    return options.update_is_pipeline || is_operator_update(update)
                ? engine_->find_one_and_update(db, coll, query, update, options)
                : engine_->find_one_and_replace(db, coll, query, update, options);
   }
@@ -712,7 +734,10 @@ class CommandDispatcher::Impl {
       out.updated_existing = out.value.has_value();
       return out;
     }
-    bool operator_update = is_operator_update(update);
+    // A pipeline (an array's bytes) is neither an operator update nor a replacement: its
+    // upsert takes the pre-read path below.
+    bool pipeline = options.update_is_pipeline;
+    bool operator_update = !pipeline && is_operator_update(update);
     std::optional<bson::OwnedValue> known_id;
     Value query_id = query.get("_id");
     bool query_id_is_equality =
@@ -726,7 +751,7 @@ class CommandDispatcher::Impl {
       if (soi.is_document() && soi.as_document().has("_id")) {
         known_id = bson::OwnedValue(soi.as_document().get("_id"));
       }
-    } else if (update.has("_id")) {
+    } else if (!pipeline && update.has("_id")) {
       known_id = bson::OwnedValue(update.get("_id"));
     }
     if (known_id) {

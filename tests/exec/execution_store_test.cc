@@ -1,0 +1,579 @@
+// The ExecutionStore's contract, written once and run on every backend: embedded memory,
+// embedded durable, and remote (libmongoc) through a `mongostore serve` child.
+//
+// Each behaviour of seeds/000 is asserted through the store's API and, where the layout is
+// the contract (the seed's document shape, the promoted fields), through the raw collection.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/exec/execution_store.h"
+#include "support/backend.h"
+
+namespace mongostore::exec {
+namespace {
+
+using bson::Document;
+using bson::make_document;
+using testing::Backend;
+
+class ExecutionStoreContract : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    client_ = backend_.connect(GetParam());
+    store_.emplace(client_, options());
+  }
+  virtual ExecutionStoreOptions options() const { return {}; }
+
+  ExecutionStore& store() { return *store_; }
+  client::Collection executions() const {
+    return client_->database("harel").collection("executions");
+  }
+  Document raw(const std::string& id) const {
+    auto doc = executions().find_one(make_document("_id", id));
+    EXPECT_TRUE(doc) << id;
+    return doc ? *doc : Document();
+  }
+  Execution make(const std::string& id, const std::string& definition = "order",
+                 std::optional<std::string> parent = std::nullopt) {
+    NewExecution spec;
+    spec.id = id;
+    spec.definition_id = definition;
+    spec.parent_id = parent;
+    spec.context = make_document("n", 1);
+    return store().create(spec);
+  }
+
+  testing::BackendHolder backend_;
+  std::shared_ptr<client::Client> client_;
+  std::optional<ExecutionStore> store_;
+};
+
+// --- create, commit, load ------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, CreateSavesVersionOneAndLoadReturnsAnEqualCopy) {
+  Execution exe = make("e1");
+  EXPECT_EQ(exe.version, 1);
+  auto loaded = store().load("e1");
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(*loaded, exe);
+  EXPECT_FALSE(store().load("nope"));
+
+  // The seed's layout, plus the promoted fields.
+  Document doc = raw("e1");
+  EXPECT_EQ(doc.get("definition_id").as_string(), "order");
+  EXPECT_EQ(doc.get("version").number_as_double(), 1);
+  EXPECT_TRUE(doc.get("data").is_string());
+  EXPECT_TRUE(doc.get("outbox").is_array());
+  EXPECT_TRUE(doc.get("spawns").is_array());
+  EXPECT_TRUE(doc.get("processed").is_array());
+  EXPECT_TRUE(doc.get("timers").is_document());
+  EXPECT_TRUE(doc.get("trace").is_array());
+  EXPECT_EQ(doc.get("status").as_string(), "PENDING");
+  EXPECT_TRUE(doc.get("parent_id").is_null());
+}
+
+TEST_P(ExecutionStoreContract, GeneratedIdsAreFreshAndChosenIdsAreUnique) {
+  NewExecution spec;
+  spec.definition_id = "d";
+  Execution a = store().create(spec);
+  Execution b = store().create(spec);
+  EXPECT_NE(a.id, b.id);
+  EXPECT_EQ(a.id.size(), 32u);
+  make("taken");
+  try {
+    make("taken");
+    FAIL() << "a taken id must raise ExecutionAlreadyExists";
+  } catch (const ExecutionAlreadyExists& e) {
+    EXPECT_EQ(e.execution_id(), "taken");
+    EXPECT_EQ(e.code(), 11000);
+  }
+}
+
+TEST_P(ExecutionStoreContract, CommitBumpsVersionAndConflictsNameBothVersions) {
+  Execution exe = make("e1");
+  Execution stale = exe;
+  exe.status = ExecutionStatus::kRunning;
+  store().commit(exe);
+  EXPECT_EQ(exe.version, 2);
+  EXPECT_EQ(raw("e1").get("status").as_string(), "RUNNING");
+
+  stale.context = make_document("lost", true);
+  try {
+    store().commit(stale);
+    FAIL() << "a stale commit must conflict";
+  } catch (const StoreConflict& e) {
+    EXPECT_EQ(e.execution_id(), "e1");
+    EXPECT_EQ(e.expected(), 1);
+    EXPECT_EQ(e.found(), 2);
+    EXPECT_EQ(e.code(), 112);
+  }
+  EXPECT_EQ(stale.version, 1);  // restored: the commit did not happen
+  EXPECT_EQ(store().load("e1")->context, exe.context);
+
+  // A commit to an execution that is gone conflicts with no found version.
+  executions().delete_one(make_document("_id", "e1"));
+  try {
+    store().commit(exe);
+    FAIL();
+  } catch (const StoreConflict& e) {
+    EXPECT_FALSE(e.found().has_value());
+  }
+  EXPECT_EQ(exe.version, 2);
+}
+
+TEST_P(ExecutionStoreContract, RacingFirstSavesHaveOneWinner) {
+  Execution a, b;
+  a.id = b.id = "race";
+  a.definition_id = b.definition_id = "d";
+  store().save(a);
+  EXPECT_THROW(store().save(b), StoreConflict);
+  EXPECT_EQ(b.version, 0);
+  EXPECT_EQ(store().load("race")->version, 1);
+}
+
+TEST_P(ExecutionStoreContract, EverythingInABatchLandsTogether) {
+  Execution exe = make("e1");
+  CommitBatch batch;
+  batch.emits.push_back({"target", Event::make("Go", make_document("x", 1))});
+  batch.emits.push_back({std::nullopt, Event::make("Broadcast")});
+  batch.processed_event_id = "ev-1";
+  batch.timers.push_back(TimerOp::schedule("Fork.A", 100.5));
+  batch.spawns.push_back({"child-1", "Fork.A", make_document("k", "v")});
+  batch.trace = make_document("event", "ev-1", "to", "S2");
+  store().commit(exe, batch);
+
+  auto outbox = store().pending_outbox();
+  ASSERT_EQ(outbox.size(), 2u);
+  EXPECT_EQ(outbox[0].target_id, "target");
+  EXPECT_EQ(outbox[0].event, batch.emits[0].event);
+  EXPECT_EQ(outbox[0].source_id, "e1");
+  EXPECT_FALSE(outbox[1].target_id);
+  EXPECT_EQ(outbox[1].seq, outbox[0].seq + 1);  // one block for the commit's emits
+  EXPECT_TRUE(store().is_processed("e1", "ev-1"));
+  EXPECT_FALSE(store().is_processed("e1", "ev-2"));
+  auto due = store().due_timers(1000);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].path, "Fork.A");
+  EXPECT_DOUBLE_EQ(due[0].fire_at, 100.5);
+  // The stored key encodes "." as U+FF0E.
+  EXPECT_TRUE(
+      raw("e1").get("timers").as_document().has("Fork\xEF\xBC\x8E"
+                                                "A"));
+  auto spawns = store().pending_spawns();
+  ASSERT_EQ(spawns.size(), 1u);
+  EXPECT_EQ(spawns[0].child_id, "child-1");
+  EXPECT_EQ(spawns[0].parent_id, "e1");
+  EXPECT_EQ(spawns[0].context, make_document("k", "v"));
+  auto trace = store().read_trace("e1");
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_EQ(trace[0].get("index").number_as_double(), 0);
+  EXPECT_EQ(trace[0].get("to").as_string(), "S2");
+}
+
+TEST_P(ExecutionStoreContract, AFailedCommitLeavesNothingBehind) {
+  Execution exe = make("e1");
+  Execution stale = exe;
+  store().save(exe);
+  CommitBatch batch;
+  batch.emits.push_back({"t", Event::make("E")});
+  batch.processed_event_id = "ev";
+  batch.timers.push_back(TimerOp::schedule("T", 1));
+  batch.spawns.push_back({"c", "R", {}});
+  batch.trace = make_document("step", 1);
+  EXPECT_THROW(store().commit(stale, batch), StoreConflict);
+
+  // A commit that fails validation part-way (a bad timer path after good ops) writes nothing.
+  CommitBatch bad = batch;
+  bad.timers.push_back(TimerOp::schedule("$bad", 2));
+  EXPECT_THROW(store().commit(exe, bad), Error);
+  EXPECT_EQ(exe.version, 2);
+
+  EXPECT_TRUE(store().pending_outbox().empty());
+  EXPECT_TRUE(store().pending_spawns().empty());
+  EXPECT_TRUE(store().due_timers(1e12).empty());
+  EXPECT_FALSE(store().is_processed("e1", "ev"));
+  EXPECT_TRUE(store().read_trace("e1").empty());
+  EXPECT_EQ(store().load("e1")->version, 2);
+}
+
+TEST_P(ExecutionStoreContract, LoadForEventFoldsTheDedupeCheckIn) {
+  Execution exe = make("e1");
+  CommitBatch batch;
+  batch.processed_event_id = "seen";
+  store().commit(exe, batch);
+  auto [loaded, seen] = store().load_for_event("e1", "seen");
+  ASSERT_TRUE(loaded);
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(loaded->version, 2);
+  auto [again, fresh] = store().load_for_event("e1", "new");
+  EXPECT_FALSE(fresh);
+  auto [none, none_seen] = store().load_for_event("nope", "seen");
+  EXPECT_FALSE(none);
+  EXPECT_FALSE(none_seen);
+  // Marking twice keeps one mark ($addToSet).
+  store().commit(exe, batch);
+  Document doc = raw("e1");
+  EXPECT_EQ(
+      std::distance(doc.get("processed").as_array().begin(), doc.get("processed").as_array().end()),
+      1);
+}
+
+// --- outbox, spawns ------------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, OutboxAndSpawnsDrainInSeqOrderAcrossExecutions) {
+  Execution a = make("a"), b = make("b");
+  std::vector<int64_t> seqs;
+  for (int i = 0; i < 3; ++i) {
+    CommitBatch batch;
+    batch.emits.push_back({"x", Event::make("E" + std::to_string(i))});
+    batch.spawns.push_back({"child" + std::to_string(i), "R", {}});
+    store().commit(i % 2 == 0 ? b : a, batch);
+  }
+  auto outbox = store().pending_outbox();
+  ASSERT_EQ(outbox.size(), 3u);
+  for (size_t i = 0; i < outbox.size(); ++i) {
+    EXPECT_EQ(outbox[i].event.kind, "E" + std::to_string(i));
+    if (i > 0) {
+      EXPECT_GT(outbox[i].seq, outbox[i - 1].seq);
+    }
+  }
+  store().ack_outbox(outbox[1].seq);
+  store().ack_outbox(outbox[1].seq);  // acking twice is a no-op
+  store().ack_outbox(999999);         // so is an unknown seq
+  auto left = store().pending_outbox();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].seq, outbox[0].seq);
+  EXPECT_EQ(left[1].seq, outbox[2].seq);
+
+  auto spawns = store().pending_spawns();
+  ASSERT_EQ(spawns.size(), 3u);
+  store().ack_spawn(spawns[0].seq);
+  EXPECT_EQ(store().pending_spawns().size(), 2u);
+  EXPECT_EQ(store().pending_spawns()[0].child_id, "child1");
+}
+
+TEST_P(ExecutionStoreContract, SeqBlocksAreAllocatedFromTheCounter) {
+  Execution exe = make("e1");
+  CommitBatch batch;
+  for (int i = 0; i < 5; ++i) batch.emits.push_back({"t", Event::make("E")});
+  store().commit(exe, batch);
+  auto counter =
+      client_->database("harel").collection("counters").find_one(make_document("_id", "outbox"));
+  ASSERT_TRUE(counter);
+  int64_t n = 0;
+  ASSERT_TRUE(counter->get("n").number_as_exact_int64(&n));
+  auto outbox = store().pending_outbox();
+  ASSERT_EQ(outbox.size(), 5u);
+  // The block is (n - count, n]: n - count + 1 .. n.
+  EXPECT_EQ(outbox.front().seq, n - 5 + 1);
+  EXPECT_EQ(outbox.back().seq, n);
+}
+
+// --- timers --------------------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, TimersArmCancelAndFireEarliestFirst) {
+  Execution a = make("a"), b = make("b");
+  CommitBatch arm_a;
+  arm_a.timers = {TimerOp::schedule("X", 30), TimerOp::schedule("Y.Z", 10)};
+  store().commit(a, arm_a);
+  CommitBatch arm_b;
+  arm_b.timers = {TimerOp::schedule("X", 20)};
+  store().commit(b, arm_b);
+
+  auto due = store().due_timers(25);
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_EQ(due[0].execution_id, "a");
+  EXPECT_EQ(due[0].path, "Y.Z");
+  EXPECT_EQ(due[1].execution_id, "b");
+  EXPECT_TRUE(store().due_timers(5).empty());
+
+  // Ops apply in order: cancel then re-arm one path is a re-arm (harel's conflicting
+  // $set/$unset of one path would fail on a real server).
+  CommitBatch rearm;
+  rearm.timers = {TimerOp::cancel("Y.Z"), TimerOp::schedule("Y.Z", 40), TimerOp::cancel("X")};
+  store().commit(a, rearm);
+  due = store().due_timers(100);
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_EQ(due[0].execution_id, "b");
+  EXPECT_EQ(due[1].path, "Y.Z");
+  EXPECT_DOUBLE_EQ(due[1].fire_at, 40);
+  EXPECT_TRUE(store().due_timers(25).size() == 1u);  // the cancelled X at 30 is gone
+}
+
+TEST_P(ExecutionStoreContract, DeleteTimerIsGuardedOnTheStoredFireTime) {
+  Execution exe = make("e1");
+  CommitBatch arm;
+  arm.timers = {TimerOp::schedule("T", 10), TimerOp::schedule("U", 50)};
+  store().commit(exe, arm);
+  auto due = store().due_timers(20);
+  ASSERT_EQ(due.size(), 1u);
+
+  // The execution re-arms T while the sweep still holds the old fire_at.
+  CommitBatch rearm;
+  rearm.timers = {TimerOp::schedule("T", 15)};
+  store().commit(exe, rearm);
+  store().delete_timer("e1", "T", due[0].fire_at);  // stale: must not delete the re-armed T
+  due = store().due_timers(20);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_DOUBLE_EQ(due[0].fire_at, 15);
+  store().delete_timer("e1", "T", 15);
+  EXPECT_TRUE(store().due_timers(20).empty());
+  due = store().due_timers(60);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].path, "U");
+  store().delete_timer("e1", "U", 50);
+  EXPECT_TRUE(store().due_timers(1e12).empty());
+  EXPECT_TRUE(raw("e1").get("timers").as_document().empty());
+  store().delete_timer("nope", "T", 1);  // unknown execution: no-op
+}
+
+TEST_P(ExecutionStoreContract, ABadTimerPathFailsLoudlyAndWritesNothing) {
+  Execution exe = make("e1");
+  for (std::string bad : {std::string(""), std::string("$x"),
+                          std::string("a\xEF\xBC\x8E"
+                                      "b"),
+                          std::string("a\0b", 3), std::string("\xFF")}) {
+    CommitBatch batch;
+    batch.timers = {TimerOp::schedule(bad, 1)};
+    try {
+      store().commit(exe, batch);
+      FAIL() << "path '" << bad << "' must be rejected";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), 2) << e.what();
+    }
+  }
+  EXPECT_EQ(store().load("e1")->version, 1);
+}
+
+// --- trace ring ----------------------------------------------------------------------------
+
+class TraceRing : public ExecutionStoreContract {
+ protected:
+  ExecutionStoreOptions options() const override {
+    ExecutionStoreOptions o;
+    o.trace_max = 200;
+    return o;
+  }
+};
+
+TEST_P(TraceRing, KeepsTheLastTraceMaxStepsWithIndexesThatSurviveEviction) {
+  Execution exe = make("e1");
+  for (int i = 0; i < 250; ++i) {
+    CommitBatch batch;
+    batch.trace = make_document("step", i);
+    store().commit(exe, batch);
+  }
+  for (int i = 250; i < 500; ++i) store().append_trace("e1", make_document("step", i));
+  auto trace = store().read_trace("e1");
+  ASSERT_EQ(trace.size(), 200u);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    int64_t index = -1;
+    ASSERT_TRUE(trace[i].get("index").number_as_exact_int64(&index));
+    EXPECT_EQ(index, 300 + static_cast<int64_t>(i));
+    EXPECT_EQ(trace[i].get("step").number_as_double(), 300 + static_cast<double>(i));
+  }
+  // An unknown execution has no trace, and appending to one creates nothing.
+  store().append_trace("ghost", make_document("step", 1));
+  EXPECT_TRUE(store().read_trace("ghost").empty());
+  EXPECT_FALSE(executions().find_one(make_document("_id", "ghost")));
+}
+
+// --- listing -------------------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, ListPagesToTheEndWithEveryFilterCombination) {
+  // 40 executions: 4 definitions x statuses x roots/children.
+  std::vector<Execution> all;
+  const ExecutionStatus statuses[] = {ExecutionStatus::kPending, ExecutionStatus::kRunning,
+                                      ExecutionStatus::kDone};
+  for (int i = 0; i < 40; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof id, "x%03d", i);
+    std::optional<std::string> parent;
+    if (i % 4 == 3) parent = "x000";
+    Execution exe = make(id, i % 2 == 0 ? "even" : "odd", parent);
+    exe.status = statuses[i % 3];
+    store().save(exe);
+    all.push_back(exe);
+  }
+  for (int definition = 0; definition < 3; ++definition) {
+    for (int status_set = 0; status_set < 4; ++status_set) {
+      for (bool roots : {false, true}) {
+        for (int64_t limit : {1, 3, 7, 100}) {
+          ListQuery q;
+          if (definition == 1) q.definition_id = "even";
+          if (definition == 2) q.definition_id = "odd";
+          if (status_set == 1) q.statuses = {ExecutionStatus::kDone};
+          if (status_set == 2) q.statuses = {ExecutionStatus::kPending, ExecutionStatus::kRunning};
+          if (status_set == 3) q.statuses = {ExecutionStatus::kFailed};
+          q.roots_only = roots;
+          q.limit = limit;
+          std::vector<std::string> expected;
+          for (const Execution& e : all) {
+            if (q.definition_id && e.definition_id != *q.definition_id) continue;
+            if (!q.statuses.empty() &&
+                std::find(q.statuses.begin(), q.statuses.end(), e.status) == q.statuses.end()) {
+              continue;
+            }
+            if (roots && e.parent_id) continue;
+            expected.push_back(e.id);
+          }
+          std::vector<std::string> got;
+          std::optional<std::string> cursor;
+          for (int page_no = 0; page_no < 100; ++page_no) {
+            q.cursor = cursor;
+            ExecutionPage page = store().list_executions(q);
+            size_t left = expected.size() - got.size();
+            // A page is full whenever that many matches are left, and a cursor is handed
+            // out exactly when more follow.
+            EXPECT_EQ(page.items.size(), std::min<size_t>(left, static_cast<size_t>(limit)));
+            for (const auto& item : page.items) got.push_back(item.id);
+            EXPECT_EQ(page.next_cursor.has_value(), got.size() < expected.size());
+            cursor = page.next_cursor;
+            if (!cursor) break;
+          }
+          EXPECT_EQ(got, expected) << "definition " << definition << " statuses " << status_set
+                                   << " roots " << roots << " limit " << limit;
+        }
+      }
+    }
+  }
+  ListQuery bad;
+  bad.limit = 0;
+  EXPECT_THROW(store().list_executions(bad), Error);
+  bad.limit = 5;
+  bad.cursor = "not a cursor!";
+  EXPECT_THROW(store().list_executions(bad), Error);
+}
+
+TEST_P(ExecutionStoreContract, SummariesCarryTheListingFields) {
+  Execution exe = make("e1", "order", "p");
+  exe.status = ExecutionStatus::kDone;
+  exe.outcome = "shipped";
+  exe.active_path = "Shipped";
+  store().save(exe);
+  auto page = store().list_executions();
+  ASSERT_EQ(page.items.size(), 1u);
+  const auto& s = page.items[0];
+  EXPECT_EQ(s.id, "e1");
+  EXPECT_EQ(s.definition_id, "order");
+  EXPECT_EQ(s.status, ExecutionStatus::kDone);
+  EXPECT_EQ(s.outcome, "shipped");
+  EXPECT_EQ(s.active_path, "Shipped");
+  EXPECT_EQ(s.version, 2);
+  EXPECT_EQ(s.parent_id, "p");
+}
+
+// --- bad input, close ----------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, BadInputIsTypedAndLeavesTheDocumentUnchanged) {
+  Execution exe = make("e1");
+  Document before = raw("e1");
+  Execution bad_priority = exe;
+  bad_priority.priority = 9;
+  EXPECT_THROW(store().commit(bad_priority), Error);
+  Execution bad_utf8 = exe;
+  bad_utf8.outcome = std::string("\xC3\x28");
+  EXPECT_THROW(store().commit(bad_utf8), Error);
+  EXPECT_EQ(bad_utf8.version, 1);
+
+  // A snapshot past 16 MiB: BSONObjectTooLarge (10334) or the server's equivalent, and
+  // nothing written.
+  Execution huge = exe;
+  huge.context = make_document("blob", std::string(17 * 1024 * 1024, 'x'));
+  try {
+    store().commit(huge);
+    FAIL() << "a document over 16 MiB must be rejected";
+  } catch (const StoreConflict&) {
+    FAIL() << "size is not a conflict";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).size(), 0u);
+  }
+  EXPECT_EQ(huge.version, 1);
+
+  NewExecution empty_id;
+  empty_id.id = "";
+  empty_id.definition_id = "d";
+  EXPECT_THROW(store().create(empty_id), Error);
+  EXPECT_EQ(raw("e1"), before);
+
+  // A `data` field that does not parse names the execution.
+  executions().insert_one(make_document("_id", "broken", "version", 1, "data", "{not json"));
+  try {
+    store().load("broken");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 9);
+    EXPECT_NE(std::string(e.what()).find("'broken'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(ExecutionStoreContract, CloseMakesLaterCallsFailLoudly) {
+  make("e1");
+  store().close();
+  try {
+    store().load("e1");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 20);
+  }
+  // The client it did not open is still usable.
+  EXPECT_TRUE(executions().find_one(make_document("_id", "e1")));
+}
+
+// --- concurrency ---------------------------------------------------------------------------
+
+TEST_P(ExecutionStoreContract, ConcurrentReloadAndRetryLosesNoUpdate) {
+  constexpr int kThreads = 8, kPerThread = 25, kShared = 3;
+  for (int i = 0; i < kShared; ++i) make("s" + std::to_string(i));
+  std::atomic<int64_t> conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string id = "s" + std::to_string((t + i) % kShared);
+        std::string event = "t" + std::to_string(t) + "-" + std::to_string(i);
+        for (;;) {
+          auto [exe, seen] = store().load_for_event(id, event);
+          ASSERT_TRUE(exe);
+          ASSERT_FALSE(seen);
+          exe->processed_events += 1;
+          CommitBatch batch;
+          batch.processed_event_id = event;
+          batch.emits.push_back({id, Event::make("Tick")});
+          try {
+            store().commit(*exe, batch);
+            break;
+          } catch (const StoreConflict&) {
+            ++conflicts;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  int64_t total = 0;
+  for (int i = 0; i < kShared; ++i) {
+    auto exe = store().load("s" + std::to_string(i));
+    total += exe->processed_events;
+    EXPECT_EQ(exe->version, 1 + exe->processed_events);
+  }
+  EXPECT_EQ(total, kThreads * kPerThread);
+  auto outbox = store().pending_outbox();
+  EXPECT_EQ(outbox.size(), static_cast<size_t>(kThreads * kPerThread));
+  std::set<int64_t> seqs;
+  for (const auto& e : outbox) seqs.insert(e.seq);
+  EXPECT_EQ(seqs.size(), outbox.size()) << "duplicate outbox seq";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ExecutionStoreContract, testing::all_backends(),
+                         testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, TraceRing, testing::all_backends(), testing::backend_test_name);
+
+}  // namespace
+}  // namespace mongostore::exec
