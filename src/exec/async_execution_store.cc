@@ -8,6 +8,11 @@
 
 namespace mongostore::exec {
 
+// kGcc12Note: GCC 12.2 (Debian 12's compiler) destroys twice a temporary of class type that
+// is an argument inside a co_await expression (GCC bug 100611 and relatives; fixed in later
+// releases): `co_await run([captures] {...})` freed the captures twice. Every operation here
+// therefore names its closure and moves it in.
+
 class AsyncExecutionStore::Impl {
  public:
   explicit Impl(AsyncStoreOptions options)
@@ -24,14 +29,13 @@ class AsyncExecutionStore::Impl {
     using Result = std::invoke_result_t<Operation&>;
     co_await limiter_.acquire();
     InFlightSlot slot(limiter_);
-    co_return co_await asio::co_spawn(
-        pool_,
-        [this, operation = std::move(operation)]() mutable -> asio::awaitable<Result> {
-          Running running(*this);
-          if (options_.before_operation) options_.before_operation();
-          co_return operation();
-        },
-        asio::use_awaitable);
+    // Named, not a temporary inside the co_await expression: see kGcc12Note.
+    auto task = [this, operation = std::move(operation)]() mutable -> asio::awaitable<Result> {
+      Running running(*this);
+      if (options_.before_operation) options_.before_operation();
+      co_return operation();
+    };
+    co_return co_await asio::co_spawn(pool_, std::move(task), asio::use_awaitable);
   }
 
   size_t in_flight() const { return in_flight_.load(); }
@@ -85,10 +89,18 @@ AsyncExecutionStore::AsyncExecutionStore(std::shared_ptr<ExecutionStore> store,
 
 AsyncExecutionStore::~AsyncExecutionStore() = default;
 
-size_t AsyncExecutionStore::in_flight() const { return impl_->in_flight(); }
-size_t AsyncExecutionStore::peak_in_flight() const { return impl_->peak(); }
+size_t AsyncExecutionStore::in_flight() const {
+  return impl_->in_flight();
+}
+size_t AsyncExecutionStore::peak_in_flight() const {
+  return impl_->peak();
+}
 
-asio::awaitable<std::unique_ptr<AsyncExecutionStore>> AsyncExecutionStore::connect(
+// connect() is a plain function that hands its by-value arguments on to this coroutine:
+// GCC 12 destroys braced temporaries passed straight into a coroutine's by-value parameters
+// twice (`connect(uri, {}, {})` crashed), while a coroutine fed from a normal function's
+// parameters is safe.
+asio::awaitable<std::unique_ptr<AsyncExecutionStore>> AsyncExecutionStore::connect_coroutine(
     std::string uri, ExecutionStoreOptions options, AsyncStoreOptions async,
     std::chrono::milliseconds deadline) {
   auto executor = co_await asio::this_coro::executor;
@@ -97,109 +109,127 @@ asio::awaitable<std::unique_ptr<AsyncExecutionStore>> AsyncExecutionStore::conne
   asio::thread_pool helper(1);
   asio::steady_timer timer(executor);
   ConnectRetry retry(uri, deadline);
-  for (;;) {
+  std::shared_ptr<ExecutionStore> store;
+  // One co_return, after the loop: GCC 12 mis-destroys the frame of a coroutine that
+  // co_returns from inside a loop holding live locals (a crash in the parameters'
+  // destructors), so the loop only breaks.
+  while (!store) {
     int32_t code = static_cast<int32_t>(ErrorCode::kHostUnreachable);
     std::string message;
-    std::shared_ptr<ExecutionStore> store;
     std::string attempt_uri = retry.attempt_uri();
     try {
-      store = co_await asio::co_spawn(
-          helper,
-          [&]() -> asio::awaitable<std::shared_ptr<ExecutionStore>> {
-            co_return std::make_shared<ExecutionStore>(ExecutionStore::connect_once(attempt_uri, options));
-          },
-          asio::use_awaitable);
+      auto attempt = [attempt_uri, options]() -> asio::awaitable<std::shared_ptr<ExecutionStore>> {
+        co_return std::make_shared<ExecutionStore>(
+            ExecutionStore::connect_once(attempt_uri, options));
+      };
+      store = co_await asio::co_spawn(helper, std::move(attempt), asio::use_awaitable);
     } catch (const Error& e) {
       code = e.code();
       message = e.what();
     } catch (const std::exception& e) {
       message = e.what();
     }
-    if (store) co_return std::make_unique<AsyncExecutionStore>(std::move(store), std::move(async));
+    if (store) break;
     std::optional<std::chrono::milliseconds> wait = retry.after_failure(code);
     if (!wait) retry.give_up(code, message);
     timer.expires_after(*wait);
     co_await timer.async_wait(asio::use_awaitable);
   }
+  co_return std::make_unique<AsyncExecutionStore>(std::move(store), std::move(async));
+}
+
+asio::awaitable<std::unique_ptr<AsyncExecutionStore>> AsyncExecutionStore::connect(
+    std::string uri, ExecutionStoreOptions options, AsyncStoreOptions async,
+    std::chrono::milliseconds deadline) {
+  return connect_coroutine(std::move(uri), std::move(options), std::move(async), deadline);
 }
 
 asio::awaitable<Execution> AsyncExecutionStore::create(NewExecution spec) {
-  co_return co_await impl_->run([this, spec = std::move(spec)] { return store_->create(spec); });
+  auto op = [this, spec = std::move(spec)] { return store_->create(spec); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<void> AsyncExecutionStore::commit(Execution& exe, CommitBatch batch) {
-  co_await impl_->run(
-      [this, &exe, batch = std::move(batch)] { store_->commit(exe, batch); });
+  auto op = [this, &exe, batch = std::move(batch)] { store_->commit(exe, batch); };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<void> AsyncExecutionStore::save(Execution& exe) {
-  co_await impl_->run([this, &exe] { store_->save(exe); });
+  auto op = [this, &exe] { store_->save(exe); };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::optional<Execution>> AsyncExecutionStore::load(std::string execution_id) {
-  co_return co_await impl_->run(
-      [this, id = std::move(execution_id)] { return store_->load(id); });
+  auto op = [this, id = std::move(execution_id)] { return store_->load(id); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::pair<std::optional<Execution>, bool>> AsyncExecutionStore::load_for_event(
     std::string execution_id, std::string event_id) {
-  co_return co_await impl_->run(
-      [this, id = std::move(execution_id), event = std::move(event_id)] {
-        return store_->load_for_event(id, event);
-      });
+  auto op = [this, id = std::move(execution_id), event = std::move(event_id)] {
+    return store_->load_for_event(id, event);
+  };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<bool> AsyncExecutionStore::is_processed(std::string execution_id,
                                                         std::string event_id) {
-  co_return co_await impl_->run(
-      [this, id = std::move(execution_id), event = std::move(event_id)] {
-        return store_->is_processed(id, event);
-      });
+  auto op = [this, id = std::move(execution_id), event = std::move(event_id)] {
+    return store_->is_processed(id, event);
+  };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<ExecutionPage> AsyncExecutionStore::list_executions(ListQuery query) {
-  co_return co_await impl_->run(
-      [this, query = std::move(query)] { return store_->list_executions(query); });
+  auto op = [this, query = std::move(query)] { return store_->list_executions(query); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::vector<OutboxEntry>> AsyncExecutionStore::pending_outbox() {
-  co_return co_await impl_->run([this] { return store_->pending_outbox(); });
+  auto op = [this] { return store_->pending_outbox(); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<void> AsyncExecutionStore::ack_outbox(int64_t seq) {
-  co_await impl_->run([this, seq] { store_->ack_outbox(seq); });
+  auto op = [this, seq] { store_->ack_outbox(seq); };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::vector<SpawnEntry>> AsyncExecutionStore::pending_spawns() {
-  co_return co_await impl_->run([this] { return store_->pending_spawns(); });
+  auto op = [this] { return store_->pending_spawns(); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<void> AsyncExecutionStore::ack_spawn(int64_t seq) {
-  co_await impl_->run([this, seq] { store_->ack_spawn(seq); });
+  auto op = [this, seq] { store_->ack_spawn(seq); };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::vector<DueTimer>> AsyncExecutionStore::due_timers(double now) {
-  co_return co_await impl_->run([this, now] { return store_->due_timers(now); });
+  auto op = [this, now] { return store_->due_timers(now); };
+  co_return co_await impl_->run(std::move(op));
 }
 
-asio::awaitable<void> AsyncExecutionStore::delete_timer(std::string execution_id,
-                                                        std::string path, double fire_at) {
-  co_await impl_->run([this, id = std::move(execution_id), path = std::move(path), fire_at] {
+asio::awaitable<void> AsyncExecutionStore::delete_timer(std::string execution_id, std::string path,
+                                                        double fire_at) {
+  auto op = [this, id = std::move(execution_id), path = std::move(path), fire_at] {
     store_->delete_timer(id, path, fire_at);
-  });
+  };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<void> AsyncExecutionStore::append_trace(std::string execution_id,
                                                         bson::Document entry) {
-  co_await impl_->run([this, id = std::move(execution_id), entry = std::move(entry)] {
+  auto op = [this, id = std::move(execution_id), entry = std::move(entry)] {
     store_->append_trace(id, entry);
-  });
+  };
+  co_await impl_->run(std::move(op));
 }
 
 asio::awaitable<std::vector<bson::Document>> AsyncExecutionStore::read_trace(
     std::string execution_id) {
-  co_return co_await impl_->run(
-      [this, id = std::move(execution_id)] { return store_->read_trace(id); });
+  auto op = [this, id = std::move(execution_id)] { return store_->read_trace(id); };
+  co_return co_await impl_->run(std::move(op));
 }
 
 }  // namespace mongostore::exec

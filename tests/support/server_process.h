@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +27,8 @@ namespace mongostore::testing {
 
 class ServerProcess {
  public:
-  /// `args` are extra options for `mongostore serve` (default: --memory).
+  /// `args` are extra options for `mongostore serve` (default: --memory); without a
+  /// `--port` of its own the server picks a free one.
   explicit ServerProcess(std::vector<std::string> args = {"--memory"}) {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
@@ -41,7 +43,11 @@ class ServerProcess {
       dup2(log_fd, STDERR_FILENO);
       close(out[0]);
       close(out[1]);
-      std::vector<std::string> argv_strings = {MONGOSTORE_TOOL_PATH, "serve", "--port", "0"};
+      std::vector<std::string> argv_strings = {MONGOSTORE_TOOL_PATH, "serve"};
+      // A free port unless the caller names one.
+      if (std::find(args.begin(), args.end(), "--port") == args.end()) {
+        argv_strings.insert(argv_strings.end(), {"--port", "0"});
+      }
       argv_strings.insert(argv_strings.end(), args.begin(), args.end());
       std::vector<char*> argv;
       for (auto& a : argv_strings) argv.push_back(a.data());

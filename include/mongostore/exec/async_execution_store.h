@@ -12,6 +12,14 @@
 // and resumes the awaiting coroutine on its own executor. At most `max_in_flight` operations
 // run at once; further callers wait (without blocking a thread) for a slot. Safe to use from
 // many coroutines and threads at once. Errors are rethrown in the awaiting coroutine.
+//
+// GCC 12.2 (Debian 12's g++) mishandles class-type temporaries that are arguments inside a
+// co_await expression (they can be destroyed twice; GCC bugs 100611 and relatives). With
+// that compiler, build the arguments as named objects and move or pass them in:
+//   ExecutionStoreOptions options;            // not: co_await connect(uri, {}, {})
+//   auto connecting = AsyncExecutionStore::connect(uri, options);
+//   auto store = co_await std::move(connecting);
+// Short strings and scalars are unaffected in practice; documents and option structs are not.
 #pragma once
 
 #include <asio.hpp>
@@ -76,6 +84,9 @@ class AsyncExecutionStore {
   size_t peak_in_flight() const;
 
  private:
+  static asio::awaitable<std::unique_ptr<AsyncExecutionStore>> connect_coroutine(
+      std::string uri, ExecutionStoreOptions options, AsyncStoreOptions async,
+      std::chrono::milliseconds deadline);
   class Impl;
   std::shared_ptr<ExecutionStore> store_;
   std::unique_ptr<Impl> impl_;
