@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <thread>
@@ -574,6 +575,65 @@ TEST_P(ExecutionStoreContract, ConcurrentReloadAndRetryLosesNoUpdate) {
 INSTANTIATE_TEST_SUITE_P(Backends, ExecutionStoreContract, testing::all_backends(),
                          testing::backend_test_name);
 INSTANTIATE_TEST_SUITE_P(Backends, TraceRing, testing::all_backends(), testing::backend_test_name);
+
+}  // namespace
+}  // namespace mongostore::exec
+
+namespace mongostore::exec {
+namespace {
+
+// The sweeps cost what the pending work costs: with many idle executions and a few with
+// work, each sweep's query examines only those few (keys and documents, as explain reports
+// them), and still returns everything pending.
+TEST_P(ExecutionStoreContract, SweepsExamineOnlyExecutionsWithWork) {
+  constexpr int kIdle = 300, kBusy = 5;
+  for (int i = 0; i < kIdle; ++i) {
+    Execution exe = make("idle-" + std::to_string(i));
+    CommitBatch far;
+    far.timers = {TimerOp::schedule("Later", 1e9 + i)};  // armed, not due
+    store().commit(exe, far);
+  }
+  for (int i = 0; i < kBusy; ++i) {
+    Execution exe = make("busy-" + std::to_string(i));
+    CommitBatch batch;
+    batch.emits.push_back({"t", Event::make("E")});
+    batch.spawns.push_back({"c" + std::to_string(i), "R", {}});
+    batch.timers = {TimerOp::schedule("Now", 10 + i)};
+    store().commit(exe, batch);
+  }
+  EXPECT_EQ(store().pending_outbox().size(), static_cast<size_t>(kBusy));
+  EXPECT_EQ(store().pending_spawns().size(), static_cast<size_t>(kBusy));
+  EXPECT_EQ(store().due_timers(100).size(), static_cast<size_t>(kBusy));
+
+  auto examined = [&](const Document& filter) {
+    Document explain = executions().explain(filter);
+    Document stats = Document::copy_of(explain.get("executionStats").as_document());
+    int64_t keys = 0, docs = 0;
+    EXPECT_TRUE(stats.get("totalKeysExamined").number_as_exact_int64(&keys)) << explain.to_json();
+    EXPECT_TRUE(stats.get("totalDocsExamined").number_as_exact_int64(&docs)) << explain.to_json();
+    return std::pair{keys, docs};
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Document& filter : {make_document("outbox.seq", make_document("$gte", -inf)),
+                                 make_document("spawns.seq", make_document("$gte", -inf)),
+                                 make_document("next_fire_at", make_document("$lte", 100.0))}) {
+    auto [keys, docs] = examined(filter);
+    // One key per pending entry (plus the scan's end probe), one document per execution.
+    EXPECT_LE(keys, kBusy + 1) << filter.to_json();
+    EXPECT_EQ(docs, kBusy) << filter.to_json();
+  }
+
+  // A cancelled timer leaves next_fire_at low (too early is safe); the next sweep raises it,
+  // so later sweeps no longer read that execution.
+  Execution busy = *store().load("busy-0");
+  CommitBatch cancel;
+  cancel.timers = {TimerOp::cancel("Now")};
+  store().commit(busy, cancel);
+  EXPECT_EQ(examined(make_document("next_fire_at", make_document("$lte", 100.0))).second, kBusy);
+  EXPECT_EQ(store().due_timers(100).size(), static_cast<size_t>(kBusy - 1));
+  EXPECT_EQ(examined(make_document("next_fire_at", make_document("$lte", 100.0))).second,
+            kBusy - 1);
+}
 
 }  // namespace
 }  // namespace mongostore::exec
