@@ -702,7 +702,7 @@ void check_outcome(client::Client& client, const Value& list) {
 
 // --- one test ------------------------------------------------------------------------------
 
-void run_test(DocumentView file, DocumentView test) {
+void run_test(DocumentView file, DocumentView test, const ClientFactory& fresh_client) {
   if (test.has("skipReason")) throw SkipTest("skipReason: " + string_of(test.get("skipReason")));
   if (auto why = unmet_requirements(test.get("runOnRequirements"))) throw SkipTest(*why);
 
@@ -713,7 +713,7 @@ void run_test(DocumentView file, DocumentView test) {
     check_supported(document_or_empty(op.value), entities);
   }
 
-  auto client = client::connect("embedded:memory");
+  std::shared_ptr<client::Client> client = fresh_client();
   load_initial_data(*client, file.get("initialData"));
 
   int index = 0;
@@ -797,7 +797,11 @@ std::vector<std::string> list_spec_files(const std::string& dir) {
   return files;
 }
 
-FileResult run_spec_file(const std::string& path) {
+std::shared_ptr<client::Client> fresh_embedded_client() {
+  return client::connect("embedded:memory");
+}
+
+FileResult run_spec_file(const std::string& path, const ClientFactory& fresh_client) {
   FileResult out;
   out.file = std::filesystem::path(path).filename().string();
   Document file;
@@ -834,7 +838,7 @@ FileResult run_spec_file(const std::string& path) {
     r.description = string_of(test.get("description"));
     try {
       if (file_skip) throw SkipTest(*file_skip);
-      run_test(file.view(), test);
+      run_test(file.view(), test, fresh_client);
       r.status = Status::kPassed;
     } catch (const SkipTest& s) {
       r.status = Status::kSkipped;

@@ -1,6 +1,7 @@
 // A runner for MongoDB's unified-format specification tests
 // (source/unified-test-format/unified-test-format.md in mongodb/specifications), over the
-// Client seam with a fresh embedded in-memory client per test.
+// Client seam with a fresh client per test: embedded in-memory by default, or any other
+// (spec_test.cc also runs every file through `mongostore serve` with the remote client).
 //
 // What it supports: runOnRequirements (as a MongoDB 7.0 "single" server without auth),
 // client/database/collection entities, initialData, the CRUD operations the seam has, the
@@ -12,8 +13,12 @@
 // command monitoring) but does not skip a test.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "mongostore/client/client.h"
 
 namespace mongostore::spec {
 
@@ -51,7 +56,14 @@ std::string specs_dir(std::string* why);
 /// The *.json files of `dir`, sorted by name (full paths).
 std::vector<std::string> list_spec_files(const std::string& dir);
 
-/// Runs every test of one unified-format file.
-FileResult run_spec_file(const std::string& path);
+/// Hands out the client each test runs on, holding no data (initialData then loads it).
+using ClientFactory = std::function<std::shared_ptr<client::Client>()>;
+
+/// A fresh embedded in-memory client per test.
+std::shared_ptr<client::Client> fresh_embedded_client();
+
+/// Runs every test of one unified-format file on clients from `fresh_client`.
+FileResult run_spec_file(const std::string& path,
+                         const ClientFactory& fresh_client = fresh_embedded_client);
 
 }  // namespace mongostore::spec

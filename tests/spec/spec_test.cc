@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "spec/runner.h"
+#include "support/server_process.h"
 
 namespace mongostore::spec {
 namespace {
@@ -25,6 +26,25 @@ size_t g_file_count = 0;
 std::vector<FileResult>& all_results() {
   static std::vector<FileResult> results;
   return results;
+}
+
+/// The same files run through `mongostore serve` with the remote (libmongoc) client.
+std::vector<FileResult>& all_server_results() {
+  static std::vector<FileResult> results;
+  return results;
+}
+
+struct Totals {
+  int passed = 0, failed = 0, skipped = 0;
+};
+Totals totals_of(const std::vector<FileResult>& results) {
+  Totals t;
+  for (const auto& f : results) {
+    t.passed += f.count(Status::kPassed);
+    t.failed += f.count(Status::kFailed) + (f.error.empty() ? 0 : 1);
+    t.skipped += f.count(Status::kSkipped);
+  }
+  return t;
 }
 
 /// Skip reasons of `r` by how often they occur, most frequent first.
@@ -77,7 +97,15 @@ class ReportEnvironment : public ::testing::Environment {
     std::string totals = "spec tests: " + std::to_string(passed) + " passed, " +
                          std::to_string(failed) + " failed, " + std::to_string(skipped) +
                          " skipped (" + std::to_string(results.size()) + " files)";
-    std::cout << "\n" << totals << "\nskip reasons:\n";
+    std::string server_totals;
+    if (!all_server_results().empty()) {
+      Totals t = totals_of(all_server_results());
+      server_totals = "through mongostore serve (remote client): " + std::to_string(t.passed) +
+                      " passed, " + std::to_string(t.failed) + " failed, " +
+                      std::to_string(t.skipped) + " skipped (" +
+                      std::to_string(all_server_results().size()) + " files)";
+    }
+    std::cout << "\n" << totals << "\n" << server_totals << "\nskip reasons:\n";
     for (const auto& [reason, n] : reasons) std::cout << "  " << n << "  " << reason << "\n";
     std::cout << std::flush;
 
@@ -91,6 +119,7 @@ class ReportEnvironment : public ::testing::Environment {
     }
     std::ofstream out(report);
     out << "# MongoDB unified CRUD spec tests\n\n" << totals << "\n\n";
+    if (!server_totals.empty()) out << server_totals << "\n\n";
     out << "## Skip reasons\n\n| count | reason |\n|---:|---|\n";
     for (const auto& [reason, n] : reasons)
       out << "| " << n << " | " << escape_cell(reason) << " |\n";
@@ -163,6 +192,18 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
+// One server per spec file; each test gets the same remote client with every database
+// dropped first, so it starts as empty as a fresh embedded client.
+ClientFactory server_client_factory(testing::ServerProcess& server) {
+  auto client = client::connect(server.uri());
+  return [client] {
+    for (const std::string& db : client->list_database_names()) client->drop_database(db);
+    return client;
+  };
+}
+
+void report(const FileResult& result);
+
 class SpecFile : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SpecFile, Run) {
@@ -172,6 +213,20 @@ TEST_P(SpecFile, Run) {
   }
   FileResult result = run_spec_file(GetParam());
   all_results().push_back(result);
+  report(result);
+}
+
+class SpecFileThroughServer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpecFileThroughServer, Run) {
+  if (GetParam().empty()) GTEST_SKIP() << g_missing_reason;
+  testing::ServerProcess server;
+  FileResult result = run_spec_file(GetParam(), server_client_factory(server));
+  all_server_results().push_back(result);
+  report(result);
+}
+
+void report(const FileResult& result) {
   if (!result.error.empty()) {
     ADD_FAILURE() << result.file << ": " << result.error;
     return;
@@ -199,6 +254,7 @@ TEST_P(SpecFile, Run) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Crud, SpecFile, ::testing::ValuesIn(spec_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Crud, SpecFileThroughServer, ::testing::ValuesIn(spec_files()), test_name);
 
 }  // namespace
 }  // namespace mongostore::spec
