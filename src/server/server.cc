@@ -5,7 +5,10 @@
 #include <asio.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -90,8 +93,11 @@ class Server::Impl {
       }
       ++open_connections_;
       log("connection {} open from {} ({} open)", id, peer, open_connections_.load());
-      asio::co_spawn(acceptor_.get_executor(), serve_connection(std::move(socket), id, peer),
-                     asio::detached);
+      // The connection's reads and its watchdog share one strand, so they never run at once.
+      auto strand = asio::make_strand(io_);
+      auto connection = std::make_shared<Connection>(std::move(socket));
+      asio::co_spawn(strand, serve_connection(connection, id, peer), asio::detached);
+      asio::co_spawn(strand, enforce_message_timeout(connection), asio::detached);
     }
   }
 
@@ -102,18 +108,77 @@ class Server::Impl {
     return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   }
 
-  asio::awaitable<void> serve_connection(tcp::socket socket, int64_t id, std::string peer) {
+  // What a connection's reading coroutine and its watchdog share.
+  struct Connection {
+    explicit Connection(tcp::socket s) : socket(std::move(s)), watchdog(socket.get_executor()) {}
+    tcp::socket socket;
+    asio::steady_timer watchdog;
+    /// When the message being read began to arrive; empty between messages.
+    std::optional<std::chrono::steady_clock::time_point> message_started;
+    bool timed_out = false;
+    bool closed = false;
+  };
+
+  // Wakes a few times per message_timeout and ends the connection when a message that
+  // began arriving longer than message_timeout ago is still incomplete. Costs a message only a
+  // clock read (no timer armed per message); the close comes within 1.25 x message_timeout.
+  asio::awaitable<void> enforce_message_timeout(std::shared_ptr<Connection> c) {
+    auto tick = std::max<std::chrono::steady_clock::duration>(options_.message_timeout / 4,
+                                                              std::chrono::milliseconds(1));
+    while (!c->closed) {
+      c->watchdog.expires_after(tick);
+      co_await c->watchdog.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+      if (c->closed) break;
+      if (c->message_started &&
+          std::chrono::steady_clock::now() - *c->message_started >= options_.message_timeout) {
+        // Shut down rather than only cancel: a read that completed just now, and so escapes
+        // the cancel, is followed by one that sees end-of-file.
+        c->timed_out = true;
+        asio::error_code ignored;
+        c->socket.shutdown(tcp::socket::shutdown_both, ignored);
+        c->socket.cancel(ignored);
+        break;
+      }
+    }
+  }
+
+  asio::awaitable<void> serve_connection(std::shared_ptr<Connection> c, int64_t id,
+                                         std::string peer) {
+    tcp::socket& socket = c->socket;
     ConnectionInfo info{id, peer};
+    info.max_connections = options_.max_connections;
     std::string reason = "closed by peer";
+    auto failed = [&](const std::string& what, const asio::error_code& ec) {
+      reason = c->timed_out ? fmt::format("incomplete message after {} ms (message timeout)",
+                                          options_.message_timeout.count())
+                            : what + ": " + ec.message();
+    };
     std::vector<uint8_t> message;
     try {
       for (;;) {
+        // An idle connection may wait for its next message as long as it likes; once the
+        // first bytes arrive, the rest of the message must follow within message_timeout.
         message.resize(kHeaderSize);
-        auto [ec, n] = co_await asio::async_read(socket, asio::buffer(message.data(), kHeaderSize),
-                                                 asio::experimental::as_tuple(asio::use_awaitable));
+        auto [ec, n] =
+            co_await socket.async_read_some(asio::buffer(message.data(), kHeaderSize),
+                                            asio::experimental::as_tuple(asio::use_awaitable));
         if (ec) {
-          if (ec != asio::error::eof) reason = ec.message();
+          if (c->timed_out) {
+            failed("", ec);
+          } else if (ec != asio::error::eof) {
+            reason = ec.message();
+          }
           break;
+        }
+        c->message_started = std::chrono::steady_clock::now();
+        if (n < kHeaderSize) {
+          auto [ec1, n1] =
+              co_await asio::async_read(socket, asio::buffer(message.data() + n, kHeaderSize - n),
+                                        asio::experimental::as_tuple(asio::use_awaitable));
+          if (ec1) {
+            failed("truncated header", ec1);
+            break;
+          }
         }
         MessageHeader header = parse_header(message.data());
         if (header.message_length < static_cast<int32_t>(kHeaderSize) ||
@@ -127,9 +192,12 @@ class Server::Impl {
             socket, asio::buffer(message.data() + kHeaderSize, message.size() - kHeaderSize),
             asio::experimental::as_tuple(asio::use_awaitable));
         if (ec2) {
-          reason = "truncated message: " + ec2.message();
+          failed("truncated message", ec2);
           break;
         }
+        c->message_started.reset();
+        info.open_connections = open_connections_.load();
+        info.total_connections = next_connection_id_.load();
         std::vector<uint8_t> reply;
         try {
           reply = handle(message, info);
@@ -148,6 +216,8 @@ class Server::Impl {
     } catch (const std::exception& e) {
       reason = std::string("error: ") + e.what();
     }
+    c->closed = true;
+    c->watchdog.cancel();
     asio::error_code ignored;
     socket.close(ignored);
     --open_connections_;
