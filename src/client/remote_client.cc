@@ -551,6 +551,7 @@ class RemoteClient final : public Client {
       append_array_filters(command, options.array_filters);
     }
     append_hint(command, options.hint);
+    if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     bson::Value value = reply.get("value");
     if (!value.is_document()) return std::nullopt;

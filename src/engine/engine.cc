@@ -265,19 +265,20 @@ class WiredTigerEngine final : public Engine,
                                public std::enable_shared_from_this<WiredTigerEngine> {
  private:
   // Runs `body` in a snapshot transaction, retrying on write conflicts with a short backoff.
+  // `commit_config` overrides the commit's sync for one write (an unjournaled write).
   template <class F>
-  auto run_transaction(F&& body, bool write) {
+  auto run_transaction(F&& body, bool write, const char* commit_config = nullptr) {
     for (int attempt = 0;; ++attempt) {
       auto s = pool_->acquire();
       check_wiredtiger(s->begin_transaction(s.get(), nullptr), "begin_transaction", s.get());
       try {
         if constexpr (std::is_void_v<decltype(body(s.get()))>) {
           body(s.get());
-          finish(s.get(), write);
+          finish(s.get(), write, commit_config);
           return;
         } else {
           auto result = body(s.get());
-          finish(s.get(), write);
+          finish(s.get(), write, commit_config);
           return result;
         }
       } catch (const WriteConflictRetry&) {
@@ -290,12 +291,12 @@ class WiredTigerEngine final : public Engine,
     }
   }
 
-  void finish(WT_SESSION* s, bool write) {
+  void finish(WT_SESSION* s, bool write, const char* commit_config) {
     if (!write) {
       s->rollback_transaction(s, nullptr);  // a read-only snapshot has nothing to commit
       return;
     }
-    int rc = s->commit_transaction(s, commit_config_);
+    int rc = s->commit_transaction(s, commit_config ? commit_config : commit_config_);
     // A failed commit is rolled back by WiredTiger; a conflict is retried by the caller.
     if (rc == WT_ROLLBACK) throw WriteConflictRetry{};
     check_wiredtiger(rc, "commit_transaction", s);
@@ -316,6 +317,14 @@ class WiredTigerEngine final : public Engine,
   template <class F>
   auto run_write(F&& body) {
     return run_transaction(std::forward<F>(body), true);
+  }
+  // A write acknowledged once it is in the log buffer, before fsync (writeConcern j:false).
+  // The log is ordered: the next synced commit makes this one durable too.
+  template <class F>
+  auto run_write(F&& body, bool journal) {
+    return run_transaction(
+        std::forward<F>(body), true,
+        journal || options_.durability != Durability::kDurable ? nullptr : "sync=off");
   }
   template <class F>
   auto run_read(F&& body) {
@@ -748,29 +757,33 @@ class WiredTigerEngine final : public Engine,
     for (int attempt = 0;; ++attempt) {
       try {
         std::optional<bson::Document> out;
-        run_write([&](WT_SESSION* s) {
-          out.reset();
-          std::optional<Match> m = first_match(s, *entry, matcher, plan, sort);
-          if (m && !compiled) {
-            remove_record(s, *entry, m->key, m->document.view());
-            out = projection.apply(m->document.view());
-            return;
-          }
-          if (m) {
-            Update::Result r = compiled->apply(m->document.view(), m->array_index, false);
-            if (r.modified) write_updated(s, *entry, m->key, m->document.view(), r.document.view());
-            bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
-                                            ? r.document.view()
-                                            : m->document.view();
-            out = projection.apply(chosen);
-            return;
-          }
-          if (!upsert) return;
-          bson::Document inserted = build_upsert(matcher, *compiled);
-          bson::Value id = inserted.get("_id");
-          insert_record(s, *entry, id_key(id), inserted.view(), id);
-          if (options.return_document == ReturnDocument::kAfter) out = projection.apply(inserted);
-        });
+        run_write(
+            [&](WT_SESSION* s) {
+              out.reset();
+              std::optional<Match> m = first_match(s, *entry, matcher, plan, sort);
+              if (m && !compiled) {
+                remove_record(s, *entry, m->key, m->document.view());
+                out = projection.apply(m->document.view());
+                return;
+              }
+              if (m) {
+                Update::Result r = compiled->apply(m->document.view(), m->array_index, false);
+                if (r.modified)
+                  write_updated(s, *entry, m->key, m->document.view(), r.document.view());
+                bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
+                                                ? r.document.view()
+                                                : m->document.view();
+                out = projection.apply(chosen);
+                return;
+              }
+              if (!upsert) return;
+              bson::Document inserted = build_upsert(matcher, *compiled);
+              bson::Value id = inserted.get("_id");
+              insert_record(s, *entry, id_key(id), inserted.view(), id);
+              if (options.return_document == ReturnDocument::kAfter)
+                out = projection.apply(inserted);
+            },
+            options.journal);
         return out;
       } catch (const DuplicateKeyError&) {
         // Two upserts raced on one key: the loser retries and now finds the winner's

@@ -326,10 +326,9 @@ class CommandDispatcher::Impl {
     const ConnectionInfo& c = ctx.connection;
     b.open_document("connections")
         .append("current", static_cast<int32_t>(c.open_connections))
-        .append("available",
-                static_cast<int32_t>(c.max_connections > c.open_connections
-                                         ? c.max_connections - c.open_connections
-                                         : 0))
+        .append("available", static_cast<int32_t>(c.max_connections > c.open_connections
+                                                      ? c.max_connections - c.open_connections
+                                                      : 0))
         .append("totalCreated", c.total_connections)
         .close();
     b.open_document("opcounters")
@@ -347,9 +346,9 @@ class CommandDispatcher::Impl {
         .close()
         .close()
         .close();
-    b.append("storageEngine", bson::make_document("name", "wiredTiger", "persistent",
-                                                  engine_->options().durability !=
-                                                      engine::Durability::kInMemory));
+    b.append("storageEngine",
+             bson::make_document("name", "wiredTiger", "persistent",
+                                 engine_->options().durability != engine::Durability::kInMemory));
   }
 
   void coll_stats(const Context& ctx, DocumentBuilder& b) {
@@ -385,7 +384,8 @@ class CommandDispatcher::Impl {
     b.append("collections", static_cast<int64_t>(collections.size()));
     b.append("views", int64_t{0});
     b.append("objects", objects);
-    b.append("avgObjSize", objects ? static_cast<double>(size) / static_cast<double>(objects) : 0.0);
+    b.append("avgObjSize",
+             objects ? static_cast<double>(size) / static_cast<double>(objects) : 0.0);
     b.append("dataSize", static_cast<double>(size));
     b.append("storageSize", static_cast<double>(size));
     b.append("indexes", indexes);
@@ -403,16 +403,16 @@ class CommandDispatcher::Impl {
       std::string_view ns = v.as_string();
       size_t dot = ns.find('.');
       if (dot == std::string_view::npos || dot == 0 || dot + 1 == ns.size()) {
-        throw Error(ErrorCode::kInvalidNamespace, "Invalid namespace specified '" +
-                                                      std::string(ns) + "'");
+        throw Error(ErrorCode::kInvalidNamespace,
+                    "Invalid namespace specified '" + std::string(ns) + "'");
       }
       return std::pair<std::string, std::string>(ns.substr(0, dot), ns.substr(dot + 1));
     };
     auto [from_db, from] = split(ctx.cmd.get("renameCollection"), "renameCollection");
     auto [to_db, to] = split(ctx.cmd.get("to"), "to");
     if (!engine_->collection_exists(from_db, from)) {
-      throw Error(ErrorCode::kNamespaceNotFound, "Source collection " + from_db + "." + from +
-                                                     " does not exist");
+      throw Error(ErrorCode::kNamespaceNotFound,
+                  "Source collection " + from_db + "." + from + " does not exist");
     }
     if (from_db == to_db && from == to) {
       throw Error(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
@@ -658,6 +658,12 @@ class CommandDispatcher::Impl {
     options.sort = document_or_empty(ctx.cmd, "sort");
     options.projection = document_or_empty(ctx.cmd, "fields");
     options.hint = hint_of(ctx.cmd);
+    // writeConcern {j: false} on a durable engine: acknowledged from the log buffer (the
+    // next journaled write flushes it; see FindAndModifyOptions::journal).
+    if (Value wc = ctx.cmd.get("writeConcern"); wc.is_document()) {
+      Value j = wc.as_document().get("j");
+      if (j.type() == bson::BsonType::kBool && !j.as_bool()) options.journal = false;
+    }
     options.upsert = ctx.cmd.get("upsert").truthy();
     options.return_document = ctx.cmd.get("new").truthy() ? engine::ReturnDocument::kAfter
                                                           : engine::ReturnDocument::kBefore;
@@ -683,10 +689,9 @@ class CommandDispatcher::Impl {
           }
         }
       }
-      UpsertOutcome outcome = find_and_modify_update(ctx.db, coll, query,
-                                                     update.is_array() ? update.as_array()
-                                                                       : update.as_document(),
-                                                     options);
+      UpsertOutcome outcome = find_and_modify_update(
+          ctx.db, coll, query, update.is_array() ? update.as_array() : update.as_document(),
+          options);
       value = std::move(outcome.value);
       b.open_document("lastErrorObject");
       b.append("n", (outcome.updated_existing || outcome.upserted_id) ? 1 : 0);
@@ -741,9 +746,8 @@ class CommandDispatcher::Impl {
     std::optional<bson::OwnedValue> known_id;
     Value query_id = query.get("_id");
     bool query_id_is_equality =
-        !query_id.is_missing() &&
-        !(query_id.is_document() && !query_id.as_document().empty() &&
-          query_id.as_document().begin()->key.starts_with('$'));
+        !query_id.is_missing() && !(query_id.is_document() && !query_id.as_document().empty() &&
+                                    query_id.as_document().begin()->key.starts_with('$'));
     if (query_id_is_equality) {
       known_id = bson::OwnedValue(query_id);
     } else if (operator_update) {
@@ -786,10 +790,12 @@ class CommandDispatcher::Impl {
           inserted = !engine_->find_one(db, coll, query).has_value();  // best effort
         }
         out.updated_existing = result.has_value() && !inserted;
-        if (inserted) out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
+        if (inserted)
+          out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
       } else {
         out.updated_existing = result.has_value();
-        if (!result) out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
+        if (!result)
+          out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
       }
       out.value = std::move(result);
       return out;
@@ -857,8 +863,8 @@ class CommandDispatcher::Impl {
 
   // Appends {cursor: {firstBatch|nextBatch, id, ns}} and keeps the cursor (under `id`, new
   // when 0) while it may have more.
-  void reply_with_cursor(DocumentBuilder& b, OpenCursor open, int64_t batch_size,
-                         bool single_batch, const char* batch_field, int64_t id = 0) {
+  void reply_with_cursor(DocumentBuilder& b, OpenCursor open, int64_t batch_size, bool single_batch,
+                         const char* batch_field, int64_t id = 0) {
     std::vector<Document> batch;
     if (batch_size != 0 || single_batch) batch = take_batch(open, batch_size);
     std::string ns = open.ns;
@@ -951,17 +957,16 @@ class CommandDispatcher::Impl {
         throw Error(ErrorCode::kCursorNotFound, "cursor id " + std::to_string(id) + " not found");
       }
       if (it->second.ns != ctx.db + "." + std::string(collection.as_string())) {
-        throw Error(13 /* Unauthorized */,
-                    "Requested getMore on namespace '" + ctx.db + "." +
-                        std::string(collection.as_string()) + "', but cursor belongs to '" +
-                        it->second.ns + "'");
+        throw Error(13 /* Unauthorized */, "Requested getMore on namespace '" + ctx.db + "." +
+                                               std::string(collection.as_string()) +
+                                               "', but cursor belongs to '" + it->second.ns + "'");
       }
       open = std::move(it->second);
       cursors_.erase(it);  // in use: a concurrent getMore on the same id finds nothing
     }
     // Without a batchSize, a getMore returns as much as fits (mongod: up to 16 MiB).
-    reply_with_cursor(b, std::move(open), batch_size == 0 ? kMaxWriteBatchSize : batch_size,
-                      false, "nextBatch", id);
+    reply_with_cursor(b, std::move(open), batch_size == 0 ? kMaxWriteBatchSize : batch_size, false,
+                      "nextBatch", id);
   }
 
   void kill_cursors(const Context& ctx, DocumentBuilder& b) {
@@ -1011,8 +1016,8 @@ class CommandDispatcher::Impl {
     options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
     options.batch_size = engine_batch_size(batch_size);
     options.let = document_or_empty(ctx.cmd, "let");
-    OpenCursor open{engine_->aggregate(ctx.db, coll, pipeline, options), ctx.db + "." + coll, {},
-                    {}};
+    OpenCursor open{
+        engine_->aggregate(ctx.db, coll, pipeline, options), ctx.db + "." + coll, {}, {}};
     reply_with_cursor(b, std::move(open), batch_size, false, "firstBatch");
   }
 
