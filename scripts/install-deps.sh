@@ -11,7 +11,12 @@ PACKAGES=(
   libcli11-dev libfmt-dev    # the command-line tool
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev libpcre2-dev    # SCRAM/TLS; $regex
+  python3-pymongo            # a real client driving `mongostore serve` in the tests
 )
+# The other real client is the Node.js driver (npm, installed by tests/real_clients/run.sh).
+# A Node.js from elsewhere (e.g. NodeSource, which bundles npm and conflicts with Debian's
+# npm package) is used as it is; only a machine without node gets Debian's nodejs + npm.
+command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -35,6 +35,13 @@ const std::vector<Benchmark>& benchmarks() {
       {"aggregation_bench",
        "pipelines vs their plain client-side equivalents",
        {"--max", "100000"}},
+      {"exec_bench",
+       "ExecutionStore commits vs raw WiredTiger, sweeps at 100,000 executions, history growth",
+       {"--trials", "1", "--durable-ops", "200", "--threaded-ops", "200", "--memory-ops", "500",
+        "--remote-ops", "300", "--remote-durable-ops", "100", "--idle", "10000"}},
+      {"server_bench",
+       "round trips and writes through mongostore serve vs embedded",
+       {"--ops", "2000", "--trials", "1"}},
   };
   return all;
 }

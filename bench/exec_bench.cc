@@ -1,0 +1,923 @@
+// ExecutionStore (issue 7): commit throughput, the three sweeps, and commit cost as history
+// grows, each side by side with a named baseline in one run.
+//
+// 1. Commit throughput. The typical commit: one emit, a dedupe mark (processed_event_id), a
+//    timer schedule and a trace step, on an execution whose context is ~1 KB, through
+//    ExecutionStore::commit. Backends: embedded durable (1 and 8 threads, each thread its own
+//    executions), embedded in-memory, and remote through `mongostore serve --memory` and
+//    `--dbpath` children. Baseline: raw WiredTiger writing the same bytes per commit: the
+//    same sequence of commits is first run on an in-memory store and every resulting
+//    document captured; the raw side then, per commit, reads the execution's document by
+//    key and overwrites it with those bytes in one transaction (same table configuration and
+//    connection configuration as the engine's, same commit sync). A second raw column also
+//    rewrites the two counter documents the store bumps per commit (`outbox` and
+//    `trace:<id>`), each in its own transaction, as the store does: three synced
+//    transactions per commit instead of one.
+// 2. The sweeps (pending_outbox, pending_spawns, due_timers(now)) over 100,000 idle
+//    executions and 10 with work, in memory: median time per sweep and the keys / documents
+//    examined by the store's filters (Collection::explain), against harel's filters
+//    ({outbox: {$exists: true, $ne: []}}, ...) run as a plain find and a client-side scan.
+// 3. Commit cost as history grows: the typical commit on an execution whose processed array
+//    holds 0, 100, 1,000, 10,000 marks and whose trace ring is full (200 steps), in memory
+//    and durable; ratio against 0 marks.
+//
+//   build/bench/exec_bench [--part abc] [--trials 3] [--durable-ops 1000]
+//       [--threaded-ops 1000] [--memory-ops 4000] [--remote-ops 2000]
+//       [--remote-durable-ops 1000] [--idle 100000] [--busy 10] [--sweep-runs 300]
+//       [--baseline-runs 11] [--history-commits 200] [--history-durable-commits 50]
+//       [--no-remote] [--tool PATH]
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wiredtiger.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/index_key.h"
+#include "mongostore/client/client.h"
+#include "mongostore/exec/execution_store.h"
+
+#ifndef MONGOSTORE_TOOL_PATH
+#define MONGOSTORE_TOOL_PATH "mongostore"
+#endif
+
+using namespace mongostore;
+using bson::Document;
+using bson::make_array;
+using bson::make_document;
+using exec::CommitBatch;
+using exec::Event;
+using exec::Execution;
+using exec::ExecutionStore;
+using exec::ExecutionStoreOptions;
+using exec::TimerOp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// The benchmark's clock for timers (epoch seconds); nothing depends on the wall clock.
+constexpr double kNow = 1.7e9;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int64_t as_count(const bson::Value& v) {
+  int64_t n = 0;
+  return v.number_as_exact_int64(&n) ? n : -1;
+}
+
+// --- a `mongostore serve` child -------------------------------------------------------------
+
+/// Starts `tool serve --port 0 <args>` and reads "listening on HOST:PORT" from its stdout
+/// (printed because stdout is a pipe). SIGTERM and wait on destruction.
+class ServerChild {
+ public:
+  ServerChild(const std::string& tool, std::vector<std::string> args) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      int null_fd = ::open("/dev/null", O_WRONLY);
+      if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<std::string> strings = {tool, "serve", "--port", "0"};
+      strings.insert(strings.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& s : strings) argv.push_back(s.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    stdout_ = fdopen(out[0], "r");
+    char line[256];
+    while (std::fgets(line, sizeof line, stdout_) != nullptr) {
+      std::string text(line);
+      auto at = text.find("listening on ");
+      if (at == std::string::npos) continue;
+      auto colon = text.rfind(':');
+      port_ = std::stoi(text.substr(colon + 1));
+      host_ = text.substr(at + 13, colon - at - 13);
+      return;
+    }
+    throw std::runtime_error("`" + tool + " serve` exited before listening (use --tool PATH)");
+  }
+  ~ServerChild() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    if (stdout_) std::fclose(stdout_);
+  }
+  ServerChild(const ServerChild&) = delete;
+  ServerChild& operator=(const ServerChild&) = delete;
+  std::string uri() const { return fmt::format("mongodb://{}:{}/", host_, port_); }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* stdout_ = nullptr;
+  std::string host_ = "127.0.0.1";
+  int port_ = 0;
+};
+
+// --- raw WiredTiger -------------------------------------------------------------------------
+
+/// A connection configured as the engine configures its own (src/engine/engine.cc): durable
+/// is the journal with sync on every commit, in-memory is `in_memory=true`; one table with
+/// the engine's collection table format.
+class RawWiredTiger {
+ public:
+  RawWiredTiger(const std::string& home, bool durable) : durable_(durable) {
+    std::string config = "create,session_max=1000,cache_size=512MB,";
+    config += durable ? "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
+                        "transaction_sync=(enabled=false)"
+                      : "in_memory=true";
+    std::filesystem::create_directories(home);
+    if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
+    WT_SESSION* s = session();
+    s->create(s, "table:raw", "key_format=u,value_format=u");
+    s->close(s, nullptr);
+  }
+  ~RawWiredTiger() { conn_->close(conn_, nullptr); }
+  WT_SESSION* session() {
+    WT_SESSION* s = nullptr;
+    conn_->open_session(conn_, nullptr, "isolation=snapshot", &s);
+    return s;
+  }
+  const char* commit_config() const { return durable_ ? "sync=on" : "sync=off"; }
+
+ private:
+  WT_CONNECTION* conn_ = nullptr;
+  bool durable_;
+};
+
+/// One session and cursor of a thread on the raw side.
+class RawWriter {
+ public:
+  explicit RawWriter(RawWiredTiger& raw) : raw_(raw), s_(raw.session()) {
+    s_->open_cursor(s_, "table:raw", nullptr, nullptr, &c_);
+  }
+  ~RawWriter() {
+    c_->close(c_);
+    s_->close(s_, nullptr);
+  }
+  void insert(const std::string& k, const Document& d) {
+    WT_ITEM key = item(k), val = item(d);
+    s_->begin_transaction(s_, nullptr);
+    c_->set_key(c_, &key);
+    c_->set_value(c_, &val);
+    if (c_->insert(c_) != 0) std::abort();
+    s_->commit_transaction(s_, raw_.commit_config());
+  }
+  /// In one transaction: reads the value at `k` and overwrites it with `d` (retried on a
+  /// write conflict, as the engine retries).
+  void read_and_overwrite(const std::string& k, const Document& d) {
+    WT_ITEM key = item(k), val = item(d), old{};
+    for (;;) {
+      s_->begin_transaction(s_, nullptr);
+      c_->set_key(c_, &key);
+      if (c_->search(c_) != 0) std::abort();
+      c_->get_value(c_, &old);
+      if (old.size == 0) std::abort();
+      c_->set_key(c_, &key);
+      c_->set_value(c_, &val);
+      int rc = c_->update(c_);
+      if (rc == 0)
+        rc = s_->commit_transaction(s_, raw_.commit_config());
+      else
+        s_->rollback_transaction(s_, nullptr);
+      if (rc == 0) return;
+      if (rc != WT_ROLLBACK) std::abort();
+    }
+  }
+
+ private:
+  static WT_ITEM item(const std::string& s) {
+    WT_ITEM i{};
+    i.data = s.data();
+    i.size = s.size();
+    return i;
+  }
+  static WT_ITEM item(const Document& d) {
+    WT_ITEM i{};
+    i.data = d.data();
+    i.size = d.size();
+    return i;
+  }
+  RawWiredTiger& raw_;
+  WT_SESSION* s_;
+  WT_CURSOR* c_ = nullptr;
+};
+
+std::string key_of(const bson::Value& id) {
+  return bson::encode_index_key(id);
+}
+std::string key_of(const std::string& id) {
+  return key_of(make_document("_id", id).get("_id"));
+}
+
+// --- the typical commit -----------------------------------------------------------------------
+
+/// ~1 KB of variables, changing every round.
+Document context_at(int64_t round) {
+  return make_document("order_id", round, "customer", "customer-0042", "items",
+                       make_array("sku-1", "sku-2", "sku-3"), "notes",
+                       std::string(960, char('a' + round % 26)));
+}
+
+/// 32 hex digits, like generated event ids, deterministic per (kind, thread, execution, round).
+std::string hex_id(int kind, int thread, int execution, int64_t round) {
+  return fmt::format("{:02x}{:06x}{:08x}{:016x}", kind, thread, execution, round);
+}
+
+CommitBatch typical_batch(int thread, int execution, int64_t round) {
+  CommitBatch b;
+  Event event;
+  event.id = hex_id(1, thread, execution, round);
+  event.kind = "Reserve";
+  event.data = make_document("sku", "sku-1", "qty", round);
+  b.emits.push_back({fmt::format("warehouse-{}", execution % 7), std::move(event)});
+  b.processed_event_id = hex_id(2, thread, execution, round);
+  b.timers.push_back(TimerOp::schedule("Checkout.Payment", kNow + 3600 + double(round)));
+  b.trace = make_document("step", "transition", "from", "Checkout.Cart", "to", "Checkout.Payment",
+                          "event", "Reserve");
+  return b;
+}
+
+/// What the state machine changed before committing round `round`.
+void advance(Execution& exe, int64_t round) {
+  exe.status = exec::ExecutionStatus::kRunning;
+  exe.active_path = "Checkout.Payment";
+  exe.context = context_at(round);
+  exe.processed_events = round;
+}
+
+std::string execution_id(int thread, int execution) {
+  return fmt::format("exe-{:02}-{:05}", thread, execution);
+}
+
+/// `threads` threads, each with its own `executions` executions, committing `rounds` rounds
+/// round-robin over them (so every execution gets `rounds` commits and its outbox, trace and
+/// processed arrays grow to `rounds` entries).
+struct Shape {
+  int threads = 1;
+  int executions = 1;
+  int rounds = 10;
+  int64_t commits() const { return int64_t(threads) * executions * rounds; }
+};
+
+Shape shape_for(int threads, int64_t ops, int rounds) {
+  Shape s;
+  s.threads = threads;
+  s.rounds = rounds;
+  s.executions = int(std::max<int64_t>(1, ops / (int64_t(threads) * rounds)));
+  return s;
+}
+
+using Executions = std::vector<std::vector<Execution>>;  // [thread][execution]
+
+Executions create_all(ExecutionStore& store, const Shape& s) {
+  Executions all(s.threads);
+  for (int t = 0; t < s.threads; ++t) {
+    for (int e = 0; e < s.executions; ++e) {
+      exec::NewExecution spec;
+      spec.definition_id = "checkout";
+      spec.id = execution_id(t, e);
+      spec.context = context_at(0);
+      spec.status = exec::ExecutionStatus::kRunning;
+      all[t].push_back(store.create(spec));
+    }
+  }
+  return all;
+}
+
+/// One thread's commits: round by round over its executions.
+void commit_rounds(ExecutionStore& store, std::vector<Execution>& mine, int thread, int rounds,
+                   const std::function<void(int, const Execution&)>& after = {}) {
+  for (int r = 1; r <= rounds; ++r) {
+    for (size_t e = 0; e < mine.size(); ++e) {
+      advance(mine[e], r);
+      store.commit(mine[e], typical_batch(thread, int(e), r));
+      if (after) after(int(e), mine[e]);
+    }
+  }
+}
+
+/// A few commits on separate executions so that log-file creation and first-use costs fall
+/// outside the timed range.
+void warm_up_store(ExecutionStore& store) {
+  Shape s{1, 5, 10};
+  std::vector<Execution> mine;
+  for (int e = 0; e < s.executions; ++e) {
+    exec::NewExecution spec;
+    spec.definition_id = "checkout";
+    spec.id = fmt::format("warm-up-{}", e);
+    spec.context = context_at(0);
+    mine.push_back(store.create(spec));
+  }
+  commit_rounds(store, mine, 99, s.rounds);
+}
+
+/// The documents each commit leaves behind, captured on an in-memory store: the raw side
+/// writes exactly these bytes.
+struct Plan {
+  struct Step {
+    int execution;
+    Document document;
+  };
+  std::vector<std::vector<Document>> initial;  // [thread][execution], after create
+  std::vector<std::vector<Step>> steps;        // [thread], in commit order
+  std::vector<std::vector<std::string>> keys;  // [thread][execution]
+  size_t bytes = 0;
+  size_t count = 0;
+};
+
+Plan capture_plan(const Shape& s) {
+  ExecutionStore store(client::connect("embedded:memory"));
+  client::Collection executions = store.client()->database("harel").collection("executions");
+  Executions all = create_all(store, s);
+  Plan plan;
+  plan.initial.resize(s.threads);
+  plan.steps.resize(s.threads);
+  plan.keys.resize(s.threads);
+  for (int t = 0; t < s.threads; ++t) {
+    for (const Execution& exe : all[t]) {
+      std::optional<Document> d = executions.find_one(make_document("_id", exe.id));
+      if (!d) std::abort();
+      plan.keys[t].push_back(key_of(d->get("_id")));
+      plan.initial[t].push_back(std::move(*d));
+    }
+    commit_rounds(store, all[t], t, s.rounds, [&](int e, const Execution& exe) {
+      std::optional<Document> d = executions.find_one(make_document("_id", exe.id));
+      if (!d) std::abort();
+      plan.bytes += d->size();
+      plan.count += 1;
+      plan.steps[t].push_back({e, std::move(*d)});
+    });
+  }
+  return plan;
+}
+
+/// Commits per second of the raw side replaying `plan`, one thread per plan thread. With
+/// `counters`, every commit also rewrites the two counter documents the store bumps
+/// (`outbox`, shared by all threads, and `trace:<id>`), each in its own transaction.
+double run_raw(const std::string& home, bool durable, const Plan& plan, bool counters) {
+  std::filesystem::remove_all(home);
+  RawWiredTiger raw(home, durable);
+  size_t threads = plan.steps.size();
+  std::string outbox_key = key_of(std::string("outbox"));
+  std::vector<std::vector<std::string>> trace_keys(threads);
+  {
+    RawWriter w(raw);
+    if (counters) w.insert(outbox_key, make_document("_id", "outbox", "n", int64_t(0)));
+    for (size_t t = 0; t < threads; ++t) {
+      for (size_t e = 0; e < plan.initial[t].size(); ++e) {
+        w.insert(plan.keys[t][e], plan.initial[t][e]);
+        std::string counter = "trace:" + execution_id(int(t), int(e));
+        trace_keys[t].push_back(key_of(counter));
+        if (counters)
+          w.insert(trace_keys[t].back(), make_document("_id", counter, "n", int64_t(0)));
+      }
+    }
+    // Warm-up: log-file creation and first-use costs, outside the timed range.
+    Document warm = plan.initial[0][0];
+    std::string warm_key = key_of(std::string("warm-up"));
+    w.insert(warm_key, warm);
+    for (int i = 0; i < 50; ++i) w.read_and_overwrite(warm_key, warm);
+  }
+  auto start = Clock::now();
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      RawWriter w(raw);
+      int64_t n = 0;
+      for (const Plan::Step& step : plan.steps[t]) {
+        if (counters) {
+          ++n;
+          w.read_and_overwrite(outbox_key, make_document("_id", "outbox", "n", n));
+          w.read_and_overwrite(
+              trace_keys[t][step.execution],
+              make_document("_id", "trace:" + execution_id(int(t), step.execution), "n", n));
+        }
+        w.read_and_overwrite(plan.keys[t][step.execution], step.document);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  return double(plan.count) / seconds_since(start);
+}
+
+/// Commits per second of `store` running `s` (executions created and warm-up done first).
+double run_store(ExecutionStore& store, const Shape& s) {
+  warm_up_store(store);
+  Executions all = create_all(store, s);
+  auto start = Clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < s.threads; ++t) {
+    pool.emplace_back([&, t] { commit_rounds(store, all[t], t, s.rounds); });
+  }
+  for (auto& th : pool) th.join();
+  return double(s.commits()) / seconds_since(start);
+}
+
+struct Args {
+  std::string parts = "abc";
+  int trials = 3;
+  int64_t durable_ops = 1000, threaded_ops = 1000, memory_ops = 4000, remote_ops = 2000,
+          remote_durable_ops = 1000;
+  int rounds = 10;
+  int idle = 100000, busy = 10, sweep_runs = 300, baseline_runs = 11;
+  int history_commits = 200, history_durable_commits = 50;
+  bool remote = true;
+  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string scratch;
+};
+
+enum class Backend { kEmbeddedDurable, kEmbeddedMemory, kRemoteMemory, kRemoteDurable };
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::kEmbeddedDurable:
+      return "embedded durable";
+    case Backend::kEmbeddedMemory:
+      return "embedded in-memory";
+    case Backend::kRemoteMemory:
+      return "remote, `serve --memory`";
+    case Backend::kRemoteDurable:
+      return "remote, `serve --dbpath` (durable)";
+  }
+  return "?";
+}
+
+bool is_durable(Backend b) {
+  return b == Backend::kEmbeddedDurable || b == Backend::kRemoteDurable;
+}
+
+void commit_throughput(const Args& a) {
+  fmt::print(
+      "\n## 1. Commit throughput: the typical commit (1 emit, dedupe mark, timer schedule, trace "
+      "step; ~1 KB context) through ExecutionStore::commit vs raw WiredTiger rewriting the same "
+      "document bytes (best of {} trials per side)\n\n",
+      a.trials);
+  fmt::print(
+      "| backend | threads | commits | mean doc | store commits/s | raw WT commits/s (1 txn) | "
+      "store / raw | raw WT, 3 txns/commit (+ 2 counters) | store / raw 3 txns |\n");
+  fmt::print("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
+
+  std::unique_ptr<ServerChild> memory_server, durable_server;
+  if (a.remote) {
+    memory_server = std::make_unique<ServerChild>(a.tool, std::vector<std::string>{"--memory"});
+    std::string dbpath = a.scratch + "/served";
+    std::filesystem::create_directories(dbpath);
+    durable_server =
+        std::make_unique<ServerChild>(a.tool, std::vector<std::string>{"--dbpath", dbpath});
+  }
+
+  struct Case {
+    Backend backend;
+    int threads;
+    int64_t ops;
+  };
+  std::vector<Case> cases = {{Backend::kEmbeddedDurable, 1, a.durable_ops},
+                             {Backend::kEmbeddedDurable, 8, a.threaded_ops},
+                             {Backend::kEmbeddedMemory, 1, a.memory_ops}};
+  if (a.remote) {
+    cases.push_back({Backend::kRemoteMemory, 1, a.remote_ops});
+    cases.push_back({Backend::kRemoteDurable, 1, a.remote_durable_ops});
+  }
+  int run = 0;
+  for (const Case& c : cases) {
+    Shape s = shape_for(c.threads, c.ops, a.rounds);
+    Plan plan = capture_plan(s);
+    bool durable = is_durable(c.backend);
+    double store_best = 0, raw_best = 0, raw3_best = 0;
+    for (int trial = 0; trial < a.trials; ++trial) {
+      raw_best = std::max(raw_best, run_raw(a.scratch + "/raw", durable, plan, false));
+      raw3_best = std::max(raw3_best, run_raw(a.scratch + "/raw", durable, plan, true));
+      std::shared_ptr<client::Client> client;
+      ExecutionStoreOptions options;
+      switch (c.backend) {
+        case Backend::kEmbeddedDurable: {
+          std::string dir = a.scratch + "/engine";
+          std::filesystem::remove_all(dir);
+          client = client::connect("embedded:" + dir);
+          break;
+        }
+        case Backend::kEmbeddedMemory:
+          client = client::connect("embedded:memory");
+          break;
+        case Backend::kRemoteMemory:
+          client = client::connect(memory_server->uri());
+          break;
+        case Backend::kRemoteDurable:
+          client = client::connect(durable_server->uri());
+          break;
+      }
+      // A fresh database per run, so a served engine starts every trial empty too.
+      options.database = fmt::format("bench_{}", run++);
+      {
+        ExecutionStore store(client, options);
+        store_best = std::max(store_best, run_store(store, s));
+      }
+      client->database(options.database).drop();
+      client.reset();
+      std::filesystem::remove_all(a.scratch + "/engine");
+    }
+    fmt::print("| {} | {} | {} | {:.1f} KB | {:.0f} | {:.0f} | {:.2f} | {:.0f} | {:.2f} |\n",
+               backend_name(c.backend), c.threads, s.commits(),
+               double(plan.bytes) / double(plan.count) / 1024, store_best, raw_best,
+               store_best / raw_best, raw3_best, store_best / raw3_best);
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(a.scratch + "/raw");
+}
+
+// --- 2. sweeps --------------------------------------------------------------------------------
+
+Document any_seq_in(const char* path) {
+  return make_document(path, make_document("$gte", -std::numeric_limits<double>::infinity()));
+}
+Document harel_non_empty(const char* field, bool array) {
+  bson::DocumentBuilder b;
+  b.open_document(field).append("$exists", true);
+  if (array) {
+    b.append("$ne", make_array());
+  } else {
+    b.append("$ne", Document());
+  }
+  b.close();
+  return b.finish();
+}
+
+struct ExplainFigures {
+  std::string plan;
+  int64_t returned = 0, keys = 0, docs = 0;
+};
+
+ExplainFigures explain(const client::Collection& coll, const Document& filter,
+                       const client::FindOptions& options) {
+  Document e = coll.explain(filter, options);
+  ExplainFigures f;
+  bson::Value stage = e.get_path("queryPlanner.winningPlan.stage");
+  f.plan = stage.is_string() ? std::string(stage.as_string()) : "?";
+  bson::Value index = e.get_path("queryPlanner.winningPlan.inputStage.indexName");
+  if (index.is_string()) f.plan += " ← IXSCAN " + std::string(index.as_string());
+  f.returned = as_count(e.get_path("executionStats.nReturned"));
+  f.keys = as_count(e.get_path("executionStats.totalKeysExamined"));
+  f.docs = as_count(e.get_path("executionStats.totalDocsExamined"));
+  return f;
+}
+
+/// Median microseconds of `runs` calls of `body`; `body` returns the entries it found, which
+/// must be `expected` every time.
+double median_us(int runs, size_t expected, const char* what, const std::function<size_t()>& body) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    auto start = Clock::now();
+    size_t n = body();
+    times.push_back(seconds_since(start) * 1e6);
+    if (n != expected) {
+      fmt::print(stderr, "{}: found {} entries, expected {}\n", what, n, expected);
+      std::exit(2);
+    }
+  }
+  return median(times);
+}
+
+void sweeps(const Args& a) {
+  fmt::print(
+      "\n## 2. Sweeps over {} idle executions and {} with work (embedded in-memory): the store's "
+      "indexed filters vs harel's filters, plain find + client-side scan\n\n",
+      a.idle, a.busy);
+  ExecutionStore store(client::connect("embedded:memory"));
+  client::Collection executions = store.client()->database("harel").collection("executions");
+
+  // Idle: empty outbox and spawns; every other one has a timer armed a day ahead (not due).
+  auto start = Clock::now();
+  for (int i = 0; i < a.idle; ++i) {
+    Execution exe;
+    exe.id = fmt::format("idle-{:07}", i);
+    exe.definition_id = "checkout";
+    exe.status = exec::ExecutionStatus::kRunning;
+    exe.active_path = "Checkout.Payment";
+    exe.context = context_at(i);
+    CommitBatch batch;
+    if (i % 2 == 0) batch.timers.push_back(TimerOp::schedule("Checkout.Payment", kNow + 86400));
+    store.commit(exe, batch);  // a first save: the insert of the whole document
+  }
+  double build_seconds = seconds_since(start);
+  // With work: one pending outbox entry, one pending spawn and one due timer each.
+  for (int i = 0; i < a.busy; ++i) {
+    Execution exe;
+    exe.id = fmt::format("busy-{:03}", i);
+    exe.definition_id = "checkout";
+    exe.status = exec::ExecutionStatus::kRunning;
+    exe.context = context_at(i);
+    CommitBatch batch = typical_batch(0, i, 1);
+    batch.timers = {TimerOp::schedule("Checkout.Payment", kNow - 60)};
+    batch.spawns.push_back({fmt::format("child-{}", i), "Fork.A", make_document("n", i)});
+    store.commit(exe, batch);
+  }
+  fmt::print(
+      "setup: {} idle executions created through ExecutionStore::commit (first saves) in {:.1f} s "
+      "({:.0f} µs each); collection {} documents\n\n",
+      a.idle, build_seconds, build_seconds * 1e6 / a.idle, executions.estimated_document_count());
+
+  const size_t busy = size_t(a.busy);
+  struct Sweep {
+    const char* name;
+    Document store_filter;
+    client::FindOptions store_options;
+    std::function<size_t()> store_run;
+    Document harel_filter;
+    client::FindOptions harel_options;
+    std::function<size_t()> harel_run;
+  };
+  client::FindOptions outbox_projection, spawns_projection, timers_projection, harel_timers;
+  outbox_projection.projection = make_document("outbox", 1);
+  spawns_projection.projection = make_document("spawns", 1);
+  timers_projection.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+  harel_timers.projection = make_document("timers", 1);
+
+  // harel's sweeps: find every document whose array / sub-document is non-empty, then pick
+  // the entries out client-side (parsing them as the store does).
+  auto harel_outbox = [&] {
+    std::vector<exec::OutboxEntry> entries;
+    for (const Document& doc :
+         executions.find(harel_non_empty("outbox", true), outbox_projection)->to_vector()) {
+      for (const bson::Element& e : doc.get("outbox").as_array()) {
+        bson::DocumentView entry = e.value.as_document();
+        exec::OutboxEntry out;
+        out.seq = entry.get("seq").as_int64();
+        bson::Value target = entry.get("target_id");
+        if (target.is_string()) out.target_id = std::string(target.as_string());
+        out.event = Event::from_json(entry.get("event").as_string());
+        out.source_id = std::string(doc.get("_id").as_string());
+        entries.push_back(std::move(out));
+      }
+    }
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& x, const auto& y) { return x.seq < y.seq; });
+    return entries.size();
+  };
+  auto harel_spawns = [&] {
+    std::vector<exec::SpawnEntry> entries;
+    for (const Document& doc :
+         executions.find(harel_non_empty("spawns", true), spawns_projection)->to_vector()) {
+      for (const bson::Element& e : doc.get("spawns").as_array()) {
+        bson::DocumentView entry = e.value.as_document();
+        exec::SpawnEntry out;
+        out.seq = entry.get("seq").as_int64();
+        out.parent_id = std::string(entry.get("parent_id").as_string());
+        out.child_id = std::string(entry.get("child_id").as_string());
+        out.root_path = std::string(entry.get("root_path").as_string());
+        out.context = Document::copy_of(entry.get("context").as_document());
+        entries.push_back(std::move(out));
+      }
+    }
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& x, const auto& y) { return x.seq < y.seq; });
+    return entries.size();
+  };
+  auto harel_timers_run = [&] {
+    std::vector<exec::DueTimer> due;
+    for (const Document& doc :
+         executions.find(harel_non_empty("timers", false), harel_timers)->to_vector()) {
+      for (const bson::Element& e : doc.get("timers").as_document()) {
+        double at = e.value.number_as_double();
+        if (at <= kNow) {
+          due.push_back(
+              {std::string(doc.get("_id").as_string()), exec::decode_timer_path(e.key), at});
+        }
+      }
+    }
+    std::sort(due.begin(), due.end(),
+              [](const auto& x, const auto& y) { return x.fire_at < y.fire_at; });
+    return due.size();
+  };
+
+  std::vector<Sweep> list;
+  list.push_back({"pending_outbox", any_seq_in("outbox.seq"), outbox_projection,
+                  [&] { return store.pending_outbox().size(); }, harel_non_empty("outbox", true),
+                  outbox_projection, harel_outbox});
+  list.push_back({"pending_spawns", any_seq_in("spawns.seq"), spawns_projection,
+                  [&] { return store.pending_spawns().size(); }, harel_non_empty("spawns", true),
+                  spawns_projection, harel_spawns});
+  list.push_back({"due_timers(now)", make_document("next_fire_at", make_document("$lte", kNow)),
+                  timers_projection, [&] { return store.due_timers(kNow).size(); },
+                  harel_non_empty("timers", false), harel_timers, harel_timers_run});
+
+  fmt::print(
+      "| sweep | side | filter | plan | docs returned | keys examined | docs examined | median "
+      "per sweep |\n");
+  fmt::print("|---|---|---|---|---:|---:|---:|---:|\n");
+  struct Result {
+    double store_us, harel_us;
+  };
+  std::vector<Result> results;
+  for (Sweep& s : list) {
+    ExplainFigures mine = explain(executions, s.store_filter, s.store_options);
+    double mine_us = median_us(a.sweep_runs, busy, s.name, s.store_run);
+    ExplainFigures theirs = explain(executions, s.harel_filter, s.harel_options);
+    double theirs_us = median_us(a.baseline_runs, busy, s.name, s.harel_run);
+    fmt::print("| {} | store | `{}` | {} | {} | {} | {} | {:.1f} µs |\n", s.name,
+               s.store_filter.to_json(), mine.plan, mine.returned, mine.keys, mine.docs, mine_us);
+    fmt::print("| {} | harel baseline | `{}` | {} | {} | {} | {} | {:.1f} µs |\n", s.name,
+               s.harel_filter.to_json(), theirs.plan, theirs.returned, theirs.keys, theirs.docs,
+               theirs_us);
+    std::fflush(stdout);
+    results.push_back({mine_us, theirs_us});
+  }
+  fmt::print(
+      "\n| sweep | store median | harel baseline median | baseline / store | under 1 ms |\n");
+  fmt::print("|---|---:|---:|---:|---|\n");
+  for (size_t i = 0; i < list.size(); ++i) {
+    fmt::print("| {} | {:.1f} µs | {:.1f} µs | {:.0f}x | {} |\n", list[i].name, results[i].store_us,
+               results[i].harel_us, results[i].harel_us / results[i].store_us,
+               results[i].store_us < 1000 ? "yes" : "NO");
+  }
+  fmt::print("(store: median of {} sweeps; baseline: median of {})\n", a.sweep_runs,
+             a.baseline_runs);
+  std::fflush(stdout);
+}
+
+// --- 3. history -------------------------------------------------------------------------------
+
+struct HistoryFigures {
+  double median_us = 0;
+  size_t doc_bytes = 0;
+};
+
+/// The typical commit on an execution with `marks` processed ids and a full trace ring:
+/// median time of `commits` commits (the outbox entry each one emits is acked between
+/// commits, outside the timing, as the relay would).
+HistoryFigures history_case(ExecutionStore& store, int marks, int commits) {
+  client::Collection executions = store.client()->database("harel").collection("executions");
+  client::Collection counters = store.client()->database("harel").collection("counters");
+  std::string id = fmt::format("history-{}", marks);
+  exec::NewExecution spec;
+  spec.definition_id = "checkout";
+  spec.id = id;
+  spec.context = context_at(0);
+  spec.status = exec::ExecutionStatus::kRunning;
+  store.create(spec);
+  const int64_t trace_max = store.options().trace_max;
+  bson::DocumentBuilder b;
+  b.open_document("$set");
+  b.open_array("processed");
+  for (int i = 0; i < marks; ++i) b.push(hex_id(3, 0, i, marks));
+  b.close();
+  b.open_array("trace");
+  for (int64_t i = 0; i < trace_max; ++i) {
+    b.push_document()
+        .append("step", "transition")
+        .append("from", "Checkout.Cart")
+        .append("to", "Checkout.Payment")
+        .append("event", "Reserve")
+        .append("index", i)
+        .close();
+  }
+  b.close();
+  b.close();
+  executions.update_one(make_document("_id", id), b.finish());
+  client::UpdateOptions upsert;
+  upsert.upsert = true;
+  counters.update_one(make_document("_id", "trace:" + id),
+                      make_document("$set", make_document("n", trace_max)), upsert);
+  Execution exe = *store.load(id);
+  Document clear_outbox = make_document("$set", make_document("outbox", make_array()));
+  std::vector<double> times;
+  for (int r = 1; r <= commits + 5; ++r) {
+    advance(exe, r);
+    CommitBatch batch = typical_batch(0, marks, r);
+    auto start = Clock::now();
+    store.commit(exe, batch);
+    double us = seconds_since(start) * 1e6;
+    if (r > 5) times.push_back(us);  // the first five warm up
+    executions.update_one(make_document("_id", id), clear_outbox);
+  }
+  HistoryFigures f;
+  f.median_us = median(times);
+  f.doc_bytes = executions.find_one(make_document("_id", id))->size();
+  return f;
+}
+
+void history(const Args& a) {
+  fmt::print(
+      "\n## 3. Commit cost as history grows: the typical commit on an execution with N processed "
+      "marks and a full trace ring ({}), median per commit (in-memory: {} commits, durable: "
+      "{})\n\n",
+      exec::kDefaultTraceMax, a.history_commits, a.history_durable_commits);
+  std::vector<int> sizes = {0, 100, 1000, 10000};
+  std::string dir = a.scratch + "/history";
+  std::filesystem::remove_all(dir);
+  ExecutionStore memory(client::connect("embedded:memory"));
+  ExecutionStore durable(client::connect("embedded:" + dir));
+  warm_up_store(memory);
+  warm_up_store(durable);
+  std::vector<HistoryFigures> in_memory, on_disk;
+  for (int n : sizes) in_memory.push_back(history_case(memory, n, a.history_commits));
+  for (int n : sizes) on_disk.push_back(history_case(durable, n, a.history_durable_commits));
+  fmt::print(
+      "| processed marks | doc size | in-memory µs/commit | ÷ size 0 | durable µs/commit | ÷ size "
+      "0 "
+      "|\n");
+  fmt::print("|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    fmt::print("| {} | {:.1f} KB | {:.1f} | {:.2f} | {:.1f} | {:.2f} |\n", sizes[i],
+               double(in_memory[i].doc_bytes) / 1024, in_memory[i].median_us,
+               in_memory[i].median_us / in_memory[0].median_us, on_disk[i].median_us,
+               on_disk[i].median_us / on_disk[0].median_us);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "{} needs a value\n", arg);
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (arg == "--part")
+      a.parts = next();
+    else if (arg == "--trials")
+      a.trials = std::stoi(next());
+    else if (arg == "--durable-ops")
+      a.durable_ops = std::stoll(next());
+    else if (arg == "--threaded-ops")
+      a.threaded_ops = std::stoll(next());
+    else if (arg == "--memory-ops")
+      a.memory_ops = std::stoll(next());
+    else if (arg == "--remote-ops")
+      a.remote_ops = std::stoll(next());
+    else if (arg == "--remote-durable-ops")
+      a.remote_durable_ops = std::stoll(next());
+    else if (arg == "--rounds")
+      a.rounds = std::stoi(next());
+    else if (arg == "--idle")
+      a.idle = std::stoi(next());
+    else if (arg == "--busy")
+      a.busy = std::stoi(next());
+    else if (arg == "--sweep-runs")
+      a.sweep_runs = std::stoi(next());
+    else if (arg == "--baseline-runs")
+      a.baseline_runs = std::stoi(next());
+    else if (arg == "--history-commits")
+      a.history_commits = std::stoi(next());
+    else if (arg == "--history-durable-commits")
+      a.history_durable_commits = std::stoi(next());
+    else if (arg == "--no-remote")
+      a.remote = false;
+    else if (arg == "--tool")
+      a.tool = next();
+    else {
+      fmt::print(stderr, "unknown option {}\n", arg);
+      return 1;
+    }
+  }
+  a.scratch =
+      (std::filesystem::temp_directory_path() / fmt::format("mongostore-exec-bench-{}", ::getpid()))
+          .string();
+  std::filesystem::create_directories(a.scratch);
+  fmt::print("ExecutionStore benchmarks (issue 7)\n");
+  if (a.parts.find('a') != std::string::npos) commit_throughput(a);
+  if (a.parts.find('b') != std::string::npos) sweeps(a);
+  if (a.parts.find('c') != std::string::npos) history(a);
+  std::filesystem::remove_all(a.scratch);
+}
