@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
 
@@ -487,25 +488,31 @@ class CommandDispatcher::Impl {
 
   void list_collections(const Context& ctx, DocumentBuilder& b) {
     Document filter = document_or_empty(ctx.cmd, "filter");
-    Value name_filter = filter.get("name");
+    // The filter is a query over the full collection descriptions, as on mongod (drivers
+    // send {name: ...} and {type: ...}; anything else a user writes works the same way).
+    engine::Matcher matcher = engine::Matcher::compile(filter.view());
     bool name_only = ctx.cmd.get("nameOnly").truthy();
     b.open_document("cursor");
     b.append("id", int64_t{0});
     b.append("ns", ctx.db + ".$cmd.listCollections");
     b.open_array("firstBatch");
     for (const std::string& coll : engine_->list_collections(ctx.db)) {
-      if (name_filter.is_string() && name_filter.as_string() != coll) continue;
-      b.push_document().append("name", coll).append("type", "collection");
-      if (!name_only) {
-        b.open_document("options").close();
-        b.open_document("info").append("readOnly", false).close();
-        b.open_document("idIndex")
-            .append("v", 2)
-            .append("key", bson::make_document("_id", 1))
-            .append("name", "_id_")
-            .close();
+      DocumentBuilder info;
+      info.append("name", coll).append("type", "collection");
+      info.open_document("options").close();
+      info.open_document("info").append("readOnly", false).close();
+      info.open_document("idIndex")
+          .append("v", 2)
+          .append("key", bson::make_document("_id", 1))
+          .append("name", "_id_")
+          .close();
+      Document described = info.finish();
+      if (!matcher.matches(described.view())) continue;
+      if (name_only) {
+        b.push_document().append("name", coll).append("type", "collection").close();
+      } else {
+        b.push(described.view());
       }
-      b.close();
     }
     b.close();
     b.close();

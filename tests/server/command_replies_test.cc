@@ -408,6 +408,26 @@ TEST_F(CommandRepliesTest, ListDatabasesAndDropDatabase) {
   EXPECT_EQ(seen.count("listed_a"), 0u);
 }
 
+TEST_F(CommandRepliesTest, ListCollectionsFiltersOverTheDescriptions) {
+  insert_numbered("lc", "alpha", 1);
+  insert_numbered("lc", "beta", 1);
+  insert_numbered("lc", "gamma", 1);
+  auto names = [&](const Document& filter) {
+    Document reply = must_run("lc", make_document("listCollections", 1, "filter", filter));
+    std::set<std::string> out;
+    for (const auto& e : reply.get_path("cursor.firstBatch").as_array()) {
+      out.emplace(e.value.as_document().get("name").as_string());
+    }
+    return out;
+  };
+  EXPECT_EQ(names(make_document("name", "beta")), (std::set<std::string>{"beta"}));
+  EXPECT_EQ(names(make_document("name", make_document("$in", make_array("alpha", "gamma")))),
+            (std::set<std::string>{"alpha", "gamma"}));
+  EXPECT_EQ(names(make_document("type", "collection")).size(), 3u);
+  EXPECT_TRUE(names(make_document("type", "view")).empty());
+  EXPECT_TRUE(names(make_document("info.readOnly", true)).empty());
+}
+
 TEST_F(CommandRepliesTest, RenameCollectionMovesDocumentsAndIndexes) {
   insert_numbered("ren", "before", 3);
   must_run("ren",
