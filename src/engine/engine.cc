@@ -757,10 +757,13 @@ class WiredTigerEngine final : public Engine,
     for (int attempt = 0;; ++attempt) {
       try {
         std::optional<bson::Document> out;
+        FindAndModifyOutcome outcome;
         run_write(
             [&](WT_SESSION* s) {
               out.reset();
+              outcome = FindAndModifyOutcome{};
               std::optional<Match> m = first_match(s, *entry, matcher, plan, sort);
+              outcome.matched = m.has_value();
               if (m && !compiled) {
                 remove_record(s, *entry, m->key, m->document.view());
                 out = projection.apply(m->document.view());
@@ -780,10 +783,12 @@ class WiredTigerEngine final : public Engine,
               bson::Document inserted = build_upsert(matcher, *compiled);
               bson::Value id = inserted.get("_id");
               insert_record(s, *entry, id_key(id), inserted.view(), id);
+              outcome.upserted_id = bson::OwnedValue(id);
               if (options.return_document == ReturnDocument::kAfter)
                 out = projection.apply(inserted);
             },
             options.journal);
+        if (options.outcome != nullptr) *options.outcome = std::move(outcome);
         return out;
       } catch (const DuplicateKeyError&) {
         // Two upserts raced on one key: the loser retries and now finds the winner's

@@ -727,120 +727,20 @@ class CommandDispatcher::Impl {
                : engine_->find_one_and_replace(db, coll, query, update, options);
   }
 
-  // The engine's findAndModify returns one image and not whether it upserted, while the reply
-  // needs lastErrorObject.updatedExisting and .upserted. They are derived without a racy
-  // pre-read wherever the upserted `_id` can be known in advance:
-  //  - no upsert: a returned document means it existed;
-  //  - the `_id` is the query's `_id` equality, or the update's own `$setOnInsert._id`, or the
-  //    replacement's `_id`: run for the before image (null exactly when it upserted), then read
-  //    the after image by that `_id` when `new` asks for it;
-  //  - an operator update with no `_id` anywhere: `$setOnInsert: {_id: <new ObjectId>}` is
-  //    added, so the returned image tells by its `_id` whether it is the inserted document.
-  // Only a replacement without `_id` under a query without `_id` falls back to a pre-read.
+  // lastErrorObject.updatedExisting and .upserted come from the engine's own account of the
+  // operation (FindAndModifyOutcome, filled inside its transaction), never from a read before
+  // or after it: a read-back of the after image let two concurrent `$inc` upserts of one
+  // counter return the same value.
   UpsertOutcome find_and_modify_update(const std::string& db, const std::string& coll,
                                        const Document& query, DocumentView update,
                                        engine::FindAndModifyOptions options) {
     UpsertOutcome out;
-    if (!options.upsert) {
-      out.value = modify(db, coll, query, update, options);
-      out.updated_existing = out.value.has_value();
-      return out;
-    }
-    // A pipeline (an array's bytes) is neither an operator update nor a replacement: its
-    // upsert takes the pre-read path below.
-    bool pipeline = options.update_is_pipeline;
-    bool operator_update = !pipeline && is_operator_update(update);
-    std::optional<bson::OwnedValue> known_id;
-    Value query_id = query.get("_id");
-    bool query_id_is_equality =
-        !query_id.is_missing() && !(query_id.is_document() && !query_id.as_document().empty() &&
-                                    query_id.as_document().begin()->key.starts_with('$'));
-    if (query_id_is_equality) {
-      known_id = bson::OwnedValue(query_id);
-    } else if (operator_update) {
-      Value soi = update.get("$setOnInsert");
-      if (soi.is_document() && soi.as_document().has("_id")) {
-        known_id = bson::OwnedValue(soi.as_document().get("_id"));
-      }
-    } else if (!pipeline && update.has("_id")) {
-      known_id = bson::OwnedValue(update.get("_id"));
-    }
-    if (known_id) {
-      bool wants_after = options.return_document == engine::ReturnDocument::kAfter;
-      options.return_document = engine::ReturnDocument::kBefore;
-      std::optional<Document> before = modify(db, coll, query, update, options);
-      out.updated_existing = before.has_value();
-      if (!before) out.upserted_id = std::move(known_id);
-      if (!wants_after) {
-        out.value = std::move(before);
-      } else {
-        Value id = before ? before->get("_id") : out.upserted_id->view();
-        // The after image, read back by `_id` (a writer racing in between may show through
-        // here; the counts above are exact).
-        engine::FindOptions by_id;
-        by_id.projection = options.projection;
-        by_id.limit = 1;
-        out.value = engine_->find_one(db, coll, bson::make_document("_id", id), by_id);
-      }
-      return out;
-    }
-    if (operator_update && !touches_id(update)) {
-      bson::ObjectId fresh = bson::ObjectId::generate();
-      Document with_id = add_set_on_insert_id(update, fresh);
-      bool wants_after = options.return_document == engine::ReturnDocument::kAfter;
-      std::optional<Document> result = modify(db, coll, query, with_id.view(), options);
-      if (wants_after) {
-        bool inserted = result && result->get("_id").type() == bson::BsonType::kObjectId &&
-                        result->get("_id").as_object_id() == fresh;
-        // A projection may hide `_id`; then fall back on whether any document existed before.
-        if (result && result->get("_id").is_missing()) {
-          inserted = !engine_->find_one(db, coll, query).has_value();  // best effort
-        }
-        out.updated_existing = result.has_value() && !inserted;
-        if (inserted)
-          out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
-      } else {
-        out.updated_existing = result.has_value();
-        if (!result)
-          out.upserted_id = bson::OwnedValue(bson::make_document("_id", fresh).get("_id"));
-      }
-      out.value = std::move(result);
-      return out;
-    }
-    bool existed = engine_->find_one(db, coll, query).has_value();  // racy: see above
+    engine::FindAndModifyOutcome outcome;
+    options.outcome = &outcome;
     out.value = modify(db, coll, query, update, options);
-    out.updated_existing = existed;
-    if (!existed && out.value && out.value->has("_id")) {
-      out.upserted_id = bson::OwnedValue(out.value->get("_id"));
-    }
+    out.updated_existing = outcome.matched;
+    out.upserted_id = std::move(outcome.upserted_id);
     return out;
-  }
-
-  // True when an operator update names `_id` (or a path under it) in any operator.
-  static bool touches_id(DocumentView update) {
-    for (const bson::Element& op : update) {
-      if (!op.value.is_document()) continue;
-      for (const bson::Element& field : op.value.as_document()) {
-        if (field.key == "_id" || field.key.starts_with("_id.")) return true;
-      }
-    }
-    return false;
-  }
-
-  static Document add_set_on_insert_id(DocumentView update, const bson::ObjectId& id) {
-    DocumentBuilder b;
-    bool merged = false;
-    for (const bson::Element& op : update) {
-      if (op.key == "$setOnInsert" && op.value.is_document()) {
-        b.open_document("$setOnInsert").append("_id", id).append_elements(op.value.as_document());
-        b.close();
-        merged = true;
-      } else {
-        b.append(op.key, op.value);
-      }
-    }
-    if (!merged) b.open_document("$setOnInsert").append("_id", id).close();
-    return b.finish();
   }
 
   // --- reads and cursors -----------------------------------------------------------------

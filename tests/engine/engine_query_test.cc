@@ -132,6 +132,31 @@ TEST_F(EngineQuery, FindOneAndUpdateCounterIsAtomic) {
   EXPECT_EQ(e_->count_documents("db", "counters", Document()), 1);
 }
 
+TEST_F(EngineQuery, FindAndModifyReportsWhetherItMatchedOrUpserted) {
+  // The server's lastErrorObject is built from this, so it must be exact under concurrency.
+  FindAndModifyOutcome outcome;
+  FindAndModifyOptions o;
+  o.upsert = true;
+  o.return_document = ReturnDocument::kAfter;
+  o.outcome = &outcome;
+  auto inc = make_document("$inc", make_document("n", 1));
+  auto first = e_->find_one_and_update("db", "c", make_document("k", "a"), inc, o);
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(outcome.matched);
+  ASSERT_TRUE(outcome.upserted_id);
+  EXPECT_EQ(outcome.upserted_id->view().as_object_id(), first->get("_id").as_object_id());
+  auto second = e_->find_one_and_update("db", "c", make_document("k", "a"), inc, o);
+  EXPECT_TRUE(outcome.matched);
+  EXPECT_FALSE(outcome.upserted_id);
+  EXPECT_EQ(second->get("n").as_int32(), 2);
+  o.upsert = false;
+  EXPECT_FALSE(e_->find_one_and_update("db", "c", make_document("k", "b"), inc, o));
+  EXPECT_FALSE(outcome.matched);
+  EXPECT_FALSE(outcome.upserted_id);
+  EXPECT_TRUE(e_->find_one_and_delete("db", "c", make_document("k", "a"), o));
+  EXPECT_TRUE(outcome.matched);
+}
+
 TEST_F(EngineQuery, FindOneAndReplaceAndDeleteHonourSort) {
   for (int i = 1; i <= 3; ++i) e_->insert_one("db", "c", make_document("_id", i, "p", 10 - i));
   FindAndModifyOptions o;

@@ -110,6 +110,15 @@ struct InsertManyResult {
 /// Which document findOneAndUpdate returns.
 enum class ReturnDocument { kBefore, kAfter };
 
+/// What a findAndModify did, reported from inside its transaction (exact under concurrency,
+/// unlike a read before or after it).
+struct FindAndModifyOutcome {
+  /// A document matched (and was updated, replaced or deleted).
+  bool matched = false;
+  /// The `_id` of the document an upsert inserted.
+  std::optional<bson::OwnedValue> upserted_id;
+};
+
 struct FindAndModifyOptions {
   /// Which document to modify when several match.
   bson::Document sort;
@@ -126,6 +135,8 @@ struct FindAndModifyOptions {
   /// The ExecutionStore reserves its seq blocks this way, one fsync per commit instead of
   /// three.
   bool journal = true;
+  /// When set, receives what the operation did (the server's lastErrorObject needs it).
+  FindAndModifyOutcome* outcome = nullptr;
 };
 
 struct AggregateOptions {
