@@ -95,12 +95,15 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
                      m.pipeline.empty() ? coll.update_many(m.filter, m.update, options)
                                         : coll.update_many(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, ReplaceOne>) {
-          add_update(result, index, coll.replace_one(m.filter, m.replacement, m.upsert));
+          ReplaceOptions options;
+          options.upsert = m.upsert;
+          options.hint = m.hint;
+          add_update(result, index, coll.replace_one(m.filter, m.replacement, options));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {
-          result.deleted_count += coll.delete_one(m.filter);
+          result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint});
         } else {
           static_assert(std::is_same_v<M, DeleteMany>);
-          result.deleted_count += coll.delete_many(m.filter);
+          result.deleted_count += coll.delete_many(m.filter, DeleteOptions{m.hint});
         }
       },
       model);

@@ -40,8 +40,8 @@ class EmbeddedClient final : public Client {
     return engine_->find(db, coll, filter, options);
   }
   UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
-                           bson::DocumentView replacement, bool upsert) override {
-    return engine_->replace_one(db, coll, filter, replacement, upsert);
+                           bson::DocumentView replacement, const ReplaceOptions& options) override {
+    return engine_->replace_one(db, coll, filter, replacement, options);
   }
   UpdateResult update_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
                           bson::DocumentView update, const UpdateOptions& options) override {
@@ -51,13 +51,13 @@ class EmbeddedClient final : public Client {
                            bson::DocumentView update, const UpdateOptions& options) override {
     return engine_->update_many(db, coll, filter, update, options);
   }
-  int64_t delete_one(std::string_view db, std::string_view coll,
-                     bson::DocumentView filter) override {
-    return engine_->delete_one(db, coll, filter);
+  int64_t delete_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                     const DeleteOptions& options) override {
+    return engine_->delete_one(db, coll, filter, options);
   }
-  int64_t delete_many(std::string_view db, std::string_view coll,
-                      bson::DocumentView filter) override {
-    return engine_->delete_many(db, coll, filter);
+  int64_t delete_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                      const DeleteOptions& options) override {
+    return engine_->delete_many(db, coll, filter, options);
   }
   std::optional<bson::Document> find_one_and_update(std::string_view db, std::string_view coll,
                                                     bson::DocumentView filter,

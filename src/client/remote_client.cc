@@ -299,10 +299,12 @@ class RemoteClient final : public Client {
   }
 
   UpdateResult replace_one(std::string_view db, std::string_view coll, DocumentView filter,
-                           DocumentView replacement, bool upsert) override {
+                           DocumentView replacement,
+                           const ReplaceOptions& replace_options) override {
     forbid_update_operators(replacement, "replaceOne");
     UpdateOptions options;
-    options.upsert = upsert;
+    options.upsert = replace_options.upsert;
+    options.hint = replace_options.hint;
     return update(db, coll, filter, replacement, options, false);
   }
 
@@ -316,12 +318,14 @@ class RemoteClient final : public Client {
     return update(db, coll, filter, update_doc, options, true);
   }
 
-  int64_t delete_one(std::string_view db, std::string_view coll, DocumentView filter) override {
-    return remove(db, coll, filter, 1);
+  int64_t delete_one(std::string_view db, std::string_view coll, DocumentView filter,
+                     const DeleteOptions& options) override {
+    return remove(db, coll, filter, 1, options);
   }
 
-  int64_t delete_many(std::string_view db, std::string_view coll, DocumentView filter) override {
-    return remove(db, coll, filter, 0);
+  int64_t delete_many(std::string_view db, std::string_view coll, DocumentView filter,
+                      const DeleteOptions& options) override {
+    return remove(db, coll, filter, 0, options);
   }
 
   std::optional<Document> find_one_and_update(std::string_view db, std::string_view coll,
@@ -522,11 +526,14 @@ class RemoteClient final : public Client {
     return result;
   }
 
-  int64_t remove(std::string_view db, std::string_view coll, DocumentView filter, int limit) {
+  int64_t remove(std::string_view db, std::string_view coll, DocumentView filter, int limit,
+                 const DeleteOptions& options) {
     DocumentBuilder command;
     command.append("delete", coll);
     command.open_array("deletes");
-    command.push_document().append("q", filter).append("limit", limit).close();
+    command.push_document().append("q", filter).append("limit", limit);
+    append_hint(command, options.hint);
+    command.close();
     command.close();
     command.append("ordered", true);
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());

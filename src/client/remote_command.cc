@@ -14,7 +14,8 @@ namespace {
 // A client borrowed from the pool for one command, returned on every path.
 class PooledClient {
  public:
-  explicit PooledClient(mongoc_client_pool_t* pool) : pool_(pool), client_(mongoc_client_pool_pop(pool)) {}
+  explicit PooledClient(mongoc_client_pool_t* pool)
+      : pool_(pool), client_(mongoc_client_pool_pop(pool)) {}
   ~PooledClient() { mongoc_client_pool_push(pool_, client_); }
   PooledClient(const PooledClient&) = delete;
   PooledClient& operator=(const PooledClient&) = delete;
@@ -73,7 +74,7 @@ bson::Document document_or_empty(const bson::Value& v) {
     case MONGOC_ERROR_COMMAND:
       // Client-side command checks (e.g. a command over the size limit).
       throw Error(error.code == MONGOC_ERROR_COMMAND_INVALID_ARG ? ErrorCode::kBadValue
-                                                                : ErrorCode::kOperationFailed,
+                                                                 : ErrorCode::kOperationFailed,
                   std::move(message));
     default:
       throw Error(ErrorCode::kInternalError, std::move(message));

@@ -681,10 +681,12 @@ class WiredTigerEngine final : public Engine,
   }
 
   UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
-                           bson::DocumentView replacement, bool upsert) override {
+                           bson::DocumentView replacement,
+                           const ReplaceOptions& replace_options) override {
     reject_operators_in_replacement(replacement);
     UpdateOptions options;
-    options.upsert = upsert;
+    options.upsert = replace_options.upsert;
+    options.hint = replace_options.hint;
     return update_impl(db, coll, filter, replacement, options, /*multi=*/false);
   }
 

@@ -604,7 +604,10 @@ class CommandDispatcher::Impl {
           if (multi) {
             throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement");
           }
-          result = engine_->replace_one(ctx.db, coll, q, u.as_document(), options.upsert);
+          engine::ReplaceOptions replace_options;
+          replace_options.upsert = options.upsert;
+          replace_options.hint = options.hint;
+          result = engine_->replace_one(ctx.db, coll, q, u.as_document(), replace_options);
         }
         n += result.matched_count;
         modified += result.modified_count;

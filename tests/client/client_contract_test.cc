@@ -1,10 +1,12 @@
 // The Client seam's contract, written once and run per backend.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
+#include "mongostore/error.h"
 #include "support/backend.h"
 #include "support/temp_dir.h"
 
@@ -67,6 +69,48 @@ TEST_P(ClientContract, UpsertByIdCreatesOnce) {
   EXPECT_EQ(r.matched_count, 1);
   EXPECT_FALSE(r.upserted_id.has_value());
   EXPECT_EQ(coll.count_documents(Document()), 1);
+}
+
+// replaceOne, deleteOne and deleteMany take a hint on every backend: through a sparse index
+// only the documents it holds are candidates, and a hint naming no index fails BadValue with
+// nothing written.
+TEST_P(ClientContract, ReplaceAndDeleteHonourTheHint) {
+  auto coll = client_->database("db").collection("c");
+  for (int i = 0; i < 6; ++i) {
+    coll.insert_one(i % 2 == 0 ? make_document("_id", i, "k", 1)
+                               : make_document("_id", i, "k", 1, "a", i));
+  }
+  coll.create_index(make_document("a", 1), make_document("sparse", true));
+  IndexHint sparse;
+  sparse.name = "a_1";
+  ReplaceOptions replace;
+  replace.hint = sparse;
+  auto r = coll.replace_one(make_document("k", 1), make_document("k", 2), replace);
+  EXPECT_EQ(r.matched_count, 1);
+  auto replaced = coll.find_one(make_document("k", 2));
+  ASSERT_TRUE(replaced);
+  EXPECT_EQ(replaced->get("_id").as_int32() % 2, 1);  // one the sparse index holds
+  DeleteOptions remove;
+  remove.hint = sparse;
+  // The replacement has no `a`, so it left the index: two odd ids remain there.
+  EXPECT_EQ(coll.delete_many(Document(), remove), 2);
+  EXPECT_EQ(coll.count_documents(Document()), 4);
+  IndexHint missing;
+  missing.keys = make_document("zz", 1);
+  remove.hint = missing;
+  replace.hint = missing;
+  for (auto write : {std::function<void()>([&] { coll.delete_one(Document(), remove); }),
+                     std::function<void()>(
+                         [&] { coll.replace_one(Document(), make_document("k", 3), replace); })}) {
+    try {
+      write();
+      ADD_FAILURE() << "expected BadValue";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::kBadValue)) << e.what();
+    }
+  }
+  EXPECT_EQ(coll.count_documents(Document()), 4);
+  EXPECT_EQ(coll.count_documents(make_document("k", 3)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ClientContract, testing::all_backends(),

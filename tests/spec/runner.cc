@@ -198,9 +198,9 @@ const std::map<std::string_view, OpSpec>& op_specs() {
       {"distinct", {"collection", {"fieldName", "filter"}, false}},
       {"updateOne", {"collection", {"filter", "update", "upsert", "arrayFilters", "hint"}, true}},
       {"updateMany", {"collection", {"filter", "update", "upsert", "arrayFilters", "hint"}, true}},
-      {"replaceOne", {"collection", {"filter", "replacement", "upsert"}, true}},
-      {"deleteOne", {"collection", {"filter"}, true}},
-      {"deleteMany", {"collection", {"filter"}, true}},
+      {"replaceOne", {"collection", {"filter", "replacement", "upsert", "hint"}, true}},
+      {"deleteOne", {"collection", {"filter", "hint"}, true}},
+      {"deleteMany", {"collection", {"filter", "hint"}, true}},
       {"findOneAndUpdate",
        {"collection",
         {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters",
@@ -230,9 +230,9 @@ const std::map<std::string_view, std::set<std::string_view>>& bulk_model_specs()
       {"insertOne", {"document"}},
       {"updateOne", {"filter", "update", "upsert", "arrayFilters", "hint"}},
       {"updateMany", {"filter", "update", "upsert", "arrayFilters", "hint"}},
-      {"replaceOne", {"filter", "replacement", "upsert"}},
-      {"deleteOne", {"filter"}},
-      {"deleteMany", {"filter"}},
+      {"replaceOne", {"filter", "replacement", "upsert", "hint"}},
+      {"deleteOne", {"filter", "hint"}},
+      {"deleteMany", {"filter", "hint"}},
   };
   return specs;
 }
@@ -426,11 +426,12 @@ std::vector<client::WriteModel> write_models(const Value& requests) {
       }
     } else if (kind == "replaceOne") {
       models.push_back(client::ReplaceOne{
-          std::move(filter), Document::copy_of(document_or_empty(a.get("replacement"))), upsert});
+          std::move(filter), Document::copy_of(document_or_empty(a.get("replacement"))), upsert,
+          hint_of(a.get("hint"))});
     } else if (kind == "deleteOne") {
-      models.push_back(client::DeleteOne{std::move(filter)});
+      models.push_back(client::DeleteOne{std::move(filter), hint_of(a.get("hint"))});
     } else if (kind == "deleteMany") {
-      models.push_back(client::DeleteMany{std::move(filter)});
+      models.push_back(client::DeleteMany{std::move(filter), hint_of(a.get("hint"))});
     } else {
       throw TestFailure("bulkWrite: unknown model " + std::string(kind));
     }
@@ -557,11 +558,16 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
                                                      : collection.update_many(filter, update, o));
     }
   } else if (name == "replaceOne") {
-    out.holder = update_result(client.replace_one(
-        db, coll, filter, document_or_empty(args.get("replacement")), args.get("upsert").truthy()));
+    client::ReplaceOptions o;
+    o.upsert = args.get("upsert").truthy();
+    o.hint = hint_of(args.get("hint"));
+    out.holder = update_result(
+        client.replace_one(db, coll, filter, document_or_empty(args.get("replacement")), o));
   } else if (name == "deleteOne" || name == "deleteMany") {
-    int64_t n = name == "deleteOne" ? client.delete_one(db, coll, filter)
-                                    : client.delete_many(db, coll, filter);
+    client::DeleteOptions o;
+    o.hint = hint_of(args.get("hint"));
+    int64_t n = name == "deleteOne" ? client.delete_one(db, coll, filter, o)
+                                    : client.delete_many(db, coll, filter, o);
     DocumentBuilder b;
     b.open_document("r").append("deletedCount", n).close();
     out.holder = b.finish();

@@ -66,14 +66,17 @@ struct ReplaceOne {
   /// A document without $-keys; its `_id`, if any, must match the stored one.
   bson::Document replacement;
   bool upsert = false;
+  IndexHint hint;
 };
 
 struct DeleteOne {
   bson::Document filter;
+  IndexHint hint;
 };
 
 struct DeleteMany {
   bson::Document filter;
+  IndexHint hint;
 };
 
 using WriteModel =

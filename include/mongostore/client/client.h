@@ -31,6 +31,7 @@ using engine::FindAndModifyOptions;
 using engine::FindOptions;
 using engine::IndexHint;
 using engine::InsertManyResult;
+using engine::ReplaceOptions;
 using engine::ReturnDocument;
 using engine::UpdateOptions;
 using engine::UpdateResult;
@@ -65,17 +66,17 @@ class Client : public std::enable_shared_from_this<Client> {
                                        bson::DocumentView filter, const FindOptions& options) = 0;
   virtual UpdateResult replace_one(std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView replacement,
-                                   bool upsert) = 0;
+                                   const ReplaceOptions& options) = 0;
   virtual UpdateResult update_one(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter, bson::DocumentView update,
                                   const UpdateOptions& options) = 0;
   virtual UpdateResult update_many(std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView update,
                                    const UpdateOptions& options) = 0;
-  virtual int64_t delete_one(std::string_view db, std::string_view coll,
-                             bson::DocumentView filter) = 0;
-  virtual int64_t delete_many(std::string_view db, std::string_view coll,
-                              bson::DocumentView filter) = 0;
+  virtual int64_t delete_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                             const DeleteOptions& options) = 0;
+  virtual int64_t delete_many(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                              const DeleteOptions& options) = 0;
   virtual std::optional<bson::Document> find_one_and_update(
       std::string_view db, std::string_view coll, bson::DocumentView filter,
       bson::DocumentView update, const FindAndModifyOptions& options) = 0;
@@ -144,9 +145,17 @@ class Collection {
   std::unique_ptr<Cursor> find(bson::DocumentView filter, const FindOptions& options = {}) const {
     return client_->find(db_, name_, filter, options);
   }
+  /// `replacement` holds no $-operators; the stored `_id` is kept (changing it fails
+  /// ImmutableField 66).
   UpdateResult replace_one(bson::DocumentView filter, bson::DocumentView replacement,
                            bool upsert = false) const {
-    return client_->replace_one(db_, name_, filter, replacement, upsert);
+    ReplaceOptions options;
+    options.upsert = upsert;
+    return client_->replace_one(db_, name_, filter, replacement, options);
+  }
+  UpdateResult replace_one(bson::DocumentView filter, bson::DocumentView replacement,
+                           const ReplaceOptions& options) const {
+    return client_->replace_one(db_, name_, filter, replacement, options);
   }
   /// `update` must hold only $-operators (BadValue otherwise, as drivers check).
   UpdateResult update_one(bson::DocumentView filter, bson::DocumentView update,
@@ -164,11 +173,12 @@ class Collection {
   std::optional<bson::Document> find_one_and_update(bson::DocumentView filter,
                                                     const std::vector<bson::Document>& pipeline,
                                                     FindAndModifyOptions options = {}) const;
-  int64_t delete_one(bson::DocumentView filter) const {
-    return client_->delete_one(db_, name_, filter);
+  /// Returns how many documents were deleted (0 or 1).
+  int64_t delete_one(bson::DocumentView filter, const DeleteOptions& options = {}) const {
+    return client_->delete_one(db_, name_, filter, options);
   }
-  int64_t delete_many(bson::DocumentView filter) const {
-    return client_->delete_many(db_, name_, filter);
+  int64_t delete_many(bson::DocumentView filter, const DeleteOptions& options = {}) const {
+    return client_->delete_many(db_, name_, filter, options);
   }
   std::optional<bson::Document> find_one_and_update(
       bson::DocumentView filter, bson::DocumentView update,

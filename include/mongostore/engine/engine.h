@@ -96,6 +96,12 @@ struct DeleteOptions {
   IndexHint hint;
 };
 
+struct ReplaceOptions {
+  /// Insert the replacement (with the filter's `_id` equality, if any) when nothing matches.
+  bool upsert = false;
+  IndexHint hint;
+};
+
 struct UpdateResult {
   int64_t matched_count = 0;
   int64_t modified_count = 0;
@@ -208,7 +214,13 @@ class Engine {
   /// Replaces the first document matching `filter`, keeping its `_id`.
   virtual UpdateResult replace_one(std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView replacement,
-                                   bool upsert = false) = 0;
+                                   const ReplaceOptions& options) = 0;
+  UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView replacement, bool upsert = false) {
+    ReplaceOptions options;
+    options.upsert = upsert;
+    return replace_one(db, coll, filter, replacement, options);
+  }
   virtual UpdateResult update_one(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter, bson::DocumentView update,
                                   const UpdateOptions& options = {}) = 0;
