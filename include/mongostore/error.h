@@ -61,6 +61,7 @@ enum class ErrorCode : int32_t {
   kDuplicateKey = 11000,
   kBSONObjectTooLarge = 10334,
   kLocation16755 = 16755,
+  kUnknownField = 40415,  // "Location40415": a command or statement field MongoDB does not know
 };
 
 /// MongoDB's code name for `code` ("DuplicateKey", "BadValue", ...); "UnknownError" when

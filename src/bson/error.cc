@@ -92,6 +92,10 @@ std::string_view code_name(int32_t code) {
       return "BSONObjectTooLarge";
     case 11000:
       return "DuplicateKey";
+    case 16755:
+      return "Location16755";
+    case 40415:
+      return "Location40415";
     case 10000001:
       return "DataDirectoryInvalid";
     default:

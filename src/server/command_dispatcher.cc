@@ -1,5 +1,6 @@
 #include "mongostore/server/command_dispatcher.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -75,6 +76,44 @@ engine::IndexHint hint_of(const DocumentView& spec) {
     throw Error(ErrorCode::kFailedToParse, "hint must be a string or an object");
   }
   return hint;
+}
+
+// Options MongoDB has and the engine does not honour fail NotImplemented (238) naming the
+// option: ignoring `collation` or `let` would match other documents than the client asked for.
+void reject_unsupported_options(const DocumentView& cmd, std::string_view command,
+                                std::initializer_list<std::string_view> unsupported) {
+  for (std::string_view option : unsupported) {
+    if (cmd.has(option)) {
+      throw Error(ErrorCode::kNotImplemented, "the '" + std::string(option) + "' option of " +
+                                                  std::string(command) +
+                                                  " is not supported by mongostore");
+    }
+  }
+}
+
+// Checks every statement of an update or delete before any runs (mongod parses the whole
+// command first): a field the engine honours passes, one MongoDB has but mongostore does not
+// support fails NotImplemented, and any other fails as mongod's parser answers, Location40415
+// "BSON field 'update.updates.sort' is an unknown field" (MongoDB 7.0 has no update `sort`).
+void check_statements(const DocumentView& statements, std::string_view command,
+                      std::string_view array, std::initializer_list<std::string_view> honoured,
+                      std::initializer_list<std::string_view> unsupported) {
+  for (const bson::Element& statement : statements) {
+    if (!statement.value.is_document()) continue;  // reported per statement when it runs
+    for (const bson::Element& field : statement.value.as_document()) {
+      auto among = [&](std::initializer_list<std::string_view> names) {
+        return std::find(names.begin(), names.end(), field.key) != names.end();
+      };
+      if (among(honoured)) continue;
+      std::string path =
+          std::string(command) + "." + std::string(array) + "." + std::string(field.key);
+      if (among(unsupported)) {
+        throw Error(ErrorCode::kNotImplemented,
+                    "BSON field '" + path + "' is not supported by mongostore");
+      }
+      throw Error(ErrorCode::kUnknownField, "BSON field '" + path + "' is an unknown field.");
+    }
+  }
 }
 
 DocumentView required_array(const DocumentView& doc, std::string_view field) {
@@ -567,6 +606,9 @@ class CommandDispatcher::Impl {
     std::string coll = collection_name(ctx.cmd, ctx.name);
     DocumentView updates = required_array(ctx.cmd, "updates");
     check_write_batch_size(updates);
+    reject_unsupported_options(ctx.cmd, "update", {"let"});
+    check_statements(updates, "update", "updates",
+                     {"q", "u", "upsert", "multi", "arrayFilters", "hint"}, {"collation", "c"});
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
     int64_t n = 0, modified = 0, index = 0;
     DocumentBuilder errors, upserted;
@@ -636,6 +678,8 @@ class CommandDispatcher::Impl {
     std::string coll = collection_name(ctx.cmd, ctx.name);
     DocumentView deletes = required_array(ctx.cmd, "deletes");
     check_write_batch_size(deletes);
+    reject_unsupported_options(ctx.cmd, "delete", {"let"});
+    check_statements(deletes, "delete", "deletes", {"q", "limit", "hint"}, {"collation"});
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
     int64_t n = 0, index = 0;
     DocumentBuilder errors;
@@ -663,6 +707,7 @@ class CommandDispatcher::Impl {
 
   void find_and_modify(const Context& ctx, DocumentBuilder& b) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
+    reject_unsupported_options(ctx.cmd, "findAndModify", {"collation", "let"});
     Document query = document_or_empty(ctx.cmd, "query");
     engine::FindAndModifyOptions options;
     options.sort = document_or_empty(ctx.cmd, "sort");
@@ -824,6 +869,7 @@ class CommandDispatcher::Impl {
   }
 
   void find(const Context& ctx, DocumentBuilder& b) {
+    reject_unsupported_options(ctx.cmd, "find", {"collation", "let"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Document filter = document_or_empty(ctx.cmd, "filter");
     engine::FindOptions options;
@@ -900,6 +946,7 @@ class CommandDispatcher::Impl {
   }
 
   void aggregate(const Context& ctx, DocumentBuilder& b) {
+    reject_unsupported_options(ctx.cmd, "aggregate", {"collation"});
     Value target = ctx.cmd.get("aggregate");
     if (!target.is_string()) {
       throw Error(ErrorCode::kNotImplemented, "database-level aggregate is not supported");
@@ -932,6 +979,7 @@ class CommandDispatcher::Impl {
   }
 
   void count(const Context& ctx, DocumentBuilder& b) {
+    reject_unsupported_options(ctx.cmd, "count", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Document query = document_or_empty(ctx.cmd, "query");
     int64_t skip = integer_or(ctx.cmd, "skip", 0);
@@ -943,6 +991,7 @@ class CommandDispatcher::Impl {
   }
 
   void distinct(const Context& ctx, DocumentBuilder& b) {
+    reject_unsupported_options(ctx.cmd, "distinct", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Value key = ctx.cmd.get("key");
     if (!key.is_string()) throw Error(ErrorCode::kFailedToParse, "'key' must be a string");

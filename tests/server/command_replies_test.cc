@@ -581,5 +581,48 @@ TEST_F(CommandRepliesTest, TransactionsAreRefusedWithAClearError) {
   EXPECT_EQ(int_of(must_run("txn", make_document("count", "coll")), "n"), 0);
 }
 
+// Options the engine does not honour are refused before anything runs, never ignored:
+// ignoring a collation or an update `sort` would touch other documents than the client meant.
+TEST_F(CommandRepliesTest, OptionsTheEngineDoesNotHonourFailInsteadOfBeingIgnored) {
+  insert_numbered("opts", "coll", 3);
+  Document collation = make_document("locale", "fr");
+  // An update's `sort` is unknown to MongoDB 7.0, whose behaviour the server follows.
+  Document sorted_update =
+      make_document("update", "coll", "updates",
+                    make_array(make_document("q", make_document(), "u",
+                                             make_document("$set", make_document("x", 1)), "sort",
+                                             make_document("_id", -1))));
+  Document reply = must_fail("opts", sorted_update, 40415, "Location40415");
+  EXPECT_NE(reply.get("errmsg").as_string().find("update.updates.sort"), std::string::npos)
+      << reply.to_json();
+  // Every statement is checked before the first runs: the valid first one wrote nothing.
+  Document second_bad =
+      make_document("update", "coll", "updates",
+                    make_array(make_document("q", make_document("_id", 1), "u",
+                                             make_document("$set", make_document("x", 1))),
+                               make_document("q", make_document("_id", 2), "u",
+                                             make_document("$set", make_document("x", 1)),
+                                             "collation", collation)));
+  must_fail("opts", second_bad, 238, "NotImplemented");
+  must_fail("opts",
+            make_document("delete", "coll", "deletes",
+                          make_array(make_document("q", make_document(), "limit", 0, "collation",
+                                                   collation))),
+            238, "NotImplemented");
+  must_fail("opts", make_document("find", "coll", "collation", collation), 238, "NotImplemented");
+  must_fail("opts",
+            make_document("find", "coll", "filter", make_document(), "let", make_document("v", 1)),
+            238, "NotImplemented");
+  must_fail("opts",
+            make_document("findAndModify", "coll", "query", make_document(), "remove", true,
+                          "collation", collation),
+            238, "NotImplemented");
+  must_fail("opts", make_document("count", "coll", "collation", collation), 238, "NotImplemented");
+  EXPECT_EQ(int_of(must_run("opts", make_document("count", "coll")), "n"), 3);
+  EXPECT_EQ(
+      int_of(must_run("opts", make_document("count", "coll", "query", make_document("x", 1))), "n"),
+      0);
+}
+
 }  // namespace
 }  // namespace mongostore::testing
