@@ -68,9 +68,8 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   };
   context.replace_collection = [&engine, database](std::string_view target,
                                                    std::vector<bson::Document> documents) {
-    engine.drop_collection(database, target);
-    engine.create_collection(database, target);
-    if (!documents.empty()) engine.insert_many(database, target, documents);
+    // Atomic and index-preserving, as MongoDB's $out: a failure leaves the target as it was.
+    engine.replace_collection_documents(database, target, documents);
   };
   context.merge_document = [&engine, database](std::string_view target, bson::DocumentView filter,
                                                const MergeDecision& decide) {

@@ -673,6 +673,38 @@ class WiredTigerEngine final : public Engine,
     return bson::OwnedValue(id);
   }
 
+  void replace_collection_documents(std::string_view db, std::string_view coll,
+                                    const std::vector<bson::Document>& documents) override {
+    std::vector<bson::Document> prepared;
+    prepared.reserve(documents.size());
+    for (const auto& d : documents) prepared.push_back(prepare_for_insert(d.view()));
+    bool existed = collection_exists(db, coll);
+    auto entry = collection_for_write(db, coll);
+    try {
+      // Exclusive: no other write to the collection interleaves with the swap.
+      std::unique_lock gate(entry->write_gate);
+      Matcher everything = Matcher::compile(bson::DocumentView());
+      PlannedQuery plan = plan_for(*entry, everything, bson::DocumentView());
+      run_write([&](WT_SESSION* s) {
+        std::vector<std::pair<std::string, bson::Document>> old_documents;
+        scan(s, *entry, everything, plan,
+             [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
+               old_documents.emplace_back(key, bson::Document::copy_of(doc));
+               return true;
+             });
+        for (const auto& [key, doc] : old_documents) remove_record(s, *entry, key, doc.view());
+        for (const bson::Document& doc : prepared) {
+          bson::Value id = doc.get("_id");
+          insert_record(s, *entry, id_key(id), doc.view(), id);
+        }
+      });
+    } catch (...) {
+      // The transaction rolled back; a collection created for it goes too, as on MongoDB.
+      if (!existed) drop_collection(db, coll);
+      throw;
+    }
+  }
+
   InsertManyResult insert_many(std::string_view db, std::string_view coll,
                                const std::vector<bson::Document>& documents) override {
     InsertManyResult result;

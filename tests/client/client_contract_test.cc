@@ -1,6 +1,7 @@
 // The Client seam's contract, written once and run per backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <thread>
 
@@ -111,6 +112,45 @@ TEST_P(ClientContract, ReplaceAndDeleteHonourTheHint) {
   }
   EXPECT_EQ(coll.count_documents(Document()), 4);
   EXPECT_EQ(coll.count_documents(make_document("k", 3)), 0);
+}
+
+// $out replaces the target atomically and keeps its indexes, as MongoDB's does: a failing
+// $out (here a duplicate `_id` in the results) leaves the target as it was.
+TEST_P(ClientContract, OutReplacesTheTargetAtomicallyAndKeepsItsIndexes) {
+  auto db = client_->database("db");
+  auto source = db.collection("source");
+  auto target = db.collection("target");
+  for (int i = 0; i < 4; ++i) source.insert_one(make_document("_id", i, "v", i * 10));
+  target.insert_one(make_document("_id", 100, "v", -1));
+  target.create_index(make_document("v", 1), make_document("unique", true));
+  source
+      .aggregate({make_document("$match", make_document("v", make_document("$gte", 10))),
+                  make_document("$out", "target")})
+      ->to_vector();
+  EXPECT_EQ(target.count_documents(Document()), 3);
+  EXPECT_FALSE(target.find_one(make_document("_id", 100)));
+  bool kept = false;
+  for (const Document& index : target.list_indexes()) {
+    kept = kept || index.get("name").as_string() == "v_1";
+  }
+  EXPECT_TRUE(kept) << "the target's index was dropped";
+  // Two results with one `_id`: DuplicateKey, and the target keeps its three documents.
+  auto duplicate = {make_document("$project", make_document("_id", 0, "v", 1)),
+                    make_document("$addFields", make_document("_id", "same")),
+                    make_document("$out", "target")};
+  EXPECT_THROW(source.aggregate(std::vector<Document>(duplicate))->to_vector(), Error);
+  EXPECT_EQ(target.count_documents(Document()), 3);
+  // The unique index holds for $out's results too.
+  auto clash = {make_document("$addFields", make_document("v", 7)),
+                make_document("$out", "target")};
+  EXPECT_THROW(source.aggregate(std::vector<Document>(clash))->to_vector(), Error);
+  EXPECT_EQ(target.count_documents(Document()), 3);
+  // A failing $out into a new collection creates nothing.
+  auto fresh = {make_document("$addFields", make_document("_id", "same")),
+                make_document("$out", "fresh")};
+  EXPECT_THROW(source.aggregate(std::vector<Document>(fresh))->to_vector(), Error);
+  auto names = db.list_collection_names();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "fresh"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ClientContract, testing::all_backends(),

@@ -198,6 +198,12 @@ class Engine {
   virtual void create_collection(std::string_view db, std::string_view coll) = 0;
   /// Drops a collection; returns false if there was none.
   virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
+  /// Replaces every document of `coll` (created when missing) with `documents`, keeping its
+  /// indexes: all or nothing, so a duplicate key or a document MongoDB rejects leaves the
+  /// collection as it was. What `$out` does. One transaction: the documents must fit in the
+  /// cache (EngineOptions::cache_size_mb).
+  virtual void replace_collection_documents(std::string_view db, std::string_view coll,
+                                            const std::vector<bson::Document>& documents) = 0;
   /// Drops every collection of `db`.
   virtual void drop_database(std::string_view db) = 0;
   virtual bool collection_exists(std::string_view db, std::string_view coll) = 0;
