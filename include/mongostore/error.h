@@ -20,6 +20,7 @@ enum class ErrorCode : int32_t {
   kBadValue = 2,
   kNoSuchKey = 4,
   kFailedToParse = 9,
+  kUnauthorized = 13,
   kTypeMismatch = 14,
   kInvalidLength = 16,
   kIllegalOperation = 20,

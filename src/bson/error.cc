@@ -20,6 +20,8 @@ std::string_view code_name(int32_t code) {
       return "UnknownError";
     case 9:
       return "FailedToParse";
+    case 13:
+      return "Unauthorized";
     case 14:
       return "TypeMismatch";
     case 16:

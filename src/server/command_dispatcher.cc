@@ -436,6 +436,10 @@ class CommandDispatcher::Impl {
   // copied to the target and the source dropped. Not atomic: a concurrent reader can see both
   // (documented in docs/compatibility.md).
   void rename_collection(const Context& ctx, DocumentBuilder&) {
+    if (ctx.db != "admin") {
+      throw Error(ErrorCode::kUnauthorized,
+                  "renameCollection may only be run against the admin database.");
+    }
     auto split = [](Value v, const char* field) {
       if (!v.is_string()) {
         throw Error(ErrorCode::kTypeMismatch, std::string("'") + field + "' must be a string");

@@ -53,10 +53,36 @@ class Server::Impl {
     std::lock_guard lock(stop_mutex_);
     if (stopped_) return;
     stopped_ = true;
+    // Drain: no new connections; a connection waiting for its next message is closed now; one
+    // in the middle of a message or a command finishes it, sends the reply, then closes (its
+    // loop sees draining_). After drain_timeout whatever is left is cut off.
+    draining_ = true;
     asio::post(io_, [this] {
       asio::error_code ignored;
       acceptor_.close(ignored);
     });
+    {
+      std::lock_guard connections_lock(connections_mutex_);
+      for (const std::weak_ptr<Connection>& weak : connections_) {
+        std::shared_ptr<Connection> c = weak.lock();
+        if (!c) continue;
+        asio::post(c->strand, [c] {
+          if (c->busy || c->closed) return;
+          asio::error_code ignored;
+          c->socket.shutdown(tcp::socket::shutdown_both, ignored);
+          c->socket.cancel(ignored);
+        });
+      }
+    }
+    auto deadline = std::chrono::steady_clock::now() + options_.drain_timeout;
+    while (open_connections_.load() > 0 && std::chrono::steady_clock::now() < deadline &&
+           !threads_.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (open_connections_.load() > 0) {
+      log("drain timeout ({} ms): closing {} connections mid-command",
+          options_.drain_timeout.count(), open_connections_.load());
+    }
     io_.stop();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
@@ -93,11 +119,16 @@ class Server::Impl {
       }
       ++open_connections_;
       log("connection {} open from {} ({} open)", id, peer, open_connections_.load());
-      // The connection's reads and its watchdog share one strand, so they never run at once.
-      auto strand = asio::make_strand(io_);
-      auto connection = std::make_shared<Connection>(std::move(socket));
-      asio::co_spawn(strand, serve_connection(connection, id, peer), asio::detached);
-      asio::co_spawn(strand, enforce_message_timeout(connection), asio::detached);
+      // The connection's reads, its watchdog and stop()'s drain share one strand, so they
+      // never run at once.
+      auto connection = std::make_shared<Connection>(std::move(socket), asio::make_strand(io_));
+      {
+        std::lock_guard lock(connections_mutex_);
+        std::erase_if(connections_, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
+        connections_.push_back(connection);
+      }
+      asio::co_spawn(connection->strand, serve_connection(connection, id, peer), asio::detached);
+      asio::co_spawn(connection->strand, enforce_message_timeout(connection), asio::detached);
     }
   }
 
@@ -110,9 +141,13 @@ class Server::Impl {
 
   // What a connection's reading coroutine and its watchdog share.
   struct Connection {
-    explicit Connection(tcp::socket s) : socket(std::move(s)), watchdog(socket.get_executor()) {}
+    Connection(tcp::socket s, asio::strand<asio::io_context::executor_type> st)
+        : socket(std::move(s)), strand(std::move(st)), watchdog(socket.get_executor()) {}
     tcp::socket socket;
+    asio::strand<asio::io_context::executor_type> strand;
     asio::steady_timer watchdog;
+    /// From a message's first byte until its reply is written: stop() lets it finish.
+    bool busy = false;
     /// When the message being read began to arrive; empty between messages.
     std::optional<std::chrono::steady_clock::time_point> message_started;
     bool timed_out = false;
@@ -156,6 +191,11 @@ class Server::Impl {
     std::vector<uint8_t> message;
     try {
       for (;;) {
+        c->busy = false;
+        if (draining_) {
+          reason = "server shutting down";
+          break;
+        }
         // An idle connection may wait for its next message as long as it likes; once the
         // first bytes arrive, the rest of the message must follow within message_timeout.
         message.resize(kHeaderSize);
@@ -165,11 +205,14 @@ class Server::Impl {
         if (ec) {
           if (c->timed_out) {
             failed("", ec);
+          } else if (draining_) {
+            reason = "server shutting down";
           } else if (ec != asio::error::eof) {
             reason = ec.message();
           }
           break;
         }
+        c->busy = true;
         c->message_started = std::chrono::steady_clock::now();
         if (n < kHeaderSize) {
           auto [ec1, n1] =
@@ -261,6 +304,10 @@ class Server::Impl {
   std::atomic<int32_t> next_request_id_{0};
   std::mutex stop_mutex_, log_mutex_;
   bool stopped_ = false;
+  std::atomic<bool> draining_{false};
+  /// Every connection accepted (expired ones are pruned on accept), for stop()'s drain.
+  std::mutex connections_mutex_;
+  std::vector<std::weak_ptr<Connection>> connections_;
 };
 
 Server::Server(std::shared_ptr<engine::Engine> engine, ServerOptions options)

@@ -443,6 +443,9 @@ TEST_F(CommandRepliesTest, RenameCollectionMovesDocumentsAndIndexes) {
   Document indexes = must_run("ren", make_document("listIndexes", "after"));
   EXPECT_TRUE(contains_name(indexes.get_path("cursor.firstBatch").as_array(), "v_1"));
 
+  // As on mongod, only against the admin database.
+  must_fail("ren", make_document("renameCollection", "ren.after", "to", "ren.elsewhere"), 13,
+            "Unauthorized");
   must_fail("admin", make_document("renameCollection", "ren.nosuch", "to", "ren.x"), 26,
             "NamespaceNotFound");
   insert_numbered("ren", "third", 1);

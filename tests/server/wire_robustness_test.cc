@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/server/server.h"
@@ -273,6 +275,43 @@ TEST_F(MessageTimeoutTest, IdleConnectionOutlivesTheMessageTimeout) {
   ASSERT_TRUE(idle.ping());
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   EXPECT_TRUE(idle.ping());
+}
+
+// stop() drains: a command whose message has begun arriving is finished and answered, the
+// idle connection beside it is closed at once, and stop() returns when both are gone.
+TEST(ServerDrain, StopAnswersTheCommandInFlightAndClosesIdleConnections) {
+  engine::EngineOptions engine_options;
+  engine_options.durability = engine::Durability::kInMemory;
+  engine_options.cache_size_mb = 64;
+  auto engine = engine::Engine::open(engine_options);
+  server::ServerOptions options;
+  options.port = 0;
+  options.log = false;
+  options.message_timeout = std::chrono::seconds(20);
+  options.drain_timeout = std::chrono::seconds(20);
+  server::Server server(engine, options);
+  server.start();
+  WireConnection idle(server.port());
+  ASSERT_TRUE(idle.ping());
+  WireConnection in_flight(server.port());
+  ASSERT_TRUE(in_flight.ping());
+  std::vector<uint8_t> message = ping_message();
+  ASSERT_TRUE(in_flight.send(message.data(), message.size() - 3));
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    server.stop();
+    stopped = true;
+  });
+  // The idle connection goes first; stop() keeps waiting for the half-sent command.
+  EXPECT_TRUE(idle.closed_by_server());
+  EXPECT_FALSE(stopped.load());
+  ASSERT_TRUE(in_flight.send(message.data() + message.size() - 3, 3));
+  std::optional<WireReply> reply = in_flight.receive();
+  ASSERT_TRUE(reply.has_value()) << "the command in flight got no reply";
+  EXPECT_EQ(reply->body.get("ok").number_as_double(), 1.0) << reply->body.to_json();
+  EXPECT_TRUE(in_flight.closed_by_server());
+  stopper.join();
+  EXPECT_TRUE(stopped.load());
 }
 
 }  // namespace
