@@ -72,6 +72,7 @@ UpdateOptions update_options(const Model& m) {
   o.upsert = m.upsert;
   o.array_filters = m.array_filters;
   o.hint = m.hint;
+  if constexpr (requires { m.sort; }) o.sort = m.sort;
   return o;
 }
 
@@ -98,6 +99,7 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           ReplaceOptions options;
           options.upsert = m.upsert;
           options.hint = m.hint;
+          options.sort = m.sort;
           add_update(result, index, coll.replace_one(m.filter, m.replacement, options));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {
           result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint});

@@ -305,6 +305,7 @@ class RemoteClient final : public Client {
     UpdateOptions options;
     options.upsert = replace_options.upsert;
     options.hint = replace_options.hint;
+    options.sort = replace_options.sort;
     return update(db, coll, filter, replacement, options, false);
   }
 
@@ -507,6 +508,7 @@ class RemoteClient final : public Client {
     command.append("upsert", options.upsert).append("multi", multi);
     append_array_filters(command, options.array_filters);
     append_hint(command, options.hint);
+    if (!options.sort.empty()) command.append("sort", options.sort);
     command.close();
     command.close();
     command.append("ordered", true);

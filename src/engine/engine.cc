@@ -719,6 +719,7 @@ class WiredTigerEngine final : public Engine,
     UpdateOptions options;
     options.upsert = replace_options.upsert;
     options.hint = replace_options.hint;
+    options.sort = replace_options.sort;
     return update_impl(db, coll, filter, replacement, options, /*multi=*/false);
   }
 
@@ -1686,20 +1687,30 @@ class WiredTigerEngine final : public Engine,
       throw Error(ErrorCode::kFailedToParse,
                   "multi update is not supported for replacement-style update");
     }
+    if (multi && !options.sort.empty()) {
+      throw Error(ErrorCode::kInvalidOptions, "Cannot specify sort with multi=true");
+    }
+    SortSpec sort = SortSpec::compile(options.sort.view());
     auto entry = options.upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
     if (!entry) return UpdateResult{};
     std::shared_lock gate(entry->write_gate);
-    PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView(), options.hint);
+    PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
     for (int attempt = 0;; ++attempt) {
       try {
         return run_write([&](WT_SESSION* s) {
           UpdateResult result;
           std::vector<Match> matches;
-          scan(s, *entry, matcher, plan,
-               [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
-                 matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
-                 return multi;
-               });
+          if (!sort.empty()) {
+            if (std::optional<Match> m = first_match(s, *entry, matcher, plan, sort)) {
+              matches.push_back(std::move(*m));
+            }
+          } else {
+            scan(s, *entry, matcher, plan,
+                 [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
+                   matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
+                   return multi;
+                 });
+          }
           for (const Match& m : matches) {
             ++result.matched_count;
             Update::Result r = compiled.apply(m.document.view(), m.array_index, false);

@@ -94,7 +94,7 @@ void reject_unsupported_options(const DocumentView& cmd, std::string_view comman
 // Checks every statement of an update or delete before any runs (mongod parses the whole
 // command first): a field the engine honours passes, one MongoDB has but mongostore does not
 // support fails NotImplemented, and any other fails as mongod's parser answers, Location40415
-// "BSON field 'update.updates.sort' is an unknown field" (MongoDB 7.0 has no update `sort`).
+// "BSON field 'update.updates.bogus' is an unknown field".
 void check_statements(const DocumentView& statements, std::string_view command,
                       std::string_view array, std::initializer_list<std::string_view> honoured,
                       std::initializer_list<std::string_view> unsupported) {
@@ -612,7 +612,8 @@ class CommandDispatcher::Impl {
     check_write_batch_size(updates);
     reject_unsupported_options(ctx.cmd, "update", {"let"});
     check_statements(updates, "update", "updates",
-                     {"q", "u", "upsert", "multi", "arrayFilters", "hint"}, {"collation", "c"});
+                     {"q", "u", "upsert", "multi", "arrayFilters", "hint", "sort"},
+                     {"collation", "c"});
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
     int64_t n = 0, modified = 0, index = 0;
     DocumentBuilder errors, upserted;
@@ -635,6 +636,7 @@ class CommandDispatcher::Impl {
           }
         }
         options.hint = hint_of(spec);
+        options.sort = document_or_empty(spec, "sort");
         engine::UpdateResult result;
         if (u.is_array()) {
           // An update pipeline: the engine takes the stages' array bytes.
@@ -653,6 +655,7 @@ class CommandDispatcher::Impl {
           engine::ReplaceOptions replace_options;
           replace_options.upsert = options.upsert;
           replace_options.hint = options.hint;
+          replace_options.sort = options.sort;
           result = engine_->replace_one(ctx.db, coll, q, u.as_document(), replace_options);
         }
         n += result.matched_count;

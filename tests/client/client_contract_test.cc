@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/client/bulk_write.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
 #include "support/backend.h"
@@ -151,6 +152,40 @@ TEST_P(ClientContract, OutReplacesTheTargetAtomicallyAndKeepsItsIndexes) {
   EXPECT_THROW(source.aggregate(std::vector<Document>(fresh))->to_vector(), Error);
   auto names = db.list_collection_names();
   EXPECT_EQ(std::count(names.begin(), names.end(), "fresh"), 0);
+}
+
+// updateOne and replaceOne with a sort write the first match in that order (MongoDB 8.0);
+// updateMany with a sort is refused.
+TEST_P(ClientContract, UpdateOneAndReplaceOneWriteTheFirstMatchInSortOrder) {
+  auto coll = client_->database("db").collection("c");
+  for (int i = 1; i <= 4; ++i) coll.insert_one(make_document("_id", i, "rank", 10 - i));
+  UpdateOptions update;
+  update.sort = make_document("rank", 1);  // lowest rank: _id 4
+  EXPECT_EQ(coll.update_one(Document(), make_document("$set", make_document("hit", 1)), update)
+                .modified_count,
+            1);
+  EXPECT_TRUE(coll.find_one(make_document("_id", 4, "hit", 1)));
+  ReplaceOptions replace;
+  replace.sort = make_document("_id", -1);
+  replace.hint.name = "_id_";
+  EXPECT_EQ(coll.replace_one(make_document("_id", make_document("$lt", 4)),
+                             make_document("rank", 0), replace)
+                .modified_count,
+            1);
+  EXPECT_TRUE(coll.find_one(make_document("_id", 3, "rank", 0)));
+  // In a bulk write too.
+  UpdateOne model;
+  model.update = make_document("$set", make_document("bulk", 1));
+  model.sort = make_document("rank", -1);  // highest rank: _id 1 (9)
+  bulk_write(coll, {model});
+  EXPECT_TRUE(coll.find_one(make_document("_id", 1, "bulk", 1)));
+  try {
+    coll.update_many(Document(), make_document("$set", make_document("all", 1)), update);
+    ADD_FAILURE() << "expected InvalidOptions";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::kInvalidOptions)) << e.what();
+  }
+  EXPECT_EQ(coll.count_documents(make_document("all", 1)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ClientContract, testing::all_backends(),

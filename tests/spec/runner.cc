@@ -237,6 +237,13 @@ const std::map<std::string_view, std::set<std::string_view>>& bulk_model_specs()
   return specs;
 }
 
+// The runner follows MongoDB 7.0 (maxWireVersion 21), whose server rejects an updateOne or
+// replaceOne `sort`; mongostore honours it as 8.0 does, which contradicts the 7.x tests and
+// leaves the 8.0 ones behind the version gate. tests/client covers the sort itself.
+constexpr const char* kUpdateSortSkip =
+    "updateOne/replaceOne sort is 8.0 behaviour (mongostore has it; the 7.x tests expect a "
+    "rejection)";
+
 /// Throws SkipTest when a bulkWrite request uses a model or option bulk_write lacks.
 void check_bulk_requests(const Value& requests) {
   if (!requests.is_array()) return;  // reported when the operation runs
@@ -251,6 +258,9 @@ void check_bulk_requests(const Value& requests) {
     }
     DocumentView args = document_or_empty(it->value);
     for (const auto& el : args) {
+      if (el.key == "sort" && (model == "updateOne" || model == "replaceOne")) {
+        throw SkipTest(kUpdateSortSkip);
+      }
       if (!spec->second.contains(el.key)) {
         // Same reason as for the single-operation form, so the tally groups them.
         throw SkipTest("option " + std::string(el.key) + " not supported");
@@ -283,6 +293,9 @@ void check_supported(DocumentView op, const std::map<std::string, Entity>& entit
   DocumentView args = document_or_empty(op.get("arguments"));
   for (const auto& el : args) {
     if (el.key == "session") throw SkipTest("sessions not supported");
+    if (el.key == "sort" && (name == "updateOne" || name == "replaceOne")) {
+      throw SkipTest(kUpdateSortSkip);
+    }
     if (ignorable_argument(el.key)) continue;
     if (!spec->second.arguments.contains(el.key)) {
       throw SkipTest("option " + std::string(el.key) + " not supported");

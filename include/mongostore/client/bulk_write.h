@@ -49,6 +49,8 @@ struct UpdateOne {
   /// An update pipeline instead of `update` (which must then be empty).
   std::vector<bson::Document> pipeline;
   IndexHint hint;
+  /// Which document to update when several match (MongoDB 8.0).
+  bson::Document sort;
 };
 
 struct UpdateMany {
@@ -67,6 +69,8 @@ struct ReplaceOne {
   bson::Document replacement;
   bool upsert = false;
   IndexHint hint;
+  /// Which document to replace when several match (MongoDB 8.0).
+  bson::Document sort;
 };
 
 struct DeleteOne {

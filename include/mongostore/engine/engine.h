@@ -90,6 +90,9 @@ struct UpdateOptions {
   /// arrayFilters for filtered positional updates ($[<id>]).
   std::vector<bson::Document> array_filters;
   IndexHint hint;
+  /// updateOne only (as in MongoDB 8.0): when several documents match, the first in this
+  /// order is updated. update_many with a sort fails InvalidOptions (72).
+  bson::Document sort;
 };
 
 struct DeleteOptions {
@@ -100,6 +103,8 @@ struct ReplaceOptions {
   /// Insert the replacement (with the filter's `_id` equality, if any) when nothing matches.
   bool upsert = false;
   IndexHint hint;
+  /// When several documents match, the first in this order is replaced (MongoDB 8.0).
+  bson::Document sort;
 };
 
 struct UpdateResult {
