@@ -11,6 +11,7 @@ PACKAGES=(
   libcli11-dev libfmt-dev    # the command-line tool
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev libpcre2-dev    # SCRAM/TLS; $regex
+  libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server
   python3-pymongo            # a real client driving `mongostore serve` in the tests
 )
 # The other real client is the Node.js driver (npm, installed by tests/real_clients/run.sh).

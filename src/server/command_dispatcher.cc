@@ -13,6 +13,7 @@
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
+#include "server/message_compression.h"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -330,6 +331,16 @@ class CommandDispatcher::Impl {
     b.append("minWireVersion", static_cast<int32_t>(0));
     b.append("maxWireVersion", static_cast<int32_t>(21));
     b.append("readOnly", false);
+    // Compression: the client's list, in its order of preference, less what is not offered.
+    if (Value requested = ctx.cmd.get("compression"); requested.is_array()) {
+      b.open_array("compression");
+      for (const bson::Element& name : requested.as_array()) {
+        if (name.value.is_string() && compressor_named(name.value.as_string())) {
+          b.push(name.value.as_string());
+        }
+      }
+      b.close();
+    }
   }
 
   void ping(const Context&, DocumentBuilder&) {}

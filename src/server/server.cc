@@ -16,6 +16,7 @@
 #include "mongostore/error.h"
 #include "mongostore/server/command_dispatcher.h"
 #include "mongostore/server/wire_protocol.h"
+#include "server/message_compression.h"
 
 namespace mongostore::server {
 
@@ -68,9 +69,13 @@ class Server::Impl {
         if (!c) continue;
         asio::post(c->strand, [c] {
           if (c->busy || c->closed) return;
-          asio::error_code ignored;
-          c->socket.shutdown(tcp::socket::shutdown_both, ignored);
-          c->socket.cancel(ignored);
+          // Bytes already received but not yet read are a message that has begun: it is
+          // finished like the others. Only the wait is cancelled (no shutdown): a read that
+          // completed just before this runs goes on to serve its message, and the loop then
+          // stops on draining_.
+          asio::error_code ec;
+          if (c->socket.available(ec) > 0 && !ec) return;
+          c->socket.cancel(ec);
         });
       }
     }
@@ -268,6 +273,13 @@ class Server::Impl {
   }
 
   std::vector<uint8_t> handle(const std::vector<uint8_t>& message, const ConnectionInfo& info) {
+    if (parse_header(message.data()).op_code == kOpCompressed) {
+      // Answered in kind: the reply is compressed with the request's compressor.
+      Compressor used = Compressor::kNoop;
+      std::vector<uint8_t> reply =
+          handle(decompress_message(message, kMaxMessageSize, &used), info);
+      return reply.empty() ? reply : compress_message(reply, used);
+    }
     Request request = parse_request(message);
     int32_t reply_id = ++next_request_id_;
     if (request.header.op_code == kOpQuery) {

@@ -179,6 +179,19 @@ class WireConnection {
     return true;
   }
 
+  /// Reads one whole message, as bytes (header included). Empty when the server closed the
+  /// connection.
+  std::optional<std::vector<uint8_t>> receive_message() {
+    uint8_t head[16];
+    if (!read_exactly(head, sizeof head)) return std::nullopt;
+    int32_t length = get_int32(head);
+    if (length < 16) return std::nullopt;
+    std::vector<uint8_t> message(static_cast<size_t>(length));
+    std::memcpy(message.data(), head, 16);
+    if (!read_exactly(message.data() + 16, message.size() - 16)) return std::nullopt;
+    return message;
+  }
+
   /// Reads one whole message. Empty when the server closed the connection (EOF or reset);
   /// a read timeout fails the test (the server should have answered or closed).
   std::optional<WireReply> receive() {
