@@ -92,6 +92,9 @@ class DocumentBuilder {
 
   /// Current size of the buffer in bytes.
   size_t size() const { return buffer_.size(); }
+  /// Makes room for `bytes` in all, so that building a document of about a known size (an
+  /// update rewriting one) does not reallocate and copy its buffer as it grows.
+  void reserve(size_t bytes) { buffer_.reserve(bytes); }
   /// Closes every open level and returns the document; the builder is then empty again.
   Document finish();
   /// Like finish(), but for a builder used as an array (top level keyed by push()).

@@ -401,6 +401,9 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
                              bool is_upsert_insert) const {
   const Impl& impl = *impl_;
   DocumentBuilder b;
+  // The result is about the original's size: one allocation instead of a doubling series that
+  // copied a 450 KB document about twice over.
+  b.reserve(original.size() + original.size() / 8 + 256);
   Value original_id = original.get("_id");
   if (impl.pipeline) {
     // The pipeline sees the whole document; `_id` may not change, and a result without one

@@ -109,14 +109,22 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
                                           op.field + "' has non-array type " + type_of(existing));
   }
   // Only the new elements are collected; the existing ones are compared in place and then
-  // copied as bytes.
+  // copied as bytes. Two strings are equal exactly when their bytes are (no collation), so a
+  // string is checked by length and bytes, skipping the general comparison: the dedupe marks
+  // an ExecutionStore commit adds are strings checked against every mark already there.
+  auto equal = [](const Value& a, const Value& b) {
+    if (a.type() == bson::BsonType::kString && b.type() == bson::BsonType::kString) {
+      return a.as_string() == b.as_string();
+    }
+    return bson::values_equal(a, b);
+  };
   std::vector<Value> added;
   for (const Value& v : op.push.each) {
-    bool present = std::any_of(added.begin(), added.end(),
-                               [&](const Value& x) { return bson::values_equal(x, v); });
+    bool present =
+        std::any_of(added.begin(), added.end(), [&](const Value& x) { return equal(x, v); });
     if (!present && existing.is_array()) {
       for (const auto& e : existing.as_array()) {
-        if (bson::values_equal(e.value, v)) {
+        if (equal(e.value, v)) {
           present = true;
           break;
         }
