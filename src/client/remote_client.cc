@@ -302,11 +302,8 @@ class RemoteClient final : public Client {
                            DocumentView replacement,
                            const ReplaceOptions& replace_options) override {
     forbid_update_operators(replacement, "replaceOne");
-    UpdateOptions options;
-    options.upsert = replace_options.upsert;
-    options.hint = replace_options.hint;
-    options.sort = replace_options.sort;
-    return update(db, coll, filter, replacement, options, false);
+    return update(db, coll, filter, replacement, engine::update_options_for(replace_options),
+                  false);
   }
 
   UpdateResult update_one(std::string_view db, std::string_view coll, DocumentView filter,

@@ -686,13 +686,7 @@ class WiredTigerEngine final : public Engine,
       Matcher everything = Matcher::compile(bson::DocumentView());
       PlannedQuery plan = plan_for(*entry, everything, bson::DocumentView());
       run_write([&](WT_SESSION* s) {
-        std::vector<std::pair<std::string, bson::Document>> old_documents;
-        scan(s, *entry, everything, plan,
-             [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
-               old_documents.emplace_back(key, bson::Document::copy_of(doc));
-               return true;
-             });
-        for (const auto& [key, doc] : old_documents) remove_record(s, *entry, key, doc.view());
+        remove_matching(s, *entry, everything, plan, /*multi=*/true);
         for (const bson::Document& doc : prepared) {
           bson::Value id = doc.get("_id");
           insert_record(s, *entry, id_key(id), doc.view(), id);
@@ -716,11 +710,8 @@ class WiredTigerEngine final : public Engine,
                            bson::DocumentView replacement,
                            const ReplaceOptions& replace_options) override {
     reject_operators_in_replacement(replacement);
-    UpdateOptions options;
-    options.upsert = replace_options.upsert;
-    options.hint = replace_options.hint;
-    options.sort = replace_options.sort;
-    return update_impl(db, coll, filter, replacement, options, /*multi=*/false);
+    return update_impl(db, coll, filter, replacement, update_options_for(replace_options),
+                       /*multi=*/false);
   }
 
   UpdateResult update_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
@@ -1700,7 +1691,8 @@ class WiredTigerEngine final : public Engine,
         return run_write([&](WT_SESSION* s) {
           UpdateResult result;
           std::vector<Match> matches;
-          if (!sort.empty()) {
+          if (!multi) {
+            // The first match, in `sort` order when there is one (MongoDB 8.0's updateOne).
             if (std::optional<Match> m = first_match(s, *entry, matcher, plan, sort)) {
               matches.push_back(std::move(*m));
             }
@@ -1708,7 +1700,7 @@ class WiredTigerEngine final : public Engine,
             scan(s, *entry, matcher, plan,
                  [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
                    matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
-                   return multi;
+                   return true;
                  });
           }
           for (const Match& m : matches) {
@@ -1739,16 +1731,23 @@ class WiredTigerEngine final : public Engine,
     if (!entry) return 0;
     std::shared_lock gate(entry->write_gate);
     PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView(), options.hint);
-    return run_write([&](WT_SESSION* s) -> int64_t {
-      std::vector<std::pair<std::string, bson::Document>> victims;
-      scan(s, *entry, matcher, plan,
-           [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
-             victims.emplace_back(key, bson::Document::copy_of(doc));
-             return multi;
-           });
-      for (const auto& [key, doc] : victims) remove_record(s, *entry, key, doc.view());
-      return static_cast<int64_t>(victims.size());
-    });
+    return run_write(
+        [&](WT_SESSION* s) { return remove_matching(s, *entry, matcher, plan, multi); });
+  }
+
+  // Removes the first document `matcher` accepts (every one with `multi`), index entries
+  // included, inside the caller's transaction; returns how many. The matches are collected
+  // first so the scan never walks over its own removals.
+  int64_t remove_matching(WT_SESSION* s, const CollectionEntry& entry, const Matcher& matcher,
+                          PlannedQuery& plan, bool multi) {
+    std::vector<std::pair<std::string, bson::Document>> victims;
+    scan(s, entry, matcher, plan,
+         [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
+           victims.emplace_back(key, bson::Document::copy_of(doc));
+           return multi;
+         });
+    for (const auto& [key, doc] : victims) remove_record(s, entry, key, doc.view());
+    return static_cast<int64_t>(victims.size());
   }
 
   std::shared_ptr<CollectionEntry> collection_for_read(std::string_view db, std::string_view coll) {

@@ -16,17 +16,6 @@ namespace {
 // Where the compressed bytes start: header, originalOpcode, uncompressedSize, compressorId.
 constexpr size_t kCompressedPrefix = kHeaderSize + 4 + 4 + 1;
 
-int32_t read_int32(const uint8_t* p) {
-  uint32_t v = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-               (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-  return static_cast<int32_t>(v);
-}
-
-void write_int32(uint8_t* p, int32_t value) {
-  auto v = static_cast<uint32_t>(value);
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
 [[noreturn]] void malformed(const std::string& what) {
   throw Error(ErrorCode::kFailedToParse, "OP_COMPRESSED: " + what);
 }
@@ -150,8 +139,8 @@ std::vector<uint8_t> decompress_message(std::span<const uint8_t> message, size_t
   auto compressor = static_cast<Compressor>(id);
   std::vector<uint8_t> plain(kHeaderSize + static_cast<size_t>(uncompressed_size));
   std::memcpy(plain.data(), message.data(), kHeaderSize);
-  write_int32(plain.data(), static_cast<int32_t>(plain.size()));
-  write_int32(plain.data() + 12, original_opcode);
+  write_int32_at(plain.data(), static_cast<int32_t>(plain.size()));
+  write_int32_at(plain.data() + 12, original_opcode);
   decompress(compressor, message.subspan(kCompressedPrefix),
              std::span<uint8_t>(plain).subspan(kHeaderSize));
   if (used != nullptr) *used = compressor;
@@ -165,10 +154,10 @@ std::vector<uint8_t> compress_message(std::span<const uint8_t> message, Compress
   std::vector<uint8_t> body = compress(compressor, message.subspan(kHeaderSize));
   std::vector<uint8_t> out(kCompressedPrefix + body.size());
   std::memcpy(out.data(), message.data(), kHeaderSize);
-  write_int32(out.data(), static_cast<int32_t>(out.size()));
-  write_int32(out.data() + 12, kOpCompressed);
-  write_int32(out.data() + kHeaderSize, read_int32(message.data() + 12));
-  write_int32(out.data() + kHeaderSize + 4, static_cast<int32_t>(message.size() - kHeaderSize));
+  write_int32_at(out.data(), static_cast<int32_t>(out.size()));
+  write_int32_at(out.data() + 12, kOpCompressed);
+  write_int32_at(out.data() + kHeaderSize, read_int32(message.data() + 12));
+  write_int32_at(out.data() + kHeaderSize + 4, static_cast<int32_t>(message.size() - kHeaderSize));
   out[kHeaderSize + 8] = static_cast<uint8_t>(compressor);
   std::memcpy(out.data() + kCompressedPrefix, body.data(), body.size());
   return out;

@@ -7,13 +7,19 @@
 #include "server/crc32c.h"
 
 namespace mongostore::server {
-namespace {
 
 int32_t read_int32(const uint8_t* p) {
   uint32_t v = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
                (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
   return static_cast<int32_t>(v);
 }
+
+void write_int32_at(uint8_t* p, int32_t value) {
+  auto v = static_cast<uint32_t>(value);
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+namespace {
 
 void write_int32(std::vector<uint8_t>& out, int32_t value) {
   uint32_t v = static_cast<uint32_t>(value);

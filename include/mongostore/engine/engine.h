@@ -107,6 +107,15 @@ struct ReplaceOptions {
   bson::Document sort;
 };
 
+/// A replaceOne runs as an update whose document is the replacement, with these options.
+inline UpdateOptions update_options_for(const ReplaceOptions& replace) {
+  UpdateOptions options;
+  options.upsert = replace.upsert;
+  options.hint = replace.hint;
+  options.sort = replace.sort;
+  return options;
+}
+
 struct UpdateResult {
   int64_t matched_count = 0;
   int64_t modified_count = 0;

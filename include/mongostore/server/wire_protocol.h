@@ -30,6 +30,10 @@ struct MessageHeader {
   int32_t op_code = 0;
 };
 
+/// The wire format's integers are little-endian int32s.
+int32_t read_int32(const uint8_t* bytes);
+void write_int32_at(uint8_t* bytes, int32_t value);
+
 /// Decodes the 16 header bytes (little-endian).
 MessageHeader parse_header(const uint8_t* bytes);
 
