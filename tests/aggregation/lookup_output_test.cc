@@ -46,6 +46,44 @@ TEST(AggLookup, PipelineFormWithLet) {
             canon_docs(docs_of(R"([{"_id": 1, "c": [{"n": 4}]}])")));
 }
 
+// A sub-pipeline's leading $match goes into the foreign read's filter (where an index can
+// serve it), combined with the equality part; $expr (which may use `let` variables) does not.
+TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
+  FakeDb db = make_db();
+  AggregationContext ctx = db.context();
+  std::vector<std::string> filters;
+  auto read = ctx.read_collection;
+  ctx.read_collection = [&](std::string_view coll, bson::DocumentView filter) {
+    filters.push_back(bson::Document::copy_of(filter).to_json());
+    return read(coll, filter);
+  };
+  const char* input = R"([{"_id": 1, "item": "a"}])";
+  EXPECT_EQ(R(R"([{"$lookup": {"from": "inventory", "pipeline": [{"$match": {"stock": 5}},
+                   {"$project": {"_id": 1}}], "as": "m"}}])",
+              input, ctx),
+            canon_docs(docs_of(R"([{"_id": 1, "item": "a", "m": [{"_id": 3}]}])")));
+  EXPECT_EQ(R(R"([{"$lookup": {"from": "inventory", "localField": "item", "foreignField": "sku",
+                   "pipeline": [{"$match": {"stock": {"$gt": 1}}}, {"$project": {"_id": 1}}],
+                   "as": "m"}}])",
+              input, ctx),
+            canon_docs(docs_of(R"([{"_id": 1, "item": "a", "m": [{"_id": 1}, {"_id": 3}]}])")));
+  // The same field on both sides: both conditions hold.
+  EXPECT_EQ(R(R"([{"$lookup": {"from": "inventory", "localField": "item", "foreignField": "sku",
+                   "pipeline": [{"$match": {"sku": {"$ne": "a"}}}], "as": "m"}}])",
+              input, ctx),
+            canon_docs(docs_of(R"([{"_id": 1, "item": "a", "m": []}])")));
+  EXPECT_EQ(R(R"([{"$lookup": {"from": "inventory", "let": {"s": "$item"},
+                   "pipeline": [{"$match": {"$expr": {"$eq": ["$sku", "$$s"]}}},
+                                {"$project": {"_id": 1}}], "as": "m"}}])",
+              input, ctx),
+            canon_docs(docs_of(R"([{"_id": 1, "item": "a", "m": [{"_id": 1}, {"_id": 3}]}])")));
+  ASSERT_EQ(filters.size(), 4u);
+  EXPECT_EQ(filters[0], J(R"({"stock": 5})").to_json());
+  EXPECT_EQ(filters[1], J(R"({"sku": {"$eq": "a"}, "stock": {"$gt": 1}})").to_json());
+  EXPECT_EQ(filters[2], J(R"({"$and": [{"sku": {"$eq": "a"}}, {"sku": {"$ne": "a"}}]})").to_json());
+  EXPECT_EQ(filters[3], J("{}").to_json());
+}
+
 TEST(AggLookup, Errors) {
   EXPECT_EQ(RE(R"([{"$lookup": {"from": "x", "localField": "a", "foreignField": "b"}}])"), 9);
   EXPECT_EQ(RE(R"([{"$lookup": {"localField": "a", "foreignField": "b", "as": "c"}}])"), 9);

@@ -14,6 +14,7 @@ class LookupStage : public Stage {
   std::string foreign_field;
   std::vector<std::pair<std::string, ExprPtr>> let;
   std::optional<Pipeline> pipeline;
+  std::optional<Document> leading_match;  // the pipeline's, pushed into the read
 
   std::string_view name() const override { return "$lookup"; }
 
@@ -72,6 +73,24 @@ class LookupStage : public Stage {
       std::vector<std::string> parts = split_path(local_field);
       OwnedValue local = traverse_path(document_as_value(doc), parts, 0);
       append_equality(filter, local.view());
+    }
+    // A sub-pipeline's leading $match (without $expr, so it cannot see `let` variables) joins
+    // the read's filter: the foreign collection's indexes then serve it, instead of every
+    // document of the collection being read and filtered here, per input document. The
+    // pipeline still applies it (harmless twice).
+    if (leading_match) {
+      bool clash = false;
+      for (const bson::Element& e : leading_match->view()) {
+        if (!local_field.empty() && e.key == foreign_field) clash = true;
+      }
+      if (clash) {
+        // Both constrain the same field: keep both, under $and.
+        Document equality = filter.finish();
+        filter = bson::DocumentBuilder();
+        filter.open_array("$and").push(equality).push(*leading_match).close();
+      } else {
+        for (const bson::Element& e : leading_match->view()) filter.append(e.key, e.value);
+      }
     }
     Document f = filter.finish();
     std::unique_ptr<DocumentSource> foreign = ctx.context->read_collection(from, f);
@@ -175,6 +194,7 @@ StagePtr parse_lookup(const Value& spec) {
     if (p.writes_output()) {
       fail(51047, "$out/$merge is not allowed to be used within a $lookup stage");
     }
+    stage->leading_match = p.leading_match();
     stage->pipeline = std::move(p);
   }
   return stage;
