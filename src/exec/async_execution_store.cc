@@ -180,6 +180,16 @@ asio::awaitable<bool> AsyncExecutionStore::is_processed(std::string execution_id
   co_return co_await impl_->run(std::move(op));
 }
 
+asio::awaitable<int64_t> AsyncExecutionStore::processed_count(std::string execution_id) {
+  auto op = [this, id = std::move(execution_id)] { return store_->processed_count(id); };
+  co_return co_await impl_->run(std::move(op));
+}
+
+asio::awaitable<void> AsyncExecutionStore::archive_processed(std::string execution_id) {
+  auto op = [this, id = std::move(execution_id)] { store_->archive_processed(id); };
+  co_await impl_->run(std::move(op));
+}
+
 asio::awaitable<ExecutionPage> AsyncExecutionStore::list_executions(ListQuery query) {
   auto op = [this, query = std::move(query)] { return store_->list_executions(query); };
   co_return co_await impl_->run(std::move(op));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "exec/commit_plan.h"
@@ -10,6 +11,7 @@
 #include "exec/timer_path.h"
 #include "exec/utf8.h"
 #include "mongostore/bson/builder.h"
+#include "mongostore/bson/index_key.h"
 
 namespace mongostore::exec {
 namespace {
@@ -125,6 +127,10 @@ const ExecutionStoreOptions& checked(const ExecutionStoreOptions& options) {
   if (options.trace_max < 0) {
     throw Error(ErrorCode::kBadValue, "ExecutionStore: trace_max must be >= 0 (0 keeps all)");
   }
+  if (options.processed_in_document < 0) {
+    throw Error(ErrorCode::kBadValue,
+                "ExecutionStore: processed_in_document must be >= 0 (0 keeps all)");
+  }
   return options;
 }
 
@@ -135,7 +141,8 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     : client_(require_client(std::move(client))),
       options_(checked(options)),
       executions_(client_->database(options_.database).collection("executions")),
-      counters_(client_->database(options_.database).collection("counters")) {
+      counters_(client_->database(options_.database).collection("counters")),
+      processed_(client_->database(options_.database).collection("processed")) {
   if (options_.create_indexes) {
     // ack_outbox / ack_spawn find their document by the entry's seq: with these indexes that
     // is a point lookup instead of a scan of every execution. Creating an existing index is a
@@ -146,6 +153,9 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // indexes (only documents with pending entries have keys in range), due_timers scans
     // next_fire_at up to now. 100,000 idle executions cost nothing.
     executions_.create_index(make_document("next_fire_at", 1));
+    // Archived dedupe marks are found by (execution, mark): one multikey point lookup, however
+    // many marks the execution has archived.
+    processed_.create_index(make_document("execution_id", 1, "marks", 1));
   }
 }
 
@@ -188,6 +198,7 @@ void ExecutionStore::close() {
   client_.reset();
   executions_ = client::Collection(nullptr, options_.database, "executions");
   counters_ = client::Collection(nullptr, options_.database, "counters");
+  processed_ = client::Collection(nullptr, options_.database, "processed");
 }
 
 int64_t ExecutionStore::next_seq(const std::string& name, int64_t count) {
@@ -239,6 +250,100 @@ Execution ExecutionStore::create(const NewExecution& spec) {
 }
 
 void ExecutionStore::commit(Execution& exe, const CommitBatch& batch) {
+  write_commit(exe, batch);
+  // Every processed_in_document versions the document's older marks move to the archive:
+  // between two moves the array holds at most twice the bound (one mark per commit).
+  const int64_t keep = options_.processed_in_document;
+  if (keep > 0 && exe.version % keep == 0) {
+    try {
+      archive_processed(exe.id);
+    } catch (const Error&) {
+      // The commit stands and nothing is lost: the marks stay in the document (or in both
+      // places) until the next move.
+    }
+  }
+}
+
+void ExecutionStore::archive_processed(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  const int64_t keep = options_.processed_in_document;
+  if (keep == 0) return;
+  client::FindOptions only_marks;
+  only_marks.projection = make_document("processed", 1);
+  std::optional<Document> doc =
+      executions_.find_one(make_document("_id", execution_id), only_marks);
+  if (!doc) return;
+  bson::Value array = doc->get("processed");
+  if (!array.is_array()) return;
+  std::vector<bson::Value> marks;
+  for (const bson::Element& e : array.as_array()) marks.push_back(e.value);
+  if (static_cast<int64_t>(marks.size()) <= keep) return;
+  // `$addToSet` appends, `$pull` keeps the order: the oldest marks are the first ones.
+  const size_t move = marks.size() - static_cast<size_t>(keep);
+  // Buckets of at most `keep` marks stay small documents, however large a seed-layout array
+  // being migrated is.
+  const size_t bucket = static_cast<size_t>(keep);
+  client::UpdateOptions upsert;
+  upsert.upsert = true;
+  for (size_t begin = 0; begin < move; begin += bucket) {
+    const size_t end = std::min(move, begin + bucket);
+    DocumentBuilder each;
+    each.open_array("");
+    for (size_t i = begin; i < end; ++i) each.push(marks[i]);
+    each.close();
+    Document list = each.finish();
+    // First into the archive, then out of the document: a crash in between leaves the marks
+    // in both places, which reads treat as one. The bucket is named by its first mark, so a
+    // rerun after such a crash lands in the same bucket ($addToSet: no second copy).
+    DocumentBuilder update;
+    update.open_document("$setOnInsert").append("execution_id", execution_id).close();
+    update.open_document("$addToSet")
+        .open_document("marks")
+        .append("$each", list.get(""))
+        .close()
+        .close();
+    processed_.update_one(
+        make_document("_id", make_document("execution_id", execution_id, "first", marks[begin])),
+        update.finish(), upsert);
+    // Not guarded by the version, and not bumping it: the marks are the same set either way,
+    // so concurrent commits keep their CAS, and a mark a commit adds meanwhile is not pulled.
+    DocumentBuilder pull;
+    pull.open_document("$pull")
+        .open_document("processed")
+        .append("$in", list.get(""))
+        .close()
+        .close();
+    executions_.update_one(make_document("_id", execution_id), pull.finish());
+  }
+}
+
+int64_t ExecutionStore::processed_count(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  // Marks compare as MongoDB compares values ($addToSet's set semantics).
+  std::set<std::string> distinct;
+  auto add_all = [&](const bson::Value& array) {
+    if (!array.is_array()) return;
+    for (const bson::Element& e : array.as_array()) {
+      distinct.insert(bson::encode_index_key(e.value));
+    }
+  };
+  client::FindOptions only_marks;
+  only_marks.projection = make_document("processed", 1);
+  std::optional<Document> doc =
+      executions_.find_one(make_document("_id", execution_id), only_marks);
+  if (doc) add_all(doc->get("processed"));
+  client::FindOptions bucket_marks;
+  bucket_marks.projection = make_document("marks", 1);
+  for (const Document& bucket :
+       processed_.find(make_document("execution_id", execution_id), bucket_marks)->to_vector()) {
+    add_all(bucket.get("marks"));
+  }
+  return static_cast<int64_t>(distinct.size());
+}
+
+void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   require_open();
   check_execution_id(exe.id);
   check_storable("definition_id of execution " + quoted(exe.id), exe.definition_id);
@@ -345,37 +450,59 @@ std::optional<Execution> ExecutionStore::load(std::string_view execution_id) {
   return parse_stored(*doc, execution_id);
 }
 
-std::pair<std::optional<Execution>, bool> ExecutionStore::load_for_event(
-    std::string_view execution_id, std::string_view event_id) {
+std::optional<Document> ExecutionStore::dedupe_probe(std::string_view execution_id,
+                                                     std::string_view event_id,
+                                                     bool with_snapshot) {
   require_open();
   check_storable("execution id", execution_id);
   check_storable("event id", event_id);
-  // The membership test runs on the server: only the boolean comes back, however long the
-  // processed array has grown.
+  // The membership test runs on the server: only a boolean and at most one bucket's _id
+  // come back, however many marks the execution has. The document is read before the
+  // archive, and a mark enters the archive before it leaves the document, so a mark being
+  // moved meanwhile is seen in one place or the other.
+  DocumentBuilder project;
+  if (with_snapshot) project.append("data", 1).append("version", 1);
+  project.append(
+      "hit",
+      make_document(
+          "$in",
+          make_array(event_id, make_document("$ifNull", make_array("$processed", make_array())))));
   std::vector<Document> pipeline = {
       make_document("$match", make_document("_id", execution_id)),
+      make_document("$project", project.finish()),
       make_document(
-          "$project",
+          "$lookup",
           make_document(
-              "data", 1, "version", 1, "hit",
-              make_document("$in", make_array(event_id, make_document("$ifNull",
-                                                                      make_array("$processed",
-                                                                                 make_array())))))),
+              "from", "processed", "pipeline",
+              make_array(
+                  make_document("$match",
+                                make_document("execution_id", execution_id, "marks", event_id)),
+                  make_document("$limit", 1), make_document("$project", make_document("_id", 1))),
+              "as", "archived")),
   };
   std::vector<Document> docs = executions_.aggregate(pipeline)->to_vector();
-  if (docs.empty()) return {std::nullopt, false};
-  return {parse_stored(docs.front(), execution_id), docs.front().get("hit").truthy()};
+  if (docs.empty()) return std::nullopt;
+  bson::Value archived = docs.front().get("archived");
+  bool hit = docs.front().get("hit").truthy() ||
+             (archived.is_array() && archived.as_array().begin() != archived.as_array().end());
+  DocumentBuilder out;
+  for (const bson::Element& e : docs.front().view()) {
+    if (e.key != "hit" && e.key != "archived") out.append(e.key, e.value);
+  }
+  out.append("hit", hit);
+  return out.finish();
+}
+
+std::pair<std::optional<Execution>, bool> ExecutionStore::load_for_event(
+    std::string_view execution_id, std::string_view event_id) {
+  std::optional<Document> doc = dedupe_probe(execution_id, event_id, true);
+  if (!doc) return {std::nullopt, false};
+  return {parse_stored(*doc, execution_id), doc->get("hit").truthy()};
 }
 
 bool ExecutionStore::is_processed(std::string_view execution_id, std::string_view event_id) {
-  require_open();
-  check_storable("execution id", execution_id);
-  check_storable("event id", event_id);
-  client::FindOptions options;
-  options.projection = make_document("_id", 1);
-  // `processed: id` matches any element of the array.
-  return executions_.find_one(make_document("_id", execution_id, "processed", event_id), options)
-      .has_value();
+  std::optional<Document> doc = dedupe_probe(execution_id, event_id, false);
+  return doc && doc->get("hit").truthy();
 }
 
 ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {

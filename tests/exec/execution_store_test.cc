@@ -385,6 +385,179 @@ TEST_P(TraceRing, KeepsTheLastTraceMaxStepsWithIndexesThatSurviveEviction) {
   EXPECT_FALSE(executions().find_one(make_document("_id", "ghost")));
 }
 
+// --- dedupe marks past the document's bound ---------------------------------------------
+
+class ProcessedArchive : public ExecutionStoreContract {
+ protected:
+  static constexpr int64_t kKeep = 4;
+  ExecutionStoreOptions options() const override {
+    ExecutionStoreOptions o;
+    o.processed_in_document = kKeep;
+    return o;
+  }
+  client::Collection archive() const { return client_->database("harel").collection("processed"); }
+  size_t marks_in_document(const std::string& id) const {
+    Document doc = raw(id);
+    return doc.get("processed").is_array() ? doc.get("processed").as_array().count() : 0;
+  }
+  void commit_marks(Execution& exe, ExecutionStore& store, int from, int to) {
+    for (int i = from; i <= to; ++i) {
+      exe.processed_events += 1;
+      CommitBatch batch;
+      batch.processed_event_id = "evt-" + std::to_string(i);
+      store.commit(exe, batch);
+    }
+  }
+};
+
+TEST_P(ProcessedArchive, MarksPastTheBoundMoveOutAndStayVisible) {
+  Execution exe = make("e1");
+  commit_marks(exe, store(), 1, 30);
+  // The document holds at most twice the bound (moves run every kKeep versions) ...
+  EXPECT_LE(marks_in_document("e1"), static_cast<size_t>(2 * kKeep));
+  EXPECT_GE(marks_in_document("e1"), static_cast<size_t>(kKeep));
+  // ... and the rest is in the archive, each mark in exactly one place.
+  size_t archived = 0;
+  for (const Document& bucket : archive().find(make_document("execution_id", "e1"))->to_vector()) {
+    archived += bucket.get("marks").as_array().count();
+  }
+  EXPECT_EQ(archived + marks_in_document("e1"), 30u);
+  EXPECT_EQ(store().processed_count("e1"), 30);
+  for (int i = 1; i <= 30; ++i) {
+    EXPECT_TRUE(store().is_processed("e1", "evt-" + std::to_string(i))) << i;
+  }
+  EXPECT_FALSE(store().is_processed("e1", "evt-31"));
+  EXPECT_FALSE(store().is_processed("other", "evt-1"));
+  // The archive lookup is an index point read: one bucket examined, not every bucket.
+  Document explain = archive().explain(make_document("execution_id", "e1", "marks", "evt-1"));
+  int64_t docs = -1;
+  ASSERT_TRUE(explain.get("executionStats")
+                  .as_document()
+                  .get("totalDocsExamined")
+                  .number_as_exact_int64(&docs))
+      << explain.to_json();
+  EXPECT_EQ(docs, 1) << explain.to_json();
+  auto [oldest, oldest_seen] = store().load_for_event("e1", "evt-1");
+  ASSERT_TRUE(oldest);
+  EXPECT_TRUE(oldest_seen);
+  EXPECT_EQ(oldest->version, 31);
+  auto [newest, newest_seen] = store().load_for_event("e1", "evt-30");
+  EXPECT_TRUE(newest_seen);
+  auto [fresh, fresh_seen] = store().load_for_event("e1", "evt-31");
+  ASSERT_TRUE(fresh);
+  EXPECT_FALSE(fresh_seen);
+  // Marking an archived event again (an at-least-once caller that skipped the check) does
+  // not count it twice.
+  CommitBatch again;
+  again.processed_event_id = "evt-1";
+  store().commit(exe, again);
+  EXPECT_EQ(store().processed_count("e1"), 30);
+  // Marks of another execution with the same event ids are its own.
+  Execution other = make("e2");
+  commit_marks(other, store(), 1, 9);
+  EXPECT_EQ(store().processed_count("e2"), 9);
+  EXPECT_EQ(store().processed_count("e1"), 30);
+  EXPECT_FALSE(store().is_processed("e2", "evt-10"));
+}
+
+TEST_P(ProcessedArchive, MigratesASeedLayoutDocumentAndResumesAfterACrashMidMove) {
+  // A store with the seed's layout keeps every mark in the document.
+  ExecutionStoreOptions seed_layout;
+  seed_layout.processed_in_document = 0;
+  ExecutionStore seed(client_, seed_layout);
+  NewExecution spec;
+  spec.id = "m1";
+  spec.definition_id = "order";
+  Execution exe = seed.create(spec);
+  commit_marks(exe, seed, 1, 20);
+  EXPECT_EQ(marks_in_document("m1"), 20u);
+  seed.archive_processed("m1");  // 0 keeps all: nothing moves
+  EXPECT_EQ(marks_in_document("m1"), 20u);
+
+  // A move that wrote its bucket and crashed before pulling the marks from the document.
+  client::UpdateOptions upsert;
+  upsert.upsert = true;
+  archive().update_one(make_document("_id", make_document("execution_id", "m1", "first", "evt-1")),
+                       Document::from_json(
+                           R"({"$setOnInsert": {"execution_id": "m1"},
+              "$addToSet": {"marks": {"$each": ["evt-1", "evt-2", "evt-3"]}}})"),
+                       upsert);
+  EXPECT_EQ(store().processed_count("m1"), 20);
+
+  store().archive_processed("m1");
+  EXPECT_EQ(marks_in_document("m1"), static_cast<size_t>(kKeep));
+  EXPECT_EQ(store().processed_count("m1"), 20);
+  // The rerun landed in the crashed move's bucket (named by its first mark), no copies.
+  auto first = archive().find_one(
+      make_document("_id", make_document("execution_id", "m1", "first", "evt-1")));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->get("marks").as_array().count(), static_cast<size_t>(kKeep));
+  size_t archived = 0;
+  for (const Document& bucket : archive().find(make_document("execution_id", "m1"))->to_vector()) {
+    archived += bucket.get("marks").as_array().count();
+  }
+  EXPECT_EQ(archived, 20u - kKeep);
+  for (int i = 1; i <= 20; ++i) {
+    std::string event = "evt-" + std::to_string(i);
+    EXPECT_TRUE(store().is_processed("m1", event)) << i;
+    // The seed-layout store reads through the archive too.
+    EXPECT_TRUE(seed.is_processed("m1", event)) << i;
+  }
+  // Moving again is a no-op; an unknown execution gets no document.
+  store().archive_processed("m1");
+  EXPECT_EQ(store().processed_count("m1"), 20);
+  store().archive_processed("ghost");
+  EXPECT_FALSE(executions().find_one(make_document("_id", "ghost")));
+  EXPECT_FALSE(archive().find_one(make_document("execution_id", "ghost")));
+}
+
+TEST_P(ProcessedArchive, MovesBesideConcurrentCommitsLoseNoMark) {
+  constexpr int kThreads = 4, kPerThread = 30;
+  make("s");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string event = "t" + std::to_string(t) + "-" + std::to_string(i);
+        for (;;) {
+          auto [exe, seen] = store().load_for_event("s", event);
+          ASSERT_TRUE(exe);
+          ASSERT_FALSE(seen);
+          exe->processed_events += 1;
+          CommitBatch batch;
+          batch.processed_event_id = event;
+          try {
+            store().commit(*exe, batch);
+            break;
+          } catch (const StoreConflict&) {
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(store().processed_count("s"), kThreads * kPerThread);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      EXPECT_TRUE(store().is_processed("s", "t" + std::to_string(t) + "-" + std::to_string(i)));
+    }
+  }
+  EXPECT_EQ(store().load("s")->processed_events, kThreads * kPerThread);
+  // Each move leaves kKeep; commits that landed while it ran add at most one each.
+  EXPECT_LE(marks_in_document("s"), static_cast<size_t>(2 * kKeep + kThreads));
+}
+
+TEST_P(ExecutionStoreContract, ANegativeProcessedBoundIsRejected) {
+  ExecutionStoreOptions o;
+  o.processed_in_document = -1;
+  try {
+    ExecutionStore bad(client_, o);
+    FAIL() << "accepted processed_in_document = -1";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int32_t>(ErrorCode::kBadValue));
+  }
+}
+
 // --- listing -------------------------------------------------------------------------------
 
 TEST_P(ExecutionStoreContract, ListPagesToTheEndWithEveryFilterCombination) {
@@ -575,6 +748,8 @@ TEST_P(ExecutionStoreContract, ConcurrentReloadAndRetryLosesNoUpdate) {
 INSTANTIATE_TEST_SUITE_P(Backends, ExecutionStoreContract, testing::all_backends(),
                          testing::backend_test_name);
 INSTANTIATE_TEST_SUITE_P(Backends, TraceRing, testing::all_backends(), testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ProcessedArchive, testing::all_backends(),
+                         testing::backend_test_name);
 
 }  // namespace
 }  // namespace mongostore::exec

@@ -49,7 +49,6 @@ int64_t next_run(client::Collection runs, int64_t orders, int workers) {
 
 StoreReport check_store(exec::ExecutionStore& store, int64_t run, bool trace) {
   StoreReport report;
-  auto executions = store.client()->database(store.options().database).collection("executions");
   std::string run_prefix = fmt::format("order-{:03d}-", run);
   exec::ListQuery query;
   query.limit = 500;
@@ -65,12 +64,7 @@ StoreReport check_store(exec::ExecutionStore& store, int64_t run, bool trace) {
       }
       // No event applied twice: every applied event bumped processed_events once and added
       // its id to the `processed` set once.
-      client::FindOptions only_processed;
-      only_processed.projection = bson::make_document("processed", 1);
-      auto doc = executions.find_one(bson::make_document("_id", s.id), only_processed);
-      int64_t marks = doc && doc->get("processed").is_array()
-                          ? static_cast<int64_t>(doc->get("processed").as_array().count())
-                          : 0;
+      int64_t marks = store.processed_count(s.id);
       if (marks != exe->processed_events) {
         report.problems.push_back(fmt::format("{}: {} events applied but {} processed ids", s.id,
                                               exe->processed_events, marks));

@@ -65,6 +65,8 @@ class AsyncExecutionStore {
   asio::awaitable<std::pair<std::optional<Execution>, bool>> load_for_event(
       std::string execution_id, std::string event_id);
   asio::awaitable<bool> is_processed(std::string execution_id, std::string event_id);
+  asio::awaitable<int64_t> processed_count(std::string execution_id);
+  asio::awaitable<void> archive_processed(std::string execution_id);
   asio::awaitable<ExecutionPage> list_executions(ListQuery query = {});
   asio::awaitable<std::vector<OutboxEntry>> pending_outbox();
   asio::awaitable<void> ack_outbox(int64_t seq);

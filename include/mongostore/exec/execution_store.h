@@ -16,6 +16,8 @@
 //     context}], processed: [event ids], timers: {<path with "." as U+FF0E>: fire_at},
 //     trace: [{..., index}]}
 //   counters: {_id: "outbox" | "spawn" | "trace:<execution id>", n: last allocated}
+//   processed: {_id: {execution_id, first}, execution_id, marks: [event ids]}: dedupe marks
+//     moved out of `executions.processed` (see ExecutionStoreOptions::processed_in_document)
 //
 // commit() is ONE update_one with the filter {_id, version: old}: snapshot, outbox, spawns,
 // dedupe mark, timer ops and trace step land together or not at all (single-document
@@ -49,6 +51,17 @@ struct ExecutionStoreOptions {
   /// Create the indexes that make the sweeps cost what the work costs (outbox.seq,
   /// spawns.seq) at construction. harel creates none.
   bool create_indexes = true;
+  /// Dedupe marks kept in the execution document's `processed` array. Each time a commit
+  /// reaches a multiple of this version, the marks beyond the newest `processed_in_document`
+  /// move to the `processed` collection, so the document every commit rewrites stays bounded
+  /// and a commit costs the same after 10 events or 10,000 (docs/benchmarks.md). Lookups
+  /// (load_for_event, is_processed) check both places in one round trip.
+  ///
+  /// 0 keeps every mark in the document: the seed's exact layout, which its own store can
+  /// read back, and whose commits grow with the execution's history. A departure from the
+  /// seed: documents written with a bound lose their older marks to a reader that only knows
+  /// the seed's layout.
+  int64_t processed_in_document = 128;
 };
 
 /// What a new execution starts with (create()).
@@ -93,6 +106,14 @@ class ExecutionStore {
   std::pair<std::optional<Execution>, bool> load_for_event(std::string_view execution_id,
                                                            std::string_view event_id);
   bool is_processed(std::string_view execution_id, std::string_view event_id);
+  /// The number of distinct dedupe marks the execution has (document and archive together).
+  int64_t processed_count(std::string_view execution_id);
+  /// Moves the dedupe marks beyond the newest `processed_in_document` out of the document
+  /// into the `processed` collection now (no-op when that option is 0). commit() does this on
+  /// its own; call it to bound a document written with the seed's layout. Safe beside
+  /// concurrent commits and itself, and after a crash at any point: a mark is written to the
+  /// archive before it leaves the document, so it is always in one place or both.
+  void archive_processed(std::string_view execution_id);
   /// A page of executions in id order (see ListQuery). BadValue for a bad cursor or limit.
   ExecutionPage list_executions(const ListQuery& query = {});
 
@@ -126,6 +147,13 @@ class ExecutionStore {
   int64_t next_seq(const std::string& name, int64_t count);
   /// IllegalOperation after close() (or on a moved-from store).
   void require_open() const;
+  /// The single atomic write of commit() (no archiving).
+  void write_commit(Execution& exe, const CommitBatch& batch);
+  /// {_id, data, version, hit} (data and version only `with_snapshot`) of the execution,
+  /// with `hit` true when event_id is marked in the document or the archive; nullopt for an
+  /// unknown execution. One round trip.
+  std::optional<bson::Document> dedupe_probe(std::string_view execution_id,
+                                             std::string_view event_id, bool with_snapshot);
   /// One connect attempt (connect, ping, build the store); connect() and the async twin's
   /// connect retry it.
   static ExecutionStore connect_once(std::string_view uri, const ExecutionStoreOptions& options);
@@ -135,6 +163,7 @@ class ExecutionStore {
   ExecutionStoreOptions options_;
   client::Collection executions_;
   client::Collection counters_;
+  client::Collection processed_;
   bool owns_client_ = false;
 };
 
