@@ -17,14 +17,16 @@
 //    executions and 10 with work, in memory: median time per sweep and the keys / documents
 //    examined by the store's filters (Collection::explain), against harel's filters
 //    ({outbox: {$exists: true, $ne: []}}, ...) run as a plain find and a client-side scan.
-// 3. Commit cost as history grows: the typical commit on an execution whose processed array
-//    holds 0, 100, 1,000, 10,000 marks and whose trace ring is full (200 steps), in memory
-//    and durable; ratio against 0 marks.
+// 3. Commit cost as history grows: the typical commit on an execution that has processed 0,
+//    100, 1,000, 10,000 events and whose trace ring is full (200 steps), in memory and
+//    durable; ratio against 0 marks. Side by side: the seed's layout (every dedupe mark in
+//    the document, processed_in_document = 0) and the default bound, whose commits move
+//    older marks to the `processed` collection. Also load_for_event's cost at each size.
 //
 //   build/bench/exec_bench [--part abc] [--trials 3] [--durable-ops 1000]
 //       [--threaded-ops 1000] [--memory-ops 4000] [--remote-ops 2000]
 //       [--remote-durable-ops 1000] [--idle 100000] [--busy 10] [--sweep-runs 300]
-//       [--baseline-runs 11] [--history-commits 200] [--history-durable-commits 50]
+//       [--baseline-runs 11] [--history-commits 300] [--history-durable-commits 150]
 //       [--no-remote] [--tool PATH]
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -455,7 +457,7 @@ struct Args {
           remote_durable_ops = 1000;
   int rounds = 10;
   int idle = 100000, busy = 10, sweep_runs = 300, baseline_runs = 11;
-  int history_commits = 200, history_durable_commits = 50;
+  int history_commits = 300, history_durable_commits = 150;
   bool remote = true;
   std::string tool = MONGOSTORE_TOOL_PATH;
   std::string scratch;
@@ -774,15 +776,20 @@ void sweeps(const Args& a) {
 
 struct HistoryFigures {
   double median_us = 0;
+  double mean_us = 0;  // includes the moves of marks to the archive in the window
   size_t doc_bytes = 0;
+  double probe_us = 0;  // load_for_event of a fresh event, median
 };
 
 /// The typical commit on an execution with `marks` processed ids and a full trace ring:
-/// median time of `commits` commits (the outbox entry each one emits is acked between
-/// commits, outside the timing, as the relay would).
+/// median and mean time of `commits` commits (the outbox entry each one emits is acked
+/// between commits, outside the timing, as the relay would). The marks are first written
+/// into the document as the seed's layout holds them; a store with a bound then moves them
+/// out with archive_processed, exactly as its commits would have over time.
 HistoryFigures history_case(ExecutionStore& store, int marks, int commits) {
-  client::Collection executions = store.client()->database("harel").collection("executions");
-  client::Collection counters = store.client()->database("harel").collection("counters");
+  const std::string& db = store.options().database;
+  client::Collection executions = store.client()->database(db).collection("executions");
+  client::Collection counters = store.client()->database(db).collection("counters");
   std::string id = fmt::format("history-{}", marks);
   exec::NewExecution spec;
   spec.definition_id = "checkout";
@@ -809,6 +816,7 @@ HistoryFigures history_case(ExecutionStore& store, int marks, int commits) {
   b.close();
   b.close();
   executions.update_one(make_document("_id", id), b.finish());
+  store.archive_processed(id);
   client::UpdateOptions upsert;
   upsert.upsert = true;
   counters.update_one(make_document("_id", "trace:" + id),
@@ -827,38 +835,70 @@ HistoryFigures history_case(ExecutionStore& store, int marks, int commits) {
   }
   HistoryFigures f;
   f.median_us = median(times);
+  double sum = 0;
+  for (double t : times) sum += t;
+  f.mean_us = sum / double(times.size());
   f.doc_bytes = executions.find_one(make_document("_id", id))->size();
+  std::vector<double> probes;
+  for (int i = 0; i < 101; ++i) {
+    auto start = Clock::now();
+    auto [loaded, seen] = store.load_for_event(id, hex_id(4, 0, i, marks));
+    probes.push_back(seconds_since(start) * 1e6);
+    if (!loaded || seen) throw std::runtime_error("history: the dedupe probe is wrong");
+  }
+  // An old (archived) mark is still a hit.
+  if (marks > 0 && !store.load_for_event(id, hex_id(3, 0, 0, marks)).second) {
+    throw std::runtime_error("history: an archived mark was not found");
+  }
+  f.probe_us = median(probes);
   return f;
 }
 
 void history(const Args& a) {
   fmt::print(
       "\n## 3. Commit cost as history grows: the typical commit on an execution with N processed "
-      "marks and a full trace ring ({}), median per commit (in-memory: {} commits, durable: "
-      "{})\n\n",
-      exec::kDefaultTraceMax, a.history_commits, a.history_durable_commits);
+      "marks and a full trace ring ({}), median and mean per commit (in-memory: {} commits, "
+      "durable: {}), and load_for_event of a fresh event (median of 101), for the seed's layout "
+      "(every mark in the document) and the default bound (processed_in_document = {})\n\n",
+      exec::kDefaultTraceMax, a.history_commits, a.history_durable_commits,
+      ExecutionStoreOptions().processed_in_document);
   std::vector<int> sizes = {0, 100, 1000, 10000};
   std::string dir = a.scratch + "/history";
   std::filesystem::remove_all(dir);
-  ExecutionStore memory(client::connect("embedded:memory"));
-  ExecutionStore durable(client::connect("embedded:" + dir));
-  warm_up_store(memory);
-  warm_up_store(durable);
-  std::vector<HistoryFigures> in_memory, on_disk;
-  for (int n : sizes) in_memory.push_back(history_case(memory, n, a.history_commits));
-  for (int n : sizes) on_disk.push_back(history_case(durable, n, a.history_durable_commits));
+  auto memory_client = client::connect("embedded:memory");
+  auto durable_client = client::connect("embedded:" + dir);
+  ExecutionStoreOptions seed_layout;
+  seed_layout.database = "harel_seed_layout";
+  seed_layout.processed_in_document = 0;
+  struct Layout {
+    const char* name;
+    ExecutionStoreOptions options;
+  };
+  std::vector<Layout> layouts = {{"seed layout", seed_layout},
+                                 {"bounded (default)", ExecutionStoreOptions()}};
   fmt::print(
-      "| processed marks | doc size | in-memory µs/commit | ÷ size 0 | durable µs/commit | ÷ size "
-      "0 "
-      "|\n");
-  fmt::print("|---:|---:|---:|---:|---:|---:|\n");
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    fmt::print("| {} | {:.1f} KB | {:.1f} | {:.2f} | {:.1f} | {:.2f} |\n", sizes[i],
-               double(in_memory[i].doc_bytes) / 1024, in_memory[i].median_us,
-               in_memory[i].median_us / in_memory[0].median_us, on_disk[i].median_us,
-               on_disk[i].median_us / on_disk[0].median_us);
+      "| layout | marks | doc size | in-memory µs median / mean | ÷ N=0 | durable µs median / mean "
+      "| ÷ N=0 | load_for_event µs (in-memory) |\n");
+  fmt::print("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Layout& layout : layouts) {
+    ExecutionStore memory(memory_client, layout.options);
+    ExecutionStore durable(durable_client, layout.options);
+    warm_up_store(memory);
+    warm_up_store(durable);
+    std::vector<HistoryFigures> in_memory, on_disk;
+    for (int n : sizes) in_memory.push_back(history_case(memory, n, a.history_commits));
+    for (int n : sizes) on_disk.push_back(history_case(durable, n, a.history_durable_commits));
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      fmt::print(
+          "| {} | {} | {:.1f} KB | {:.1f} / {:.1f} | {:.2f} | {:.1f} / {:.1f} | {:.2f} | "
+          "{:.1f} |\n",
+          layout.name, sizes[i], double(in_memory[i].doc_bytes) / 1024, in_memory[i].median_us,
+          in_memory[i].mean_us, in_memory[i].median_us / in_memory[0].median_us,
+          on_disk[i].median_us, on_disk[i].mean_us, on_disk[i].median_us / on_disk[0].median_us,
+          in_memory[i].probe_us);
+    }
+    std::fflush(stdout);
   }
-  std::fflush(stdout);
 }
 
 }  // namespace
