@@ -46,6 +46,8 @@ std::vector<bson::Document> Cursor::to_vector() {
 namespace {
 
 constexpr const char* kCatalogUri = "table:_mongostore_catalog";
+// $out writes into collections named so; the ones a crash left behind are dropped at open.
+constexpr const char* kTemporaryOutPrefix = "tmp.agg_out.";
 constexpr const char* kCollectionTableConfig = "key_format=u,value_format=u";
 
 // Thrown inside a transaction body when WiredTiger reports a conflict; the transaction runner
@@ -114,6 +116,9 @@ struct CollectionEntry {
   // (and collection drops) hold it exclusively, so a write never misses an index that is
   // being built and never writes to one that is gone.
   WriteGate write_gate;
+  // Set (under the exclusive gate) when a rename or a drop took this entry out of the
+  // catalog: a writer that resolved the name before must resolve it again.
+  std::atomic<bool> retired{false};
 
   std::shared_ptr<const IndexList> indexes() const {
     std::lock_guard<std::mutex> lock(index_mutex);
@@ -368,6 +373,7 @@ class WiredTigerEngine final : public Engine,
     pool_ = std::make_unique<WiredTigerSessionPool>(connection_);
     commit_config_ = options.durability == Durability::kDurable ? "sync=on" : "sync=off";
     load_catalog();
+    drop_temporary_collections();
     if (options.durability == Durability::kJournaled) {
       journal_thread_ = std::thread([this] { journal_flusher(); });
     }
@@ -441,10 +447,78 @@ class WiredTigerEngine final : public Engine,
         check_in_transaction(c->remove(c.get()), "catalog remove", s);
       });
       catalog_.erase(it);
+      entry->retired.store(true);
     }
     drop_table(entry->table_uri);
     for (const auto& ix : *entry->indexes()) drop_table(ix->table_uri);
     return true;
+  }
+
+  void rename_collection(std::string_view from_db, std::string_view from, std::string_view to_db,
+                         std::string_view to, bool drop_target) override {
+    validate_database_name(to_db);
+    validate_collection_name(to);
+    const std::string from_ns = ns_of(from_db, from), to_ns = ns_of(to_db, to);
+    if (from_ns == to_ns) {
+      throw Error(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
+    }
+    for (;;) {
+      std::shared_ptr<CollectionEntry> source = collection_for_read(from_db, from);
+      if (!source) {
+        throw Error(ErrorCode::kNamespaceNotFound,
+                    "Source collection " + from_ns + " does not exist");
+      }
+      std::shared_ptr<CollectionEntry> target = collection_for_read(to_db, to);
+      if (target && !drop_target) {
+        throw Error(ErrorCode::kNamespaceExists, "target namespace exists");
+      }
+      // Writers on both finish first. Gates go in namespace order, so two renames over the
+      // same pair cannot deadlock; they are taken before the catalog lock, as drops do.
+      std::unique_lock<WriteGate> first_gate, second_gate;
+      if (!target || from_ns < to_ns) {
+        first_gate = std::unique_lock<WriteGate>(source->write_gate);
+        if (target) second_gate = std::unique_lock<WriteGate>(target->write_gate);
+      } else {
+        first_gate = std::unique_lock<WriteGate>(target->write_gate);
+        second_gate = std::unique_lock<WriteGate>(source->write_gate);
+      }
+      {
+        std::unique_lock lock(catalog_mutex_);
+        auto now = [&](const std::string& ns) {
+          auto it = catalog_.find(ns);
+          return it == catalog_.end() ? nullptr : it->second;
+        };
+        if (now(from_ns) != source || now(to_ns) != target) continue;  // changed: look again
+        auto renamed = std::make_shared<CollectionEntry>();
+        renamed->db = std::string(to_db);
+        renamed->coll = std::string(to);
+        renamed->table_uri = source->table_uri;
+        renamed->set_indexes(source->indexes());
+        bson::Document record = catalog_record(*renamed, *renamed->indexes());
+        // One catalog transaction: after a crash the collection has one name or the other,
+        // and a replaced target is gone exactly when the rename happened.
+        run_catalog_write([&](WT_SESSION* s) {
+          CursorHandle c(s, kCatalogUri);
+          c->set_key(c.get(), from_ns.c_str());
+          check_in_transaction(c->remove(c.get()), "catalog remove", s);
+          WT_ITEM v = item_of(record.data(), record.size());
+          c->set_key(c.get(), to_ns.c_str());
+          c->set_value(c.get(), &v);
+          check_in_transaction(c->insert(c.get()), "catalog insert", s);
+        });
+        source->retired.store(true);
+        if (target) target->retired.store(true);
+        catalog_.erase(from_ns);
+        catalog_[to_ns] = renamed;
+      }
+      if (target) {
+        // The replaced target's tables are orphans now (removed at the next open if this
+        // does not get to it).
+        drop_table(target->table_uri);
+        for (const auto& ix : *target->indexes()) drop_table(ix->table_uri);
+      }
+      return;
+    }
   }
 
   // --- indexes -------------------------------------------------------------------------
@@ -557,6 +631,12 @@ class WiredTigerEngine final : public Engine,
       throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
     }
     std::unique_lock gate(entry->write_gate);
+    if (entry->retired.load()) {
+      // Renamed or dropped while this waited: the name means another collection now.
+      gate.unlock();
+      drop_index_where(db, coll, not_found, is_id, std::forward<Pred>(pred));
+      return;
+    }
     auto current = entry->indexes();
     auto next = std::make_shared<IndexList>();
     std::shared_ptr<IndexEntry> dropped;
@@ -665,36 +745,63 @@ class WiredTigerEngine final : public Engine,
   bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
                               bson::DocumentView document) override {
     bson::Document doc = prepare_for_insert(document);
-    auto entry = collection_for_write(db, coll);
+    WriteTarget target = writable(db, coll, /*create=*/true);
+    const std::shared_ptr<CollectionEntry>& entry = target.entry;
     bson::Value id = doc.get("_id");
     std::string key = id_key(id);
-    std::shared_lock gate(entry->write_gate);
     run_write([&](WT_SESSION* s) { insert_record(s, *entry, key, doc.view(), id); });
     return bson::OwnedValue(id);
   }
 
   void replace_collection_documents(std::string_view db, std::string_view coll,
                                     const std::vector<bson::Document>& documents) override {
-    std::vector<bson::Document> prepared;
-    prepared.reserve(documents.size());
-    for (const auto& d : documents) prepared.push_back(prepare_for_insert(d.view()));
-    bool existed = collection_exists(db, coll);
-    auto entry = collection_for_write(db, coll);
+    validate_database_name(db);
+    validate_collection_name(coll);
+    // The documents go into a fresh temporary collection that gets the target's indexes, then
+    // one atomic rename puts it in the target's place (MongoDB's $out does the same). Readers
+    // see the old contents or the new; no transaction holds the whole result.
+    std::string temp;
+    for (;;) {
+      temp = std::string(kTemporaryOutPrefix) + std::to_string(next_temporary_++);
+      if (create_if_missing(db, temp)) break;
+    }
     try {
-      // Exclusive: no other write to the collection interleaves with the swap.
-      std::unique_lock gate(entry->write_gate);
-      Matcher everything = Matcher::compile(bson::DocumentView());
-      PlannedQuery plan = plan_for(*entry, everything, bson::DocumentView());
-      run_write([&](WT_SESSION* s) {
-        remove_matching(s, *entry, everything, plan, /*multi=*/true);
-        for (const bson::Document& doc : prepared) {
-          bson::Value id = doc.get("_id");
-          insert_record(s, *entry, id_key(id), doc.view(), id);
+      if (collection_exists(db, coll)) {
+        for (const bson::Document& index : list_indexes(db, coll)) {
+          if (index.get("name").as_string() == "_id_") continue;
+          bson::DocumentBuilder options;
+          for (const bson::Element& e : index) {
+            if (e.key != "key" && e.key != "v" && e.key != "ns") options.append(e.key, e.value);
+          }
+          create_index(db, temp, index.get("key").as_document(), options.finish());
         }
-      });
+      }
+      WriteTarget target = writable(db, temp, /*create=*/false);
+      // Batches keep each transaction small. They need no fsync of their own: the rename's
+      // catalog transaction is synced and comes later in the same ordered log.
+      constexpr size_t kBatchBytes = 16 * 1024 * 1024;
+      size_t next = 0;
+      while (next < documents.size()) {
+        // The batch's end is taken only once its transaction is in (a retry redoes it).
+        next = run_write(
+            [&](WT_SESSION* s) {
+              size_t bytes = 0;
+              size_t i = next;
+              for (; i < documents.size() && (i == next || bytes < kBatchBytes); ++i) {
+                bson::Document doc = prepare_for_insert(documents[i].view());
+                bson::Value id = doc.get("_id");
+                insert_record(s, *target.entry, id_key(id), doc.view(), id);
+                bytes += doc.size();
+              }
+              return i;
+            },
+            /*journal=*/false);
+      }
+      target = WriteTarget();
+      rename_collection(db, temp, db, coll, /*drop_target=*/true);
     } catch (...) {
-      // The transaction rolled back; a collection created for it goes too, as on MongoDB.
-      if (!existed) drop_collection(db, coll);
+      // Nothing reached the target; the temporary collection goes.
+      drop_collection(db, temp);
       throw;
     }
   }
@@ -776,9 +883,9 @@ class WiredTigerEngine final : public Engine,
     }
     Projection projection = Projection::compile(options.projection.view(), &matcher);
     bool upsert = options.upsert && update != nullptr;
-    auto entry = upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
+    WriteTarget target = writable(db, coll, upsert);
+    const std::shared_ptr<CollectionEntry>& entry = target.entry;
     if (!entry) return std::nullopt;
-    std::shared_lock gate(entry->write_gate);
     PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
     for (int attempt = 0;; ++attempt) {
       try {
@@ -1682,9 +1789,9 @@ class WiredTigerEngine final : public Engine,
       throw Error(ErrorCode::kInvalidOptions, "Cannot specify sort with multi=true");
     }
     SortSpec sort = SortSpec::compile(options.sort.view());
-    auto entry = options.upsert ? collection_for_write(db, coll) : collection_for_read(db, coll);
+    WriteTarget target = writable(db, coll, options.upsert);
+    const std::shared_ptr<CollectionEntry>& entry = target.entry;
     if (!entry) return UpdateResult{};
-    std::shared_lock gate(entry->write_gate);
     PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
     for (int attempt = 0;; ++attempt) {
       try {
@@ -1727,9 +1834,9 @@ class WiredTigerEngine final : public Engine,
   int64_t delete_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
                       bool multi, const DeleteOptions& options) {
     Matcher matcher = Matcher::compile(filter);
-    auto entry = collection_for_read(db, coll);
+    WriteTarget target = writable(db, coll, /*create=*/false);
+    const std::shared_ptr<CollectionEntry>& entry = target.entry;
     if (!entry) return 0;
-    std::shared_lock gate(entry->write_gate);
     PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView(), options.hint);
     return run_write(
         [&](WT_SESSION* s) { return remove_matching(s, *entry, matcher, plan, multi); });
@@ -1754,6 +1861,24 @@ class WiredTigerEngine final : public Engine,
     std::shared_lock lock(catalog_mutex_);
     auto it = catalog_.find(ns_of(db, coll));
     return it == catalog_.end() ? nullptr : it->second;
+  }
+
+  // The collection a write goes to, with its write gate held shared for the write.
+  struct WriteTarget {
+    std::shared_ptr<CollectionEntry> entry;  // null: no such collection (and not `create`)
+    std::shared_lock<WriteGate> gate;
+  };
+  // A writer that resolved the name just before a rename or drop waits at the gate, then
+  // finds the entry retired and resolves the name again, instead of writing into the
+  // renamed collection (the write goes to whatever has the name now, as on MongoDB).
+  WriteTarget writable(std::string_view db, std::string_view coll, bool create) {
+    for (;;) {
+      WriteTarget t;
+      t.entry = create ? collection_for_write(db, coll) : collection_for_read(db, coll);
+      if (!t.entry) return t;
+      t.gate = std::shared_lock<WriteGate>(t.entry->write_gate);
+      if (!t.entry->retired.load()) return t;
+    }
   }
 
   std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db,
@@ -1793,6 +1918,20 @@ class WiredTigerEngine final : public Engine,
     });
     catalog_[ns] = entry;
     return true;
+  }
+
+  // A $out interrupted by a crash left its temporary collection; its target is untouched.
+  void drop_temporary_collections() {
+    std::vector<std::pair<std::string, std::string>> leftovers;
+    {
+      std::shared_lock lock(catalog_mutex_);
+      for (const auto& [ns, entry] : catalog_) {
+        if (entry->coll.rfind(kTemporaryOutPrefix, 0) == 0) {
+          leftovers.emplace_back(entry->db, entry->coll);
+        }
+      }
+    }
+    for (const auto& [db, coll] : leftovers) drop_collection(db, coll);
   }
 
   void load_catalog() {
@@ -1897,6 +2036,7 @@ class WiredTigerEngine final : public Engine,
   std::shared_mutex catalog_mutex_;
   std::map<std::string, std::shared_ptr<CollectionEntry>> catalog_;
   std::atomic<long long> next_table_{1};
+  std::atomic<long long> next_temporary_{0};  // tmp.agg_out.<n>
 
   std::mutex pending_mutex_;
   std::vector<std::string> pending_drops_;

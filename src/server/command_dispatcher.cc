@@ -443,9 +443,8 @@ class CommandDispatcher::Impl {
     b.append("indexSize", 0.0);
   }
 
-  // renameCollection: the engine has no rename, so the documents and index definitions are
-  // copied to the target and the source dropped. Not atomic: a concurrent reader can see both
-  // (documented in docs/compatibility.md).
+  // renameCollection: one atomic catalog change in the engine (documents and indexes stay
+  // where they are).
   void rename_collection(const Context& ctx, DocumentBuilder&) {
     if (ctx.db != "admin") {
       throw Error(ErrorCode::kUnauthorized,
@@ -465,35 +464,7 @@ class CommandDispatcher::Impl {
     };
     auto [from_db, from] = split(ctx.cmd.get("renameCollection"), "renameCollection");
     auto [to_db, to] = split(ctx.cmd.get("to"), "to");
-    if (!engine_->collection_exists(from_db, from)) {
-      throw Error(ErrorCode::kNamespaceNotFound,
-                  "Source collection " + from_db + "." + from + " does not exist");
-    }
-    if (from_db == to_db && from == to) {
-      throw Error(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
-    }
-    if (engine_->collection_exists(to_db, to)) {
-      if (!ctx.cmd.get("dropTarget").truthy()) {
-        throw Error(ErrorCode::kNamespaceExists, "target namespace exists");
-      }
-      engine_->drop_collection(to_db, to);
-    }
-    engine_->create_collection(to_db, to);
-    for (const Document& index : engine_->list_indexes(from_db, from)) {
-      if (index.get("name").as_string() == "_id_") continue;
-      DocumentBuilder options;
-      for (const bson::Element& e : index) {
-        if (e.key != "key" && e.key != "v" && e.key != "ns") options.append(e.key, e.value);
-      }
-      engine_->create_index(to_db, to, index.get("key").as_document(), options.finish());
-    }
-    auto cursor = engine_->find(from_db, from, Document());
-    for (;;) {
-      auto batch = cursor->next_batch();
-      if (batch.empty()) break;
-      engine_->insert_many(to_db, to, batch);
-    }
-    engine_->drop_collection(from_db, from);
+    engine_->rename_collection(from_db, from, to_db, to, ctx.cmd.get("dropTarget").truthy());
   }
 
   // explain of a find (the only explainable command here), verbosity ignored: always

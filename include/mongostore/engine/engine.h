@@ -214,10 +214,22 @@ class Engine {
   virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
   /// Replaces every document of `coll` (created when missing) with `documents`, keeping its
   /// indexes: all or nothing, so a duplicate key or a document MongoDB rejects leaves the
-  /// collection as it was. What `$out` does. One transaction: the documents must fit in the
-  /// cache (EngineOptions::cache_size_mb).
+  /// collection as it was. What `$out` does, and the way MongoDB does it: the documents go
+  /// into a temporary collection (`tmp.agg_out.<n>`, with the target's indexes) in batches,
+  /// which then replaces the target in one atomic rename. Readers see the old contents or the
+  /// new, never a mix; a crash leaves the target as it was (the next open drops the
+  /// temporary collection); no transaction has to hold the whole result.
   virtual void replace_collection_documents(std::string_view db, std::string_view coll,
                                             const std::vector<bson::Document>& documents) = 0;
+  /// Renames `from_db.from` to `to_db.to` atomically and durably: one catalog transaction,
+  /// the documents and indexes stay where they are (no copy). With `drop_target` an existing
+  /// target is replaced in the same step. Errors: NamespaceNotFound (26) without a source,
+  /// NamespaceExists (48) for an existing target without `drop_target`, IllegalOperation (20)
+  /// to itself, InvalidNamespace (73) for a bad target name. Writes that were waiting for
+  /// the source go to whatever has its name afterwards; open cursors on it keep reading the
+  /// renamed collection.
+  virtual void rename_collection(std::string_view from_db, std::string_view from,
+                                 std::string_view to_db, std::string_view to, bool drop_target) = 0;
   /// Drops every collection of `db`.
   virtual void drop_database(std::string_view db) = 0;
   virtual bool collection_exists(std::string_view db, std::string_view coll) = 0;
