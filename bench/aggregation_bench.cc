@@ -9,13 +9,16 @@
 //   - load_for_event: the ExecutionStore's one-round-trip load + dedupe check, [{$match:
 //     {_id}}, {$project: {data: 1, hit: {$in: [event, {$ifNull: ["$processed", []]}]}}}], on a
 //     document whose `processed` array holds 10,000 ids, against find_one of the whole
-//     document and a membership scan by the caller.
+//     document and a membership scan by the caller;
+//   - allowDiskUse: a $sort and a $group (200,000 groups) over 200,000 documents with a
+//     1 MiB memory limit, so they spill, against the same in memory (--spill-only: just this).
 // Output: microseconds per query for both, the ratio (pipeline / plain; < 1 means the pipeline
 // is faster), and how each cost grows with N.
 //
-//   build/bench/aggregation_bench [--max N]
+//   build/bench/aggregation_bench [--max N] [--spill-only]
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
 
 using namespace mongostore;
@@ -32,6 +36,10 @@ using bson::make_document;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+constexpr int64_t n_keys() {
+  return 1000003;
+}
 
 // Microseconds per call of `query`, running it for about `budget` seconds (at least 3 times).
 double time_per_query(double budget, const std::function<void(int)>& query) {
@@ -217,19 +225,78 @@ Row load_for_event() {
   return {ids, pipeline_us, plain_us};
 }
 
+// allowDiskUse spilling: a non-leading $sort of N documents and a $group of N groups, with a
+// 1 MiB memory limit (spills) against the default 100 MiB (in memory); the results must match.
+// pipeline_us = spilled, plain_us = in memory.
+std::vector<Row> spill_rows(int64_t n) {
+  auto e = open_memory();
+  insert_all(*e, "spill", n, [](int64_t i) {
+    return make_document("_id", i, "k", (i * 7919) % n_keys(), "pad", std::string(60, 'p'));
+  });
+  std::vector<Row> rows;
+  std::vector<std::vector<Document>> pipelines = {
+      {Document::from_json(R"({"$addFields": {"r": {"$mod": ["$k", 1000]}}})"),
+       Document::from_json(R"({"$sort": {"r": 1, "k": -1}})")},
+      {Document::from_json(
+          R"({"$group": {"_id": "$k", "n": {"$sum": 1}, "p": {"$max": "$pad"}}})")}};
+  for (const auto& pipeline : pipelines) {
+    engine::AggregateOptions spilled;
+    spilled.allow_disk_use = true;
+    spilled.memory_limit_bytes = 1 << 20;
+    engine::SpillStats stats;
+    spilled.spill_stats = &stats;
+    size_t a = 0, b = 0;
+    std::string first_a, first_b;
+    double spilled_us = time_per_query(2.0, [&](int) {
+      auto docs = e->aggregate("db", "spill", pipeline, spilled)->to_vector();
+      a = docs.size();
+      first_a = docs.at(docs.size() / 2).to_json();
+    });
+    double memory_us = time_per_query(2.0, [&](int) {
+      auto docs = e->aggregate("db", "spill", pipeline, {})->to_vector();
+      b = docs.size();
+      first_b = docs.at(docs.size() / 2).to_json();
+    });
+    bool is_sort = pipeline.size() == 2;
+    // A spilled $group comes out in _id order, the in-memory one in first-seen order.
+    if (a != b || stats.runs == 0 || (is_sort && first_a != first_b)) {
+      fmt::print(stderr, "mismatch: spilled and in-memory results differ (or nothing spilled)\n");
+      std::exit(2);
+    }
+    rows.push_back({n, spilled_us, memory_us});
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int64_t max_n = 1000000;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--max") == 0) max_n = std::stoll(argv[i + 1]);
+  bool spill_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--max") == 0) max_n = std::stoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--spill-only") == 0) spill_only = true;
+  }
+  if (spill_only) {
+    auto spill = spill_rows(std::min<int64_t>(max_n, 200000));
+    print_rows(
+        "allowDiskUse $sort, 1 MiB limit (pipeline = spilled) vs 100 MiB (plain = in memory)",
+        {spill[0]});
+    print_rows("allowDiskUse $group, N groups, 1 MiB limit (spilled) vs 100 MiB (in memory)",
+               {spill[1]});
+    return 0;
   }
   auto group_rows = match_group(max_n);
   auto lookup_rows = lookup(max_n);
   Row event_row = load_for_event();
+  auto spill = spill_rows(std::min<int64_t>(max_n, 200000));
   print_rows("$match + $group (pipeline) vs find + client-side hash grouping (plain)", group_rows);
   print_rows("$lookup (pipeline) vs find + find_one per order (plain)", lookup_rows);
   print_rows("load_for_event: $match + $project $in (pipeline) vs find_one + client scan (plain)",
              {event_row});
+  print_rows("allowDiskUse $sort, 1 MiB limit (pipeline = spilled) vs 100 MiB (plain = in memory)",
+             {spill[0]});
+  print_rows("allowDiskUse $group, N groups, 1 MiB limit (spilled) vs 100 MiB (in memory)",
+             {spill[1]});
   return 0;
 }

@@ -56,11 +56,15 @@ class PipelineCursor final : public Cursor {
 
 std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::string_view coll,
                                       const std::vector<bson::Document>& stages,
-                                      const AggregateOptions& options) {
+                                      const AggregateOptions& options,
+                                      const std::string& spill_directory) {
   Pipeline pipeline = Pipeline::compile(stages);
   std::string database(db);
   AggregationContext context;
   context.allow_disk_use = options.allow_disk_use;
+  context.memory_limit_bytes = options.memory_limit_bytes;
+  context.spill_directory = spill_directory;
+  context.spill_stats = options.spill_stats;
   context.read_collection = [&engine, database](
                                 std::string_view other,
                                 bson::DocumentView filter) -> std::unique_ptr<DocumentSource> {

@@ -358,6 +358,22 @@ class WiredTigerEngine final : public Engine,
     } else {
       directory_ = std::make_unique<DataDirectory>(options.path);
       home_ = directory_->path();
+    }
+    // Spill files of aggregations (allowDiskUse) go to <home>/_tmp, MongoDB's name; for an
+    // in-memory engine that is inside its private /tmp home, removed with it. Files left by a
+    // crash are removed here: nothing else uses the directory while the engine is open.
+    {
+      std::error_code ec;
+      spill_directory_ = (std::filesystem::path(home_) / "_tmp").string();
+      std::filesystem::remove_all(spill_directory_, ec);
+      std::filesystem::create_directory(spill_directory_, ec);
+      if (ec) {
+        throw Error(ErrorCode::kDataDirectoryInvalid, "data directory '" + home_ +
+                                                          "': cannot create its spill directory " +
+                                                          spill_directory_ + ": " + ec.message());
+      }
+    }
+    if (options.durability != Durability::kInMemory) {
       // The journal (WiredTiger's log) makes commits durable before checkpoints do;
       // checkpoints every 60 s bound recovery time and let old log files be removed.
       config +=
@@ -1741,7 +1757,7 @@ class WiredTigerEngine final : public Engine,
   std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
                                     const std::vector<bson::Document>& pipeline,
                                     const AggregateOptions& options) override {
-    return run_aggregate(*this, db, coll, pipeline, options);
+    return run_aggregate(*this, db, coll, pipeline, options, spill_directory_);
   }
 
   int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
@@ -2028,7 +2044,8 @@ class WiredTigerEngine final : public Engine,
   EngineOptions options_;
   std::unique_ptr<DataDirectory> directory_;
   std::string home_;
-  std::string memory_home_;  // the private home of an in-memory engine, removed on close
+  std::string memory_home_;      // the private home of an in-memory engine, removed on close
+  std::string spill_directory_;  // <home>/_tmp: aggregation spill files
   WT_CONNECTION* connection_ = nullptr;
   std::unique_ptr<WiredTigerSessionPool> pool_;
   const char* commit_config_ = "sync=on";

@@ -114,7 +114,7 @@ TEST(AggGroup, MemoryLimit) {
       EXPECT_EQ(e.code(), 292);
       EXPECT_NE(std::string(e.what()).find("allowDiskUse"), std::string::npos);
     }
-    // allowDiskUse lifts the limit (the stage keeps going in memory).
+    // allowDiskUse lifts the limit ($sort and $group spill, $facet keeps going in memory).
     ctx.allow_disk_use = true;
     EXPECT_NO_THROW(drain(*P(p).run(make_vector_source(docs), ctx)));
     ctx.allow_disk_use = false;

@@ -27,7 +27,14 @@
 // Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample, $out) count the
 // bytes they hold; past `memory_limit_bytes` they fail with
 // QueryExceededMemoryLimitNoDiskUseAllowed (292) unless `allow_disk_use` is set. With
-// allow_disk_use they simply keep going in memory: spilling to disk is not implemented.
+// allow_disk_use, $sort, $group, $bucket and $sortByCount (a $group and a $sort) spill to
+// files in `spill_directory`, so the memory each holds stays near the limit: $sort writes
+// sorted runs and merges them lazily (stable, as the in-memory sort); $group writes its
+// partial groups sorted by key with each accumulator's partial state and merges them at the
+// end (after a spill $group's output comes in _id key order instead of first-seen order;
+// $bucket's stays in boundary order). $facet, $sample and $out do not spill: with
+// allow_disk_use they keep going in memory. A leading $sort that the engine hands to its
+// find (see Pipeline::find_prefix) is sorted by the find, which does not spill either.
 #pragma once
 
 #include <cstddef>
@@ -71,6 +78,18 @@ Variables evaluate_let(bson::DocumentView let);
 using MergeDecision =
     std::function<std::optional<bson::Document>(std::optional<bson::DocumentView> existing)>;
 
+/// What the blocking stages of a run wrote to disk (allow_disk_use). Shared by pointer through
+/// AggregationContext::spill_stats; one run of a pipeline is single-threaded.
+struct SpillStats {
+  int64_t files = 0;    // spill files created (one per spilling stage)
+  int64_t runs = 0;     // sorted runs written
+  int64_t records = 0;  // documents ($sort) or partial groups ($group) written
+  int64_t bytes = 0;    // bytes written
+  /// The most bytes any blocking stage's memory count reached (stays near the limit when the
+  /// stage spills).
+  size_t peak_memory_bytes = 0;
+};
+
 /// Supplied by the engine: access to other collections of the same database.
 struct AggregationContext {
   /// $lookup: the documents of `collection` matching `filter` (a find filter).
@@ -86,8 +105,15 @@ struct AggregationContext {
       merge_document;
   bool allow_disk_use = false;
   /// The memory a blocking stage may hold before failing (or, with allow_disk_use, before it
-  /// would spill: it keeps going in memory instead).
+  /// spills; the stages that cannot spill keep going in memory).
   size_t memory_limit_bytes = 100 * 1024 * 1024;
+  /// Where spilling stages create their temporary files (unique names, removed when the
+  /// stage's output is destroyed). The engine sets <dbpath>/_tmp for a durable engine and a
+  /// directory inside its private /tmp home for an in-memory one; empty means a per-process
+  /// directory made with mkdtemp under $TMPDIR (or /tmp) on first use.
+  std::string spill_directory;
+  /// When set, receives counts of what was spilled.
+  SpillStats* spill_stats = nullptr;
 };
 
 namespace aggregation_detail {

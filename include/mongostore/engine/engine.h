@@ -77,8 +77,8 @@ struct FindOptions {
   /// Documents per batch handed out by a cursor.
   size_t batch_size = 101;
   IndexHint hint;
-  /// Lets a blocking sort exceed 100 MB (it then keeps going in memory: spilling to disk is
-  /// not implemented); without it the find fails with 292.
+  /// Lets a blocking sort exceed 100 MB (it then keeps going in memory: a find's sort does
+  /// not spill to disk, unlike the aggregation $sort); without it the find fails with 292.
   bool allow_disk_use = false;
 };
 
@@ -159,10 +159,18 @@ struct FindAndModifyOptions {
   FindAndModifyOutcome* outcome = nullptr;
 };
 
+struct SpillStats;
+
 struct AggregateOptions {
-  /// Lets blocking stages exceed 100 MB (they then keep going in memory: spilling to disk is
-  /// not implemented).
+  /// Lets blocking stages exceed the memory limit: $sort, $group, $bucket and $sortByCount
+  /// then spill to files in <dbpath>/_tmp (an in-memory engine: a directory in its private
+  /// /tmp home); $facet, $sample and $out keep going in memory. A leading $sort that the find
+  /// does (see Pipeline::find_prefix) keeps going in memory as a find's sort does.
   bool allow_disk_use = false;
+  /// What a blocking stage may hold in memory (MongoDB's 100 MB).
+  size_t memory_limit_bytes = 100 * 1024 * 1024;
+  /// When set, receives what the pipeline spilled (see aggregation.h).
+  SpillStats* spill_stats = nullptr;
   size_t batch_size = 101;
   /// The aggregate command's `let` variables ({name: expression}).
   bson::Document let;

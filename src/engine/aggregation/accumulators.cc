@@ -51,6 +51,28 @@ class NumericSum {
   }
   int64_t count() const { return count_; }
   bool is_decimal() const { return kind_ == 3; }
+  // Spilling: the whole state, and the sum of two states (this one's input came first).
+  OwnedValue partial() const {
+    bson::DocumentBuilder b;
+    b.append("k", static_cast<int32_t>(kind_))
+        .append("i", int_sum_)
+        .append("o", int_overflow_)
+        .append("d", double_sum_)
+        .append("m", decimal_)
+        .append("c", count_);
+    return make_value(b.finish());
+  }
+  void merge(const Value& partial) {
+    DocumentView p = partial.as_document();
+    kind_ = std::max(kind_, static_cast<int>(p.get("k").as_int32()));
+    if (p.get("o").as_bool()) int_overflow_ = true;
+    if (!int_overflow_ && __builtin_add_overflow(int_sum_, p.get("i").as_int64(), &int_sum_)) {
+      int_overflow_ = true;
+    }
+    double_sum_ += p.get("d").as_double();
+    decimal_ = update_detail::decimal_add(decimal_, p.get("m").as_decimal128());
+    count_ += p.get("c").as_int64();
+  }
   bson::Decimal128 decimal() const { return decimal_; }
 
  private:
@@ -66,6 +88,9 @@ class SumAcc : public Accumulator {
  public:
   void add(const Value& v) override { sum_.add(v); }
   OwnedValue result() const override { return sum_.result(); }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return sum_.partial(); }
+  void merge(const Value& p) override { sum_.merge(p); }
 
  private:
   NumericSum sum_;
@@ -82,6 +107,9 @@ class AvgAcc : public Accumulator {
     }
     return make_value(sum_.as_double() / static_cast<double>(sum_.count()));
   }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return sum_.partial(); }
+  void merge(const Value& p) override { sum_.merge(p); }
 
  private:
   NumericSum sum_;
@@ -102,6 +130,15 @@ class MinMaxAcc : public Accumulator {
   }
   OwnedValue result() const override { return seen_ ? best_ : null_value(); }
   size_t memory() const override { return best_.view().size(); }
+  bool can_spill() const override { return true; }
+  // [] when nothing was seen, else [best].
+  OwnedValue partial() const override {
+    return seen_ ? make_array_value(std::vector<Value>{best_.view()})
+                 : make_array_value(std::vector<Value>{});
+  }
+  void merge(const Value& p) override {
+    for (const Value& v : array_elements(p)) add(v);
+  }
 
  private:
   bool is_max_;
@@ -119,6 +156,16 @@ class FirstLastAcc : public Accumulator {
   }
   OwnedValue result() const override { return seen_ ? value_ : null_value(); }
   size_t memory() const override { return value_.view().size(); }
+  bool can_spill() const override { return true; }
+  // [] when nothing was seen, else [value] (never missing: add() stores null for it).
+  OwnedValue partial() const override {
+    return seen_ ? make_array_value(std::vector<Value>{value_.view()})
+                 : make_array_value(std::vector<Value>{});
+  }
+  void merge(const Value& p) override {
+    // The partial's input came later: $first keeps ours when we have one, $last takes it.
+    for (const Value& v : array_elements(p)) add(v);
+  }
 
  private:
   bool first_;
@@ -135,6 +182,11 @@ class PushAcc : public Accumulator {
   }
   OwnedValue result() const override { return make_array_value(values_); }
   size_t memory() const override { return bytes_; }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return result(); }
+  void merge(const Value& p) override {
+    for (const Value& v : array_elements(p)) add(v);  // later input: appended in order
+  }
 
  private:
   std::vector<OwnedValue> values_;
@@ -152,6 +204,11 @@ class AddToSetAcc : public Accumulator {
   }
   OwnedValue result() const override { return make_array_value(values_); }
   size_t memory() const override { return bytes_; }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return result(); }
+  void merge(const Value& p) override {
+    for (const Value& v : array_elements(p)) add(v);  // union, first occurrences kept
+  }
 
  private:
   std::set<std::string> seen_;
@@ -183,6 +240,10 @@ class MergeObjectsAcc : public Accumulator {
     for (const auto& [k, v] : fields_) append_value(b, k, v.view());
     return make_value(b.finish());
   }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return result(); }
+  // Merging the later partial document is what adding it would do.
+  void merge(const Value& p) override { add(p); }
 
  private:
   std::vector<std::pair<std::string, OwnedValue>> fields_;
@@ -192,6 +253,14 @@ const char* kAccumulators[] = {"$sum",  "$avg",  "$min",      "$max",   "$first"
                                "$last", "$push", "$addToSet", "$count", "$mergeObjects"};
 
 }  // namespace
+
+OwnedValue Accumulator::partial() const {
+  fail(ErrorCode::kNotImplemented, "this $group accumulator cannot spill to disk");
+}
+
+void Accumulator::merge(const Value&) {
+  fail(ErrorCode::kNotImplemented, "this $group accumulator cannot merge spilled state");
+}
 
 AccumulatorSpec parse_accumulator(std::string_view field, const Value& spec) {
   if (field.find('.') != std::string_view::npos) {

@@ -175,6 +175,13 @@ class Accumulator {
   virtual void add(const Value& v) = 0;
   virtual OwnedValue result() const = 0;
   virtual size_t memory() const { return 0; }
+  /// Spilling $group: whether partial()/merge() are implemented.
+  virtual bool can_spill() const { return false; }
+  /// The state so far as a BSON value, for a spill file.
+  virtual OwnedValue partial() const;
+  /// Folds in a partial() of the same accumulator over input that came after everything
+  /// this one has seen (merging in input order keeps $first/$last/$push order).
+  virtual void merge(const Value& partial);
 };
 struct AccumulatorSpec {
   std::string field;
@@ -216,7 +223,13 @@ using StagePtr = std::shared_ptr<const Stage>;
 class MemoryTracker {
  public:
   MemoryTracker(const RunContext& ctx, std::string stage) : ctx_(ctx), stage_(std::move(stage)) {}
+  /// Counts `bytes`; throws 292 past the limit unless allow_disk_use is set.
   void add(size_t bytes);
+  /// Past the limit (only reachable with allow_disk_use): a stage that spills does it now.
+  bool over_limit() const { return used_ > ctx_.context->memory_limit_bytes; }
+  /// After a spill: the stage holds nothing any more.
+  void reset() { used_ = 0; }
+  size_t used() const { return used_; }
 
  private:
   const RunContext& ctx_;

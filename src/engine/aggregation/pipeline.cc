@@ -1,4 +1,5 @@
 // Pipeline: stage parsing and dispatch, running, sources, memory accounting, sort keys.
+#include <algorithm>
 #include <charconv>
 
 #include "engine/aggregation/internal.h"
@@ -152,11 +153,15 @@ namespace mongostore::engine::aggregation_detail {
 
 void MemoryTracker::add(size_t bytes) {
   used_ += bytes;
+  if (SpillStats* stats = ctx_.context->spill_stats) {
+    stats->peak_memory_bytes = std::max(stats->peak_memory_bytes, used_);
+  }
   if (used_ > ctx_.context->memory_limit_bytes && !ctx_.context->allow_disk_use) {
     fail(292, "Exceeded memory limit for " + stage_ +
                   ", but didn't allow external sort. Pass allowDiskUse:true to opt in.");
   }
-  // With allow_disk_use the stage keeps going in memory: spilling is not implemented.
+  // With allow_disk_use: $sort and the grouping stages spill when over_limit(); the others
+  // keep going in memory.
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "engine/aggregation/internal.h"
+#include "engine/aggregation/spill.h"
 #include "mongostore/engine/matcher.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -87,13 +88,37 @@ class SortStage : public Stage {
                                         std::shared_ptr<RunContext> ctx) const override {
     MemoryTracker memory(*ctx, "$sort");
     std::vector<std::pair<std::string, Document>> rows;
+    std::shared_ptr<SpillFile> spill;
+    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     while (auto d = input->next()) {
       std::string key = sorter_.key_for(*d);
       memory.add(approx_size(*d) + key.size());
       rows.emplace_back(std::move(key), std::move(*d));
+      if (memory.over_limit()) {
+        // allowDiskUse: the rows so far become one sorted run on disk.
+        if (!spill) spill = std::make_shared<SpillFile>(*ctx, "$sort");
+        std::stable_sort(rows.begin(), rows.end(), by_key);
+        for (const auto& [k, doc] : rows) spill->add(k, doc.data(), doc.size());
+        spill->end_run();
+        rows.clear();
+        memory.reset();
+      }
     }
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(rows.begin(), rows.end(), by_key);
+    if (spill) {
+      // Merge the runs with the in-memory rest as the last (latest) run.
+      auto runs = open_all_runs(*spill, *ctx, 1);
+      runs.push_back(make_memory_run(std::move(rows)));
+      auto merger = std::make_shared<RunMerger>(std::move(runs));
+      // The source keeps the file (removed when it is destroyed) alive for the merger.
+      return std::make_unique<FunctionSource>([spill, merger]() -> std::optional<Document> {
+        RunCursor* top = merger->top();
+        if (!top) return std::nullopt;
+        Document d = top->take_document();
+        merger->pop();
+        return d;
+      });
+    }
     std::vector<Document> docs;
     docs.reserve(rows.size());
     for (auto& r : rows) docs.push_back(std::move(r.second));

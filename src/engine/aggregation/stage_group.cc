@@ -1,7 +1,9 @@
 // Grouping stages: $group, $sortByCount (a $group then a $sort) and $bucket.
+#include <algorithm>
 #include <unordered_map>
 
 #include "engine/aggregation/internal.h"
+#include "engine/aggregation/spill.h"
 #include "mongostore/bson/index_key.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -9,49 +11,9 @@ namespace mongostore::engine::aggregation_detail {
 namespace {
 
 struct Group {
+  std::string key;
   OwnedValue id;
   std::vector<std::unique_ptr<Accumulator>> accumulators;
-};
-
-// Groups documents by key, feeding each group's accumulators; groups keep first-seen order.
-class Grouper {
- public:
-  Grouper(const std::vector<AccumulatorSpec>* specs, RunContext& ctx, std::string stage)
-      : specs_(specs), ctx_(ctx), memory_(ctx, std::move(stage)) {}
-
-  void add(const Value& id, DocumentView doc) {
-    Value key_value = id.is_missing() ? null_.get("") : id;
-    std::string key = bson::encode_index_key(key_value);
-    auto it = index_.find(key);
-    Group* g = nullptr;
-    if (it == index_.end()) {
-      memory_.add(key.size() * 2 + key_value.size() + 128);
-      auto ng = std::make_unique<Group>();
-      ng->id = OwnedValue(key_value);
-      for (const AccumulatorSpec& s : *specs_) ng->accumulators.push_back(make_accumulator(s.op));
-      g = ng.get();
-      index_.emplace(std::move(key), groups_.size());
-      groups_.push_back(std::move(ng));
-    } else {
-      g = groups_[it->second].get();
-    }
-    for (size_t i = 0; i < specs_->size(); ++i) {
-      const AccumulatorSpec& s = (*specs_)[i];
-      OwnedValue v = eval_in(s.arg, doc, ctx_);
-      if (s.op == "$push" || s.op == "$addToSet") memory_.add(v.view().size() + 32);
-      g->accumulators[i]->add(v.view());
-    }
-  }
-
-  std::vector<std::unique_ptr<Group>>& groups() { return groups_; }
-
- private:
-  const std::vector<AccumulatorSpec>* specs_;
-  RunContext& ctx_;
-  MemoryTracker memory_;
-  std::unordered_map<std::string, size_t> index_;
-  std::vector<std::unique_ptr<Group>> groups_;
-  Document null_ = bson::make_document("", bson::Null{});
 };
 
 Document group_output(const Group& g, const std::vector<AccumulatorSpec>& specs) {
@@ -64,6 +26,137 @@ Document group_output(const Group& g, const std::vector<AccumulatorSpec>& specs)
   return b.finish();
 }
 
+std::unique_ptr<Group> new_group(std::string key, const Value& id,
+                                 const std::vector<AccumulatorSpec>& specs) {
+  auto g = std::make_unique<Group>();
+  g->key = std::move(key);
+  g->id = OwnedValue(id);
+  for (const AccumulatorSpec& s : specs) g->accumulators.push_back(make_accumulator(s.op));
+  return g;
+}
+
+// The output of a $group that spilled: the runs (each sorted by group key, holding
+// {_id, p: [partial states]}) merged by key; a key's partials are combined in run order,
+// which is input order.
+class GroupMergeSource final : public DocumentSource {
+ public:
+  GroupMergeSource(std::shared_ptr<SpillFile> file, std::vector<AccumulatorSpec> specs,
+                   const RunContext& ctx)
+      : file_(std::move(file)), specs_(std::move(specs)), merger_(open_all_runs(*file_, ctx, 0)) {}
+  std::optional<Document> next() override {
+    RunCursor* top = merger_.top();
+    if (!top) return std::nullopt;
+    std::unique_ptr<Group> g;
+    std::string key = top->key();
+    while ((top = merger_.top()) && top->key() == key) {
+      Document d = top->take_document();
+      if (!g) g = new_group(key, d.get("_id"), specs_);
+      std::vector<Value> partials = array_elements(d.get("p"));
+      for (size_t i = 0; i < specs_.size(); ++i) g->accumulators[i]->merge(partials.at(i));
+      merger_.pop();
+    }
+    return group_output(*g, specs_);
+  }
+
+ private:
+  std::shared_ptr<SpillFile> file_;
+  std::vector<AccumulatorSpec> specs_;
+  RunMerger merger_;
+};
+
+// Groups documents by key, feeding each group's accumulators; groups keep first-seen order
+// (or key order with `key_order`). With allowDiskUse, past the memory limit the groups are
+// written to a spill file as a run sorted by key, with each accumulator's partial state, and
+// the table starts again empty; finish() then merges the runs and comes out in key order.
+class Grouper {
+ public:
+  Grouper(const std::vector<AccumulatorSpec>* specs, RunContext& ctx, std::string stage,
+          bool key_order = false)
+      : specs_(specs),
+        ctx_(ctx),
+        stage_(stage),
+        memory_(ctx, std::move(stage)),
+        key_order_(key_order) {}
+
+  // `key` identifies the group and orders it (bytes); `id` is the _id of a new group.
+  void add(std::string key, const Value& id, DocumentView doc) {
+    auto it = index_.find(key);
+    Group* g = nullptr;
+    if (it == index_.end()) {
+      memory_.add(key.size() * 2 + id.size() + 128);
+      auto ng = new_group(key, id, *specs_);
+      g = ng.get();
+      index_.emplace(std::move(key), groups_.size());
+      groups_.push_back(std::move(ng));
+    } else {
+      g = groups_[it->second].get();
+    }
+    for (size_t i = 0; i < specs_->size(); ++i) {
+      const AccumulatorSpec& s = (*specs_)[i];
+      OwnedValue v = eval_in(s.arg, doc, ctx_);
+      if (s.op == "$push" || s.op == "$addToSet") memory_.add(v.view().size() + 32);
+      g->accumulators[i]->add(v.view());
+    }
+    if (memory_.over_limit()) spill();
+  }
+
+  std::unique_ptr<DocumentSource> finish() {
+    if (spill_) {
+      if (!groups_.empty()) spill();
+      return std::make_unique<GroupMergeSource>(std::move(spill_), *specs_, ctx_);
+    }
+    if (key_order_) sort_by_key();
+    std::vector<Document> out;
+    out.reserve(groups_.size());
+    for (const auto& g : groups_) out.push_back(group_output(*g, *specs_));
+    return make_vector_source(std::move(out));
+  }
+
+ private:
+  void sort_by_key() {
+    std::sort(groups_.begin(), groups_.end(),
+              [](const auto& a, const auto& b) { return a->key < b->key; });
+  }
+
+  void spill() {
+    for (const AccumulatorSpec& s : *specs_) {
+      if (!make_accumulator(s.op)->can_spill()) {
+        fail(ErrorCode::kNotImplemented, stage_ +
+                                             " exceeded its memory limit and cannot spill "
+                                             "to disk: accumulator " +
+                                             s.op + " has no mergeable partial state");
+      }
+    }
+    if (!spill_) spill_ = std::make_shared<SpillFile>(ctx_, stage_);
+    sort_by_key();
+    for (const auto& g : groups_) {
+      bson::DocumentBuilder b;
+      b.append("_id", g->id.view());
+      b.open_array("p");
+      for (const auto& a : g->accumulators) {
+        OwnedValue p = a->partial();
+        b.push(p.view());
+      }
+      b.close();
+      Document d = b.finish();
+      spill_->add(g->key, d.data(), d.size());
+    }
+    spill_->end_run();
+    groups_.clear();
+    index_.clear();
+    memory_.reset();
+  }
+
+  const std::vector<AccumulatorSpec>* specs_;
+  RunContext& ctx_;
+  std::string stage_;
+  MemoryTracker memory_;
+  bool key_order_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<std::unique_ptr<Group>> groups_;
+  std::shared_ptr<SpillFile> spill_;
+};
+
 class GroupStage : public Stage {
  public:
   GroupStage(ExprPtr id, std::vector<AccumulatorSpec> specs)
@@ -74,16 +167,16 @@ class GroupStage : public Stage {
     Grouper grouper(&specs_, *ctx, "$group");
     while (auto d = input->next()) {
       OwnedValue id = eval_in(id_, *d, *ctx);
-      grouper.add(id.view(), *d);
+      Value key_value = id.view().is_missing() ? null_.get("") : id.view();
+      grouper.add(bson::encode_index_key(key_value), key_value, *d);
     }
-    std::vector<Document> out;
-    for (const auto& g : grouper.groups()) out.push_back(group_output(*g, specs_));
-    return make_vector_source(std::move(out));
+    return grouper.finish();
   }
 
  private:
   ExprPtr id_;
   std::vector<AccumulatorSpec> specs_;
+  Document null_ = bson::make_document("", bson::Null{});
 };
 
 class ChainStage : public Stage {
@@ -113,9 +206,10 @@ class BucketStage : public Stage {
   std::string_view name() const override { return "$bucket"; }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
-    MemoryTracker memory(*ctx, "$bucket");
+    // Buckets are grouped by slot number (big-endian, so key order is boundary order with
+    // the default last), spilled or not.
+    Grouper grouper(&specs_, *ctx, "$bucket", true);
     size_t n = boundaries_.size() - 1;
-    std::vector<std::unique_ptr<Group>> buckets(n + 1);  // the last is the default
     while (auto d = input->next()) {
       OwnedValue v = eval_in(group_by_, *d, *ctx);
       Value key = v.view();
@@ -135,26 +229,11 @@ class BucketStage : public Stage {
              "$switch could not find a matching branch for an input, and no default was "
              "specified.");
       }
-      if (!buckets[slot]) {
-        memory.add(256);
-        buckets[slot] = std::make_unique<Group>();
-        buckets[slot]->id = slot == n ? *default_ : boundaries_[slot];
-        for (const AccumulatorSpec& s : specs_) {
-          buckets[slot]->accumulators.push_back(make_accumulator(s.op));
-        }
-      }
-      for (size_t i = 0; i < specs_.size(); ++i) {
-        OwnedValue a = eval_in(specs_[i].arg, *d, *ctx);
-        if (specs_[i].op == "$push" || specs_[i].op == "$addToSet")
-          memory.add(a.view().size() + 32);
-        buckets[slot]->accumulators[i]->add(a.view());
-      }
+      std::string slot_key(4, '\0');
+      for (int i = 0; i < 4; ++i) slot_key[i] = static_cast<char>((slot >> (8 * (3 - i))) & 0xff);
+      grouper.add(std::move(slot_key), slot == n ? default_->view() : boundaries_[slot].view(), *d);
     }
-    std::vector<Document> out;
-    for (const auto& b : buckets) {
-      if (b) out.push_back(group_output(*b, specs_));
-    }
-    return make_vector_source(std::move(out));
+    return grouper.finish();
   }
 
  private:
