@@ -103,6 +103,13 @@ class ServerProcess {
     kill(pid_, signal);
     int status = 0;
     waitpid(pid_, &status, 0);
+    if (WIFSIGNALED(status)) {
+      // libmongoc keeps its counters in /dev/shm/mongoc-<pid> and removes the file at exit; a
+      // killed server leaves it behind, and a later process that gets the same pid then finds
+      // it taken and prints a warning into its stderr (which breaks one-line CLI errors).
+      std::string counters = "/dev/shm/mongoc-" + std::to_string(pid_);
+      ::unlink(counters.c_str());
+    }
     pid_ = -1;
     if (stdout_) std::fclose(stdout_);
     stdout_ = nullptr;
