@@ -269,10 +269,7 @@ void ExecutionStore::archive_processed(std::string_view execution_id) {
   check_storable("execution id", execution_id);
   const int64_t keep = options_.processed_in_document;
   if (keep == 0) return;
-  client::FindOptions only_marks;
-  only_marks.projection = make_document("processed", 1);
-  std::optional<Document> doc =
-      executions_.find_one(make_document("_id", execution_id), only_marks);
+  std::optional<Document> doc = stored_marks(execution_id);
   if (!doc) return;
   bson::Value array = doc->get("processed");
   if (!array.is_array()) return;
@@ -318,6 +315,12 @@ void ExecutionStore::archive_processed(std::string_view execution_id) {
   }
 }
 
+std::optional<Document> ExecutionStore::stored_marks(std::string_view execution_id) {
+  client::FindOptions only_marks;
+  only_marks.projection = make_document("processed", 1);
+  return executions_.find_one(make_document("_id", execution_id), only_marks);
+}
+
 int64_t ExecutionStore::processed_count(std::string_view execution_id) {
   require_open();
   check_storable("execution id", execution_id);
@@ -329,11 +332,7 @@ int64_t ExecutionStore::processed_count(std::string_view execution_id) {
       distinct.insert(bson::encode_index_key(e.value));
     }
   };
-  client::FindOptions only_marks;
-  only_marks.projection = make_document("processed", 1);
-  std::optional<Document> doc =
-      executions_.find_one(make_document("_id", execution_id), only_marks);
-  if (doc) add_all(doc->get("processed"));
+  if (std::optional<Document> doc = stored_marks(execution_id)) add_all(doc->get("processed"));
   client::FindOptions bucket_marks;
   bucket_marks.projection = make_document("marks", 1);
   for (const Document& bucket :
@@ -450,9 +449,8 @@ std::optional<Execution> ExecutionStore::load(std::string_view execution_id) {
   return parse_stored(*doc, execution_id);
 }
 
-std::optional<Document> ExecutionStore::dedupe_probe(std::string_view execution_id,
-                                                     std::string_view event_id,
-                                                     bool with_snapshot) {
+std::optional<ExecutionStore::DedupeProbe> ExecutionStore::dedupe_probe(
+    std::string_view execution_id, std::string_view event_id, bool with_snapshot) {
   require_open();
   check_storable("execution id", execution_id);
   check_storable("event id", event_id);
@@ -485,24 +483,19 @@ std::optional<Document> ExecutionStore::dedupe_probe(std::string_view execution_
   bson::Value archived = docs.front().get("archived");
   bool hit = docs.front().get("hit").truthy() ||
              (archived.is_array() && archived.as_array().begin() != archived.as_array().end());
-  DocumentBuilder out;
-  for (const bson::Element& e : docs.front().view()) {
-    if (e.key != "hit" && e.key != "archived") out.append(e.key, e.value);
-  }
-  out.append("hit", hit);
-  return out.finish();
+  return DedupeProbe{std::move(docs.front()), hit};
 }
 
 std::pair<std::optional<Execution>, bool> ExecutionStore::load_for_event(
     std::string_view execution_id, std::string_view event_id) {
-  std::optional<Document> doc = dedupe_probe(execution_id, event_id, true);
-  if (!doc) return {std::nullopt, false};
-  return {parse_stored(*doc, execution_id), doc->get("hit").truthy()};
+  std::optional<DedupeProbe> probe = dedupe_probe(execution_id, event_id, true);
+  if (!probe) return {std::nullopt, false};
+  return {parse_stored(probe->document, execution_id), probe->hit};
 }
 
 bool ExecutionStore::is_processed(std::string_view execution_id, std::string_view event_id) {
-  std::optional<Document> doc = dedupe_probe(execution_id, event_id, false);
-  return doc && doc->get("hit").truthy();
+  std::optional<DedupeProbe> probe = dedupe_probe(execution_id, event_id, false);
+  return probe && probe->hit;
 }
 
 ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {

@@ -38,15 +38,6 @@ std::vector<bson::Document> make_docs(int n = 20000) {
   return docs;
 }
 
-size_t file_count(const std::string& dir) {
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    (void)e;
-    ++n;
-  }
-  return n;
-}
-
 struct Spill {
   testing::TempDir dir;
   SpillStats stats;
@@ -94,7 +85,7 @@ TEST(AggSpill, SortMatchesInMemoryOrder) {
     EXPECT_LT(spill.stats.peak_memory_bytes, kSmallLimit + 1024);
     ASSERT_EQ(got.size(), docs.size());
     EXPECT_EQ(canon_docs(got), canon_docs(expected));
-    EXPECT_EQ(file_count(spill.dir.path()), 0u);
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
   }
 }
 
@@ -127,7 +118,7 @@ TEST(AggSpill, WithoutAllowDiskUseStillFails292) {
       EXPECT_EQ(e.code(), 292);
     }
     EXPECT_EQ(spill.stats.runs, 0);
-    EXPECT_EQ(file_count(spill.dir.path()), 0u);
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
   }
 }
 
@@ -151,7 +142,7 @@ TEST(AggSpill, GroupEveryAccumulatorMatchesInMemory) {
   for (size_t i = 1; i < got.size(); ++i) {
     EXPECT_LT(got[i - 1].get("_id").as_int32(), got[i].get("_id").as_int32());
   }
-  EXPECT_EQ(file_count(spill.dir.path()), 0u);
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
 }
 
 TEST(AggSpill, GroupSumKeepsNumericTypes) {
@@ -227,22 +218,22 @@ TEST(AggSpill, FilesRemovedWithTheSourceAndOnErrors) {
   Spill spill;
   {
     auto out = P(R"([{"$sort": {"k": 1}}])").run(make_vector_source(docs), spill.context());
-    EXPECT_EQ(file_count(spill.dir.path()), 1u);  // the runs, until the output goes away
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 1u);  // the runs, until the output goes away
     for (int i = 0; i < 10; ++i) ASSERT_TRUE(out->next());
   }
-  EXPECT_EQ(file_count(spill.dir.path()), 0u);
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
   {
     auto out = P(R"([{"$group": {"_id": "$_id"}}])").run(make_vector_source(docs), spill.context());
-    EXPECT_EQ(file_count(spill.dir.path()), 1u);
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 1u);
   }
-  EXPECT_EQ(file_count(spill.dir.path()), 0u);
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
   // The input fails after several runs were spilled.
   for (const char* p : {R"([{"$sort": {"k": 1}}])", R"([{"$group": {"_id": "$_id"}}])"}) {
     SCOPED_TRACE(p);
     int64_t runs_before = spill.stats.runs;
     EXPECT_THROW(P(p).run(std::make_unique<FailingSource>(docs, 15000), spill.context()), Error);
     EXPECT_GT(spill.stats.runs, runs_before);
-    EXPECT_EQ(file_count(spill.dir.path()), 0u);
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
   }
   // A later stage fails while the merge is being read.
   std::vector<bson::Document> with_zero = docs;
@@ -252,7 +243,7 @@ TEST(AggSpill, FilesRemovedWithTheSourceAndOnErrors) {
                    .run(make_vector_source(with_zero), spill.context());
     EXPECT_THROW(drain(*out), Error);
   }
-  EXPECT_EQ(file_count(spill.dir.path()), 0u);
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
 }
 
 TEST(AggSpill, UnusableSpillDirectoryIsAClearError) {

@@ -33,15 +33,6 @@ std::string run(Engine& engine, const AggregateOptions& options) {
   return out;
 }
 
-size_t file_count(const std::string& dir) {
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    (void)e;
-    ++n;
-  }
-  return n;
-}
-
 void fill(Engine& engine) {
   std::vector<Document> docs;
   for (int i = 0; i < 5000; ++i) {
@@ -80,22 +71,22 @@ TEST(AggregateSpill, DurableEngineSpillsIntoDbpathTmp) {
     fill(*engine);
     check_spills(*engine);
     ASSERT_TRUE(std::filesystem::is_directory(tmp));
-    EXPECT_EQ(file_count(tmp), 0u);
+    EXPECT_EQ(testing::entry_count(tmp), 0u);
     // While a spilled pipeline's cursor is open its files are there.
     AggregateOptions small;
     small.allow_disk_use = true;
     small.memory_limit_bytes = 32 * 1024;
     {
       auto cursor = engine->aggregate("db", "c", pipeline(), small);
-      EXPECT_GE(file_count(tmp), 1u);
+      EXPECT_GE(testing::entry_count(tmp), 1u);
     }
-    EXPECT_EQ(file_count(tmp), 0u);
+    EXPECT_EQ(testing::entry_count(tmp), 0u);
   }
   // A crash leaves spill files behind: the next open removes them.
   std::ofstream(tmp + "/sort-leftover") << "stale";
-  ASSERT_EQ(file_count(tmp), 1u);
+  ASSERT_EQ(testing::entry_count(tmp), 1u);
   auto engine = Engine::open(EngineOptions{dir.sub("db"), Durability::kDurable});
-  EXPECT_EQ(file_count(tmp), 0u);
+  EXPECT_EQ(testing::entry_count(tmp), 0u);
   check_spills(*engine);
 }
 

@@ -31,4 +31,14 @@ class TempDir {
   std::string path_;
 };
 
+/// How many entries `dir` holds (not recursive).
+inline size_t entry_count(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace mongostore::testing

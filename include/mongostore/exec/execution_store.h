@@ -149,11 +149,17 @@ class ExecutionStore {
   void require_open() const;
   /// The single atomic write of commit() (no archiving).
   void write_commit(Execution& exe, const CommitBatch& batch);
-  /// {_id, data, version, hit} (data and version only `with_snapshot`) of the execution,
-  /// with `hit` true when event_id is marked in the document or the archive; nullopt for an
-  /// unknown execution. One round trip.
-  std::optional<bson::Document> dedupe_probe(std::string_view execution_id,
-                                             std::string_view event_id, bool with_snapshot);
+  /// The execution's {_id, data, version} (data and version only `with_snapshot`) and
+  /// whether event_id is marked in the document or the archive; nullopt for an unknown
+  /// execution. One round trip.
+  struct DedupeProbe {
+    bson::Document document;
+    bool hit = false;
+  };
+  std::optional<DedupeProbe> dedupe_probe(std::string_view execution_id, std::string_view event_id,
+                                          bool with_snapshot);
+  /// The `processed` array of the stored document (projected alone), or nullopt.
+  std::optional<bson::Document> stored_marks(std::string_view execution_id);
   /// One connect attempt (connect, ping, build the store); connect() and the async twin's
   /// connect retry it.
   static ExecutionStore connect_once(std::string_view uri, const ExecutionStoreOptions& options);
