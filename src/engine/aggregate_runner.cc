@@ -71,9 +71,9 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
     return std::make_unique<CursorSource>(engine.find(database, other, filter));
   };
   context.replace_collection = [&engine, database](std::string_view target,
-                                                   std::vector<bson::Document> documents) {
+                                                   DocumentSource& documents) {
     // Atomic and index-preserving, as MongoDB's $out: a failure leaves the target as it was.
-    engine.replace_collection_documents(database, target, documents);
+    engine.replace_collection_documents(database, target, [&] { return documents.next(); });
   };
   context.merge_document = [&engine, database](std::string_view target, bson::DocumentView filter,
                                                const MergeDecision& decide) {
@@ -91,6 +91,14 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   // The leading $match / $sort / $limit become the find that feeds the rest, so they use
   // indexes and a leading sort streams from an index when one gives the order.
   Pipeline::Prefix prefix = pipeline.find_prefix();
+  if (options.allow_disk_use && !prefix.sort.empty() && prefix.limit == 0 &&
+      !engine.index_provides_sort(db, coll, prefix.filter.view(), prefix.sort.view(),
+                                  options.hint)) {
+    // The find would sort the whole result in memory; the pipeline's $sort can spill. (With a
+    // $limit the find's top-k sort holds only that many documents.)
+    prefix.sort = bson::Document();
+    prefix.stages = pipeline.leading_match() ? 1 : 0;
+  }
   FindOptions read;
   read.hint = options.hint;
   read.sort = std::move(prefix.sort);

@@ -769,8 +769,10 @@ class WiredTigerEngine final : public Engine,
     return bson::OwnedValue(id);
   }
 
-  void replace_collection_documents(std::string_view db, std::string_view coll,
-                                    const std::vector<bson::Document>& documents) override {
+  using Engine::replace_collection_documents;
+  void replace_collection_documents(
+      std::string_view db, std::string_view coll,
+      const std::function<std::optional<bson::Document>()>& next_document) override {
     validate_database_name(db);
     validate_collection_name(coll);
     // The documents go into a fresh temporary collection that gets the target's indexes, then
@@ -796,20 +798,30 @@ class WiredTigerEngine final : public Engine,
       // Batches keep each transaction small. They need no fsync of their own: the rename's
       // catalog transaction is synced and comes later in the same ordered log.
       constexpr size_t kBatchBytes = 16 * 1024 * 1024;
-      size_t next = 0;
-      while (next < documents.size()) {
-        // The batch's end is taken only once its transaction is in (a retry redoes it).
-        next = run_write(
+      // A batch is pulled from the stream before its transaction starts, so a retried
+      // transaction writes the same documents again.
+      std::vector<bson::Document> batch;
+      bool more = true;
+      while (more) {
+        batch.clear();
+        size_t bytes = 0;
+        while (bytes < kBatchBytes) {
+          std::optional<bson::Document> doc = next_document();
+          if (!doc) {
+            more = false;
+            break;
+          }
+          bytes += doc->size();
+          batch.push_back(prepare_for_insert(doc->view()));
+        }
+        if (batch.empty()) break;
+        run_write(
             [&](WT_SESSION* s) {
-              size_t bytes = 0;
-              size_t i = next;
-              for (; i < documents.size() && (i == next || bytes < kBatchBytes); ++i) {
-                bson::Document doc = prepare_for_insert(documents[i].view());
+              for (const bson::Document& doc : batch) {
                 bson::Value id = doc.get("_id");
                 insert_record(s, *target.entry, id_key(id), doc.view(), id);
-                bytes += doc.size();
               }
-              return i;
+              return 0;
             },
             /*journal=*/false);
       }
@@ -988,6 +1000,13 @@ class WiredTigerEngine final : public Engine,
     return std::make_unique<FindCursor>(shared_from_this(), std::string(db), std::string(coll),
                                         std::move(matcher), std::move(projection), std::move(sort),
                                         options);
+  }
+
+  bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                           bson::DocumentView sort, const IndexHint& hint) override {
+    auto entry = collection_for_read(std::string(db), std::string(coll));
+    if (!entry) return true;
+    return plan_for(*entry, Matcher::compile(filter), sort, hint).provides_sort();
   }
 
   int64_t count_documents(std::string_view db, std::string_view coll,

@@ -93,8 +93,8 @@ struct FakeDb {
       }
       return make_vector_source(std::move(out));
     };
-    c.replace_collection = [this](std::string_view coll, std::vector<bson::Document> docs) {
-      collections[std::string(coll)] = std::move(docs);
+    c.replace_collection = [this](std::string_view coll, DocumentSource& docs) {
+      collections[std::string(coll)] = drain(docs);
     };
     c.merge_document = [this](std::string_view coll, bson::DocumentView filter,
                               const MergeDecision& decide) {

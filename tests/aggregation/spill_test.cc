@@ -1,14 +1,18 @@
-// allowDiskUse: $sort, $group, $bucket and $sortByCount spill to disk past the memory limit
-// and give the same answers as in memory; spill files go away with the stage's output, also
-// after an error; an unusable spill directory is a clear Error.
+// allowDiskUse: $sort, $group, $bucket, $sortByCount, $sample and $facet's input spill to disk
+// past the memory limit and give the same answers as in memory; spill files go away with the
+// stage's output, also after an error; an unusable spill directory is a clear Error.
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "aggregation/aggregation_test_util.h"
+#include "support/error_code.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::engine::agg_test {
 namespace {
+
+using testing::code_of;
 
 constexpr size_t kSmallLimit = 64 * 1024;
 constexpr size_t kHugeLimit = size_t{1} << 40;
@@ -244,6 +248,80 @@ TEST(AggSpill, FilesRemovedWithTheSourceAndOnErrors) {
     EXPECT_THROW(drain(*out), Error);
   }
   EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
+}
+
+// $sample keeps the documents with the smallest random keys; spilled, each run keeps its own
+// smallest and the merge takes the smallest overall. Either way the sample is `size` distinct
+// input documents, unbiased (its mean _id is near the input's: a sample of the first or last
+// documents would be thousands off), in random order, and differs from run to run.
+void check_sample(const std::vector<bson::Document>& docs, const std::vector<bson::Document>& got,
+                  size_t size) {
+  ASSERT_EQ(got.size(), size);
+  std::map<int32_t, std::string> input;
+  for (const auto& d : docs) input[d.get("_id").as_int32()] = d.to_json(bson::JsonMode::kCanonical);
+  std::set<int32_t> seen;
+  double sum = 0;
+  bool ascending = true;
+  for (size_t i = 0; i < got.size(); ++i) {
+    int32_t id = got[i].get("_id").as_int32();
+    ASSERT_TRUE(seen.insert(id).second) << "duplicate " << id;
+    ASSERT_EQ(got[i].to_json(bson::JsonMode::kCanonical), input.at(id));
+    sum += id;
+    if (i > 0 && id < got[i - 1].get("_id").as_int32()) ascending = false;
+  }
+  // Mean of a uniform sample of 5,000 of 0..19,999: 9999.5, standard error about 70.
+  EXPECT_NEAR(sum / static_cast<double>(size), (static_cast<double>(docs.size()) - 1) / 2, 700);
+  EXPECT_FALSE(ascending);
+}
+
+TEST(AggSpill, SampleSpillsAndStaysAUniformSample) {
+  const auto docs = make_docs();
+  const char* p = R"([{"$sample": {"size": 5000}}])";
+  Spill spill;
+  auto in_memory = run(p, docs, spill.context(kHugeLimit));
+  EXPECT_EQ(spill.stats.runs, 0);
+  check_sample(docs, in_memory, 5000);
+  spill.stats = SpillStats();
+  {
+    auto out = P(p).run(make_vector_source(docs), spill.context());
+    EXPECT_GE(spill.stats.runs, 3);
+    EXPECT_EQ(testing::entry_count(spill.dir.path()), 1u);
+    EXPECT_LT(spill.stats.peak_memory_bytes, kSmallLimit + 1024);
+    auto spilled = drain(*out);
+    check_sample(docs, spilled, 5000);
+    EXPECT_NE(canon_docs(spilled), canon_docs(in_memory));
+  }
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
+  // A sample larger than the input is the whole input, shuffled.
+  auto all = run(R"([{"$sample": {"size": 50000}}])", docs, spill.context());
+  ASSERT_EQ(all.size(), docs.size());
+  EXPECT_EQ(keyed_by_id(all), keyed_by_id(docs));
+  // Without allowDiskUse a sample past the limit fails.
+  EXPECT_EQ(code_of([&] { run(p, docs, spill.context(kSmallLimit, false)); }), 292);
+}
+
+// $facet buffers its input once for all its sub-pipelines; spilled, each reads it back from
+// the file, and the answers are the in-memory ones.
+TEST(AggSpill, FacetInputSpills) {
+  const auto docs = make_docs();
+  const char* p = R"([{"$facet": {
+      "count": [{"$count": "n"}],
+      "top": [{"$sort": {"g": -1, "_id": 1}}, {"$limit": 3}, {"$project": {"g": 1}}],
+      "byT": [{"$group": {"_id": "$t", "n": {"$sum": 1}, "v": {"$max": "$v"}}},
+              {"$sort": {"_id": 1}}]}}])";
+  Spill spill;
+  auto expected = run(p, docs, spill.context(kHugeLimit));
+  EXPECT_EQ(spill.stats.runs, 0);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].get("count").as_array().get("0").as_document().get("n").as_int32(), 20000);
+  spill.stats = SpillStats();
+  auto got = run(p, docs, spill.context());
+  EXPECT_GE(spill.stats.files, 1);
+  EXPECT_GE(spill.stats.records, static_cast<int64_t>(docs.size()));
+  EXPECT_LT(spill.stats.peak_memory_bytes, kSmallLimit + 1024);
+  EXPECT_EQ(canon_docs(got), canon_docs(expected));
+  EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
+  EXPECT_EQ(code_of([&] { run(p, docs, spill.context(kSmallLimit, false)); }), 292);
 }
 
 TEST(AggSpill, UnusableSpillDirectoryIsAClearError) {

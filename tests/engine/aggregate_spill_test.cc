@@ -96,5 +96,81 @@ TEST(AggregateSpill, InMemoryEngineSpills) {
   check_spills(*engine);
 }
 
+std::string run(Engine& engine, const std::vector<Document>& stages,
+                const AggregateOptions& options) {
+  auto cursor = engine.aggregate("db", "c", stages, options);
+  std::string out;
+  while (!cursor->exhausted()) {
+    for (const auto& d : cursor->next_batch()) out += d.to_json(bson::JsonMode::kCanonical) + "\n";
+  }
+  return out;
+}
+
+// A leading $sort (after a $match) is the find's unless allowDiskUse is set and no index
+// gives the order: then the pipeline's $sort sorts, and spills.
+TEST(AggregateSpill, LeadingSortSpillsUnlessAnIndexGivesTheOrder) {
+  auto engine = Engine::open(EngineOptions{"", Durability::kInMemory});
+  fill(*engine);
+  for (const std::vector<Document>& stages :
+       {std::vector<Document>{Document::from_json(R"({"$sort": {"pad": 1, "_id": -1}})")},
+        std::vector<Document>{Document::from_json(R"({"$match": {"_id": {"$gte": 100}}})"),
+                              Document::from_json(R"({"$sort": {"pad": 1, "_id": -1}})"),
+                              Document::from_json(R"({"$project": {"pad": 1}})")}}) {
+    SCOPED_TRACE(stages.size());
+    const std::string expected = run(*engine, stages, AggregateOptions());
+    ASSERT_FALSE(expected.empty());
+    SpillStats stats;
+    AggregateOptions small;
+    small.allow_disk_use = true;
+    small.memory_limit_bytes = 32 * 1024;
+    small.spill_stats = &stats;
+    EXPECT_EQ(run(*engine, stages, small), expected);
+    EXPECT_GE(stats.runs, 3);
+    EXPECT_LT(stats.peak_memory_bytes, small.memory_limit_bytes + 1024);
+  }
+  // With a $limit the find's top-k sort holds only the limit: it stays in the find.
+  SpillStats limited_stats;
+  AggregateOptions limited;
+  limited.allow_disk_use = true;
+  limited.memory_limit_bytes = 32 * 1024;
+  limited.spill_stats = &limited_stats;
+  std::vector<Document> top = {Document::from_json(R"({"$sort": {"pad": 1, "_id": -1}})"),
+                               Document::from_json(R"({"$limit": 5})")};
+  EXPECT_EQ(run(*engine, top, limited), run(*engine, top, AggregateOptions()));
+  EXPECT_EQ(limited_stats.runs, 0);
+  // An index that gives the order: the sort streams from it, nothing spills.
+  engine->create_index("db", "c", Document::from_json(R"({"pad": 1, "_id": -1})"));
+  std::vector<Document> sorted = {Document::from_json(R"({"$sort": {"pad": 1, "_id": -1}})")};
+  SpillStats indexed_stats;
+  AggregateOptions indexed = limited;
+  indexed.spill_stats = &indexed_stats;
+  EXPECT_EQ(run(*engine, sorted, indexed), run(*engine, sorted, AggregateOptions()));
+  EXPECT_EQ(indexed_stats.runs, 0);
+  EXPECT_TRUE(
+      engine->index_provides_sort("db", "c", Document(), sorted[0].get("$sort").as_document()));
+  EXPECT_FALSE(engine->index_provides_sort("db", "c", Document(),
+                                           Document::from_json(R"({"pad": -1, "_id": -1})")));
+  EXPECT_TRUE(engine->index_provides_sort("db", "missing", Document(), Document()));
+}
+
+// $out writes its results as they come: a result far larger than the memory limit needs no
+// allowDiskUse (before, $out held the whole result and failed with 292).
+TEST(AggregateSpill, OutStreamsIntoItsTarget) {
+  auto engine = Engine::open(EngineOptions{"", Durability::kInMemory});
+  fill(*engine);
+  engine->create_index("db", "copy", Document::from_json(R"({"pad": 1})"));
+  AggregateOptions small;
+  small.memory_limit_bytes = 32 * 1024;
+  auto cursor =
+      engine->aggregate("db", "c",
+                        {Document::from_json(R"({"$project": {"_id": 0, "n": "$_id", "pad": 1}})"),
+                         Document::from_json(R"({"$out": "copy"})")},
+                        small);
+  EXPECT_TRUE(cursor->exhausted());
+  EXPECT_EQ(engine->count_documents("db", "copy", Document()), 5000);
+  EXPECT_EQ(engine->count_documents("db", "copy", Document::from_json(R"({"n": 4999})")), 1);
+  EXPECT_EQ(engine->list_indexes("db", "copy").size(), 2u);  // the target's index kept
+}
+
 }  // namespace
 }  // namespace mongostore::engine

@@ -7,6 +7,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/error_code.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::engine {
@@ -30,14 +31,7 @@ std::shared_ptr<Engine> durable_engine(const std::string& path,
   return Engine::open(o);
 }
 
-int32_t code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return 0;
-}
+using testing::code_of;
 
 TEST(EngineStorage, InsertFindReplaceDeleteById) {
   auto e = memory_engine();

@@ -5,6 +5,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
+#include "support/error_code.h"
 
 namespace mongostore::client {
 namespace {
@@ -26,14 +27,7 @@ class UpdatePipeline : public ::testing::Test {
     auto doc = coll_.find_one(bson::make_document("_id", id));
     return doc ? doc->to_json() : "none";
   }
-  int code_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return 0;
-  }
+  static int code_of(const std::function<void()>& f) { return testing::code_of(f); }
   std::shared_ptr<Client> client_ = connect("embedded:memory");
   Collection coll_ = client_->database("db").collection("c");
 };

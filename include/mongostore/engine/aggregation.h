@@ -24,17 +24,22 @@
 // $second $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek, with
 // UTC or fixed-offset time zones). Errors carry mongod's codes and messages.
 //
-// Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample, $out) count the
-// bytes they hold; past `memory_limit_bytes` they fail with
-// QueryExceededMemoryLimitNoDiskUseAllowed (292) unless `allow_disk_use` is set. With
-// allow_disk_use, $sort, $group, $bucket and $sortByCount (a $group and a $sort) spill to
-// files in `spill_directory`, so the memory each holds stays near the limit: $sort writes
-// sorted runs and merges them lazily (stable, as the in-memory sort); $group writes its
-// partial groups sorted by key with each accumulator's partial state and merges them at the
-// end (after a spill $group's output comes in _id key order instead of first-seen order;
-// $bucket's stays in boundary order). $facet, $sample and $out do not spill: with
-// allow_disk_use they keep going in memory. A leading $sort that the engine hands to its
-// find (see Pipeline::find_prefix) is sorted by the find, which does not spill either.
+// Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample) count the bytes
+// they hold; past `memory_limit_bytes` they fail with QueryExceededMemoryLimitNoDiskUseAllowed
+// (292) unless `allow_disk_use` is set. With allow_disk_use they spill to files in
+// `spill_directory`, so the memory each holds stays near the limit:
+//   - $sort writes sorted runs and merges them lazily (stable, as the in-memory sort);
+//   - $group ($bucket, $sortByCount) writes its partial groups sorted by key with each
+//     accumulator's partial state and merges them at the end (after a spill $group's output
+//     comes in _id key order instead of first-seen order; $bucket's stays in boundary order);
+//   - $sample gives every document a random key and keeps the `size` smallest; spilled, each
+//     run keeps its own smallest and the merge takes the smallest overall;
+//   - $facet buffers its input once for all its sub-pipelines; spilled, the buffer is a file
+//     each sub-pipeline reads back (its output document is still capped at 100 MB, 4031700).
+// $out holds nothing: its documents stream into the target as they are written. A leading
+// $sort that the engine hands to its find (see Pipeline::find_prefix) is sorted by the find;
+// with allow_disk_use the engine keeps it in the pipeline instead (so it spills) unless an
+// index gives the order or a $limit bounds it.
 #pragma once
 
 #include <cstddef>
@@ -96,16 +101,16 @@ struct AggregationContext {
   std::function<std::unique_ptr<DocumentSource>(std::string_view collection,
                                                 bson::DocumentView filter)>
       read_collection;
-  /// $out: atomically replaces the contents of `collection` with `documents`.
-  std::function<void(std::string_view collection, std::vector<bson::Document> documents)>
-      replace_collection;
+  /// $out: atomically replaces the contents of `collection` with what `documents` yields,
+  /// pulling them as it writes (the result is never held whole).
+  std::function<void(std::string_view collection, DocumentSource& documents)> replace_collection;
   /// $merge: see MergeDecision.
   std::function<void(std::string_view collection, bson::DocumentView filter,
                      const MergeDecision& decide)>
       merge_document;
   bool allow_disk_use = false;
   /// The memory a blocking stage may hold before failing (or, with allow_disk_use, before it
-  /// spills; the stages that cannot spill keep going in memory).
+  /// spills).
   size_t memory_limit_bytes = 100 * 1024 * 1024;
   /// Where spilling stages create their temporary files (unique names, removed when the
   /// stage's output is destroyed). The engine sets <dbpath>/_tmp for a durable engine and a

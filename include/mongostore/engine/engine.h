@@ -162,10 +162,11 @@ struct FindAndModifyOptions {
 struct SpillStats;
 
 struct AggregateOptions {
-  /// Lets blocking stages exceed the memory limit: $sort, $group, $bucket and $sortByCount
-  /// then spill to files in <dbpath>/_tmp (an in-memory engine: a directory in its private
-  /// /tmp home); $facet, $sample and $out keep going in memory. A leading $sort that the find
-  /// does (see Pipeline::find_prefix) keeps going in memory as a find's sort does.
+  /// Lets blocking stages exceed the memory limit: $sort, $group, $bucket, $sortByCount,
+  /// $sample and $facet's input then spill to files in <dbpath>/_tmp (an in-memory engine: a
+  /// directory in its private /tmp home). A leading $sort stays in the pipeline, so it spills,
+  /// unless an index gives its order or a $limit right after it bounds it (then the find's
+  /// top-k sort holds just that many documents).
   bool allow_disk_use = false;
   /// What a blocking stage may hold in memory (MongoDB's 100 MB).
   size_t memory_limit_bytes = 100 * 1024 * 1024;
@@ -227,8 +228,21 @@ class Engine {
   /// which then replaces the target in one atomic rename. Readers see the old contents or the
   /// new, never a mix; a crash leaves the target as it was (the next open drops the
   /// temporary collection); no transaction has to hold the whole result.
-  virtual void replace_collection_documents(std::string_view db, std::string_view coll,
-                                            const std::vector<bson::Document>& documents) = 0;
+  ///
+  /// The documents are pulled one at a time from `next_document` (nullopt ends them) and
+  /// written as they come, so the result never has to be held in memory.
+  virtual void replace_collection_documents(
+      std::string_view db, std::string_view coll,
+      const std::function<std::optional<bson::Document>()>& next_document) = 0;
+  /// The same with the documents in a vector.
+  void replace_collection_documents(std::string_view db, std::string_view coll,
+                                    const std::vector<bson::Document>& documents) {
+    size_t next = 0;
+    replace_collection_documents(db, coll, [&]() -> std::optional<bson::Document> {
+      if (next == documents.size()) return std::nullopt;
+      return documents[next++];
+    });
+  }
   /// Renames `from_db.from` to `to_db.to` atomically and durably: one catalog transaction,
   /// the documents and indexes stay where they are (no copy). With `drop_target` an existing
   /// target is replaced in the same step. Errors: NamespaceNotFound (26) without a source,
@@ -305,6 +319,12 @@ class Engine {
   virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                        bson::DocumentView filter,
                                        const FindOptions& options = {}) = 0;
+  /// Whether a find of `filter` sorted by `sort` (with `hint`) reads its order from an index,
+  /// so its sort streams instead of holding the result in memory. True for a missing
+  /// collection (nothing to sort).
+  virtual bool index_provides_sort(std::string_view db, std::string_view coll,
+                                   bson::DocumentView filter, bson::DocumentView sort,
+                                   const IndexHint& hint = {}) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
                                   bson::DocumentView filter) = 0;
   /// The distinct values of `field` (a dotted path) among documents matching `filter`,

@@ -1,6 +1,7 @@
 // Internals of the aggregation component: expression nodes, value helpers, stages.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -229,6 +230,8 @@ class MemoryTracker {
   bool over_limit() const { return used_ > ctx_.context->memory_limit_bytes; }
   /// After a spill: the stage holds nothing any more.
   void reset() { used_ = 0; }
+  /// The stage let go of `bytes` it had counted.
+  void release(size_t bytes) { used_ -= std::min(bytes, used_); }
   size_t used() const { return used_; }
 
  private:

@@ -160,8 +160,8 @@ void MemoryTracker::add(size_t bytes) {
     fail(292, "Exceeded memory limit for " + stage_ +
                   ", but didn't allow external sort. Pass allowDiskUse:true to opt in.");
   }
-  // With allow_disk_use: $sort and the grouping stages spill when over_limit(); the others
-  // keep going in memory.
+  // With allow_disk_use the stage spills when over_limit() (the grouping stages, $sort,
+  // $sample, $facet's input); $out holds nothing to count.
 }
 
 namespace {

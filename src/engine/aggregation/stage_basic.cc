@@ -136,27 +136,73 @@ class SampleStage : public Stage {
   std::string_view name() const override { return "$sample"; }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
-    // Reservoir sampling, then a shuffle so the output order is random too.
+    // MongoDB's way for an input that is not a plain collection: every document gets a random
+    // key and the `size` smallest keys win, in key order (so the output order is random
+    // too). A max-heap keeps the smallest so far. With allowDiskUse, past the memory limit
+    // the heap becomes a sorted run on disk and a fresh heap starts; the winners overall are
+    // among each run's winners, so merging the runs and taking `size` gives the sample.
     MemoryTracker memory(*ctx, "$sample");
     std::mt19937_64 rng(std::random_device{}());
-    std::vector<Document> reservoir;
-    int64_t seen = 0;
-    while (auto d = input->next()) {
-      ++seen;
-      if (static_cast<int64_t>(reservoir.size()) < size_) {
-        memory.add(approx_size(*d));
-        reservoir.push_back(std::move(*d));
-      } else {
-        std::uniform_int_distribution<int64_t> pick(0, seen - 1);
-        int64_t j = pick(rng);
-        if (j < size_) reservoir[static_cast<size_t>(j)] = std::move(*d);
+    using Row = std::pair<std::string, Document>;
+    auto by_key = [](const Row& a, const Row& b) { return a.first < b.first; };
+    const size_t keep = static_cast<size_t>(size_);
+    std::vector<Row> heap;
+    std::shared_ptr<SpillFile> spill;
+    while (keep > 0) {
+      std::optional<Document> d = input->next();
+      if (!d) break;
+      std::string key = random_key(rng);
+      if (heap.size() == keep) {
+        if (!(key < heap.front().first)) continue;
+        std::pop_heap(heap.begin(), heap.end(), by_key);
+        memory.release(approx_size(heap.back().second) + key.size());
+        heap.pop_back();
+      }
+      memory.add(approx_size(*d) + key.size());
+      heap.emplace_back(std::move(key), std::move(*d));
+      std::push_heap(heap.begin(), heap.end(), by_key);
+      if (memory.over_limit()) {
+        if (!spill) spill = std::make_shared<SpillFile>(*ctx, "$sample");
+        std::sort_heap(heap.begin(), heap.end(), by_key);
+        for (const auto& [k, doc] : heap) spill->add(k, doc.data(), doc.size());
+        spill->end_run();
+        heap.clear();
+        memory.reset();
       }
     }
-    std::shuffle(reservoir.begin(), reservoir.end(), rng);
-    return make_vector_source(std::move(reservoir));
+    std::sort_heap(heap.begin(), heap.end(), by_key);
+    if (spill) {
+      auto runs = open_all_runs(*spill, *ctx, 1);
+      runs.push_back(make_memory_run(std::move(heap)));
+      auto merger = std::make_shared<RunMerger>(std::move(runs));
+      auto left = std::make_shared<size_t>(keep);
+      return std::make_unique<FunctionSource>([spill, merger, left]() -> std::optional<Document> {
+        RunCursor* top = merger->top();
+        if (!top || *left == 0) return std::nullopt;
+        --*left;
+        Document d = top->take_document();
+        merger->pop();
+        return d;
+      });
+    }
+    std::vector<Document> docs;
+    docs.reserve(heap.size());
+    for (auto& row : heap) docs.push_back(std::move(row.second));
+    return make_vector_source(std::move(docs));
   }
 
  private:
+  // Eight random bytes, big-endian, so byte order is numeric order.
+  static std::string random_key(std::mt19937_64& rng) {
+    uint64_t r = rng();
+    std::string key(8, '\0');
+    for (int i = 7; i >= 0; --i) {
+      key[static_cast<size_t>(i)] = static_cast<char>(r & 0xff);
+      r >>= 8;
+    }
+    return key;
+  }
+
   int64_t size_;
 };
 

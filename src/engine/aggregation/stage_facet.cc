@@ -1,6 +1,7 @@
 // $facet: runs several sub-pipelines over the same (buffered) input and returns one document
 // holding each sub-pipeline's results.
 #include "engine/aggregation/internal.h"
+#include "engine/aggregation/spill.h"
 
 namespace mongostore::engine::aggregation_detail {
 
@@ -8,21 +9,51 @@ namespace {
 
 class FacetStage : public Stage {
  public:
+  static constexpr size_t kReadBuffer = 256 * 1024;
   std::vector<std::pair<std::string, Pipeline>> facets;
   std::string_view name() const override { return "$facet"; }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
+    // The input is buffered once and replayed to each sub-pipeline. With allowDiskUse, past
+    // the memory limit the buffer goes to a spill file as one run, read back per facet.
     MemoryTracker memory(*ctx, "$facet");
     std::vector<Document> docs;
+    std::unique_ptr<SpillFile> spill;
     while (auto d = input->next()) {
+      if (spill) {
+        spill->add({}, d->data(), d->size());
+        continue;
+      }
       memory.add(approx_size(*d));
       docs.push_back(std::move(*d));
+      if (memory.over_limit()) {
+        spill = std::make_unique<SpillFile>(*ctx, "$facet");
+        for (const Document& doc : docs) spill->add({}, doc.data(), doc.size());
+        docs = std::vector<Document>();
+        memory.reset();
+      }
     }
+    if (spill) spill->end_run();
+    // Each facet reads the buffer from the start; documents are copied one at a time.
+    auto replay = [&]() -> std::unique_ptr<DocumentSource> {
+      if (spill) {
+        std::shared_ptr<RunCursor> run = spill->open_run(0, kReadBuffer);
+        return std::make_unique<FunctionSource>([run]() -> std::optional<Document> {
+          if (!run->next()) return std::nullopt;
+          return run->take_document();
+        });
+      }
+      auto next = std::make_shared<size_t>(0);
+      return std::make_unique<FunctionSource>([&docs, next]() -> std::optional<Document> {
+        if (*next == docs.size()) return std::nullopt;
+        return docs[(*next)++];
+      });
+    };
     bson::DocumentBuilder b;
+    size_t bytes = 0;  // of the whole output document, as MongoDB's limit counts
     for (const auto& [name, p] : facets) {
-      auto out = p.run(make_vector_source(docs), *ctx->context, ctx->variables);
+      auto out = p.run(replay(), *ctx->context, ctx->variables);
       b.open_array(name);
-      size_t bytes = 0;
       while (auto r = out->next()) {
         bytes += r->size();
         if (bytes > 100 * 1024 * 1024) {

@@ -33,19 +33,19 @@ class OutStage : public Stage {
     if (!ctx->context->replace_collection) {
       fail(1, "$out needs collection access, which this aggregation context does not offer");
     }
-    MemoryTracker memory(*ctx, "$out");
-    std::vector<Document> docs;
-    while (auto d = input->next()) {
-      memory.add(approx_size(*d));
-      if (!d->has("_id")) {
+    // The documents stream from the pipeline into the target as they are written: $out
+    // holds no more than the engine's write batch.
+    FunctionSource documents([&input]() -> std::optional<Document> {
+      std::optional<Document> d = input->next();
+      if (d && !d->has("_id")) {
         bson::DocumentBuilder b;
         b.append("_id", bson::ObjectId::generate());
         b.append_elements(*d);
         d = b.finish();
       }
-      docs.push_back(std::move(*d));
-    }
-    ctx->context->replace_collection(coll_, std::move(docs));
+      return d;
+    });
+    ctx->context->replace_collection(coll_, documents);
     return make_vector_source({});
   }
 
