@@ -58,6 +58,27 @@ TEST(AggGroup, AddToSetAndTypes) {
             canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDecimal": "2.1"}}])")));
 }
 
+// $sum as MongoDB's: integers are summed exactly, so only the final total decides between a
+// long and a double; doubles are summed with compensation (1e100 + 1 - 1e100 is 1, not 0).
+TEST(AggGroup, SumIsExactForIntegersAndCompensatedForDoubles) {
+  const char* sum = R"([{"$group": {"_id": null, "s": {"$sum": "$v"}}}])";
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberLong": "9223372036854775807"}}, {"v": 1}, {"v": -1}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": {"$numberLong": "9223372036854775807"}}])")));
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberLong": "9223372036854775807"}}, {"v": 1}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": 9223372036854775808.0}])")));
+  EXPECT_EQ(R(sum, R"([{"v": 1e100}, {"v": 1.0}, {"v": -1e100}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": 1.0}])")));
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberLong": "9007199254740993"}}, {"v": 0.5}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": 9007199254740994.0}])")));
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberDouble": "Infinity"}}, {"v": 1.0}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDouble": "Infinity"}}])")));
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberDouble": "Infinity"}},
+                      {"v": {"$numberDouble": "-Infinity"}}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDouble": "NaN"}}])")));
+  EXPECT_EQ(R(sum, R"([{"v": {"$numberDecimal": "0.1"}}, {"v": 2}, {"v": 0.25}])"),
+            canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDecimal": "2.350000000000000"}}])")));
+}
+
 TEST(AggGroup, Errors) {
   std::string msg;
   EXPECT_EQ(RE(R"([{"$group": {"n": {"$sum": 1}}}])", "[]", &msg), 15955);

@@ -1,5 +1,6 @@
 // $group accumulators: $sum $avg $min $max $first $last $push $addToSet $count
 // $mergeObjects.
+#include <cmath>
 #include <set>
 
 #include "mongostore/bson/index_key.h"
@@ -11,53 +12,105 @@ namespace mongostore::engine::aggregation_detail {
 
 namespace {
 
-// Sums numbers with MongoDB's widening: int32 -> int64 -> double (on overflow or a double)
-// -> decimal (when any decimal is seen).
+// A compensated double sum (Neumaier's variant of Kahan summation): `hi` is the running sum
+// and `lo` the rounding error it lost, so hi + lo carries about twice a double's precision.
+// MongoDB sums doubles the same way (its DoubleDoubleSummation), and it is what makes a spilled
+// $sum, which adds partial sums, come out as the in-memory one.
+class CompensatedSum {
+ public:
+  void add(double x) {
+    plain_ += x;
+    double s = hi_ + x;
+    lo_ += std::fabs(hi_) >= std::fabs(x) ? (hi_ - s) + x : (x - s) + hi_;
+    hi_ = s;
+  }
+  void add(const CompensatedSum& o) {
+    double plain = plain_ + o.plain_;
+    add(o.hi_);
+    add(o.lo_);
+    plain_ = plain;
+  }
+  double value() const {
+    // Infinities and NaN make the error term meaningless: the plain sum has the answer.
+    return std::isfinite(plain_) ? hi_ + lo_ : plain_;
+  }
+  double hi() const { return hi_; }
+  double lo() const { return lo_; }
+  double plain() const { return plain_; }
+  static CompensatedSum from(double hi, double lo, double plain) {
+    CompensatedSum c;
+    c.hi_ = hi;
+    c.lo_ = lo;
+    c.plain_ = plain;
+    return c;
+  }
+
+ private:
+  double hi_ = 0, lo_ = 0, plain_ = 0;
+};
+
+// Sums numbers with MongoDB's widening: int32 -> int64 -> double -> decimal. The integers
+// are summed exactly in 128 bits (so only the final total decides whether a long overflowed
+// into a double, as MongoDB's), the doubles in a compensated sum, and the decimals on their
+// own; a decimal result adds the other two in at the end.
 class NumericSum {
  public:
   void add(const Value& v) {
-    if (!v.is_number()) return;
-    ++count_;
     switch (v.type()) {
       case BsonType::kInt32:
-      case BsonType::kInt64: {
-        if (v.type() == BsonType::kInt64) kind_ = std::max(kind_, 1);
-        int64_t i = int_value(v);
-        if (!int_overflow_ && __builtin_add_overflow(int_sum_, i, &int_sum_)) {
-          int_overflow_ = true;
-        }
-        double_sum_ += static_cast<double>(i);
+        int_sum_ += v.as_int32();
         break;
-      }
+      case BsonType::kInt64:
+        kind_ = std::max(kind_, 1);
+        int_sum_ += v.as_int64();
+        break;
       case BsonType::kDouble:
         kind_ = std::max(kind_, 2);
-        double_sum_ += v.as_double();
+        saw_double_ = true;
+        doubles_.add(v.as_double());
+        break;
+      case BsonType::kDecimal128:
+        kind_ = 3;
+        decimal_ = update_detail::decimal_add(decimal_, v.as_decimal128());
         break;
       default:
-        kind_ = 3;
-        break;
+        return;  // not a number
     }
-    decimal_ = update_detail::decimal_add(decimal_, to_decimal(v));
+    ++count_;
   }
   OwnedValue result() const {
-    if (kind_ == 3) return make_value(decimal_);
-    if (kind_ == 2 || int_overflow_) return make_value(double_sum_);
-    return integral_result(int_sum_, kind_ == 0);
+    if (kind_ == 3) return make_value(decimal());
+    if (kind_ < 2 && int_sum_ >= INT64_MIN && int_sum_ <= INT64_MAX) {
+      return integral_result(static_cast<int64_t>(int_sum_), kind_ == 0);
+    }
+    return make_value(as_double());
   }
   double as_double() const {
-    if (kind_ == 3) return decimal_to_double(decimal_);
-    if (kind_ == 2 || int_overflow_) return double_sum_;
-    return static_cast<double>(int_sum_);
+    if (kind_ == 3) return decimal_to_double(decimal());
+    CompensatedSum total = doubles_;
+    add_ints(total);
+    return total.value();
   }
   int64_t count() const { return count_; }
   bool is_decimal() const { return kind_ == 3; }
+  bson::Decimal128 decimal() const {
+    bson::Decimal128 total = update_detail::decimal_add(decimal_, int_as_decimal());
+    if (saw_double_) {
+      // With MongoDB's 15 significant digits for a double made decimal.
+      total = update_detail::decimal_add(total, to_decimal(make_value(doubles_.value()).view()));
+    }
+    return total;
+  }
   // Spilling: the whole state, and the sum of two states (this one's input came first).
   OwnedValue partial() const {
     bson::DocumentBuilder b;
     b.append("k", static_cast<int32_t>(kind_))
-        .append("i", int_sum_)
-        .append("o", int_overflow_)
-        .append("d", double_sum_)
+        .append("ih", static_cast<int64_t>(int_sum_ >> 64))
+        .append("il", static_cast<int64_t>(static_cast<uint64_t>(int_sum_)))
+        .append("dh", doubles_.hi())
+        .append("dl", doubles_.lo())
+        .append("dp", doubles_.plain())
+        .append("sd", saw_double_)
         .append("m", decimal_)
         .append("c", count_);
     return make_value(b.finish());
@@ -65,21 +118,42 @@ class NumericSum {
   void merge(const Value& partial) {
     DocumentView p = partial.as_document();
     kind_ = std::max(kind_, static_cast<int>(p.get("k").as_int32()));
-    if (p.get("o").as_bool()) int_overflow_ = true;
-    if (!int_overflow_ && __builtin_add_overflow(int_sum_, p.get("i").as_int64(), &int_sum_)) {
-      int_overflow_ = true;
-    }
-    double_sum_ += p.get("d").as_double();
+    __int128 ints = static_cast<__int128>(
+        (static_cast<unsigned __int128>(static_cast<uint64_t>(p.get("ih").as_int64())) << 64) |
+        static_cast<uint64_t>(p.get("il").as_int64()));
+    int_sum_ += ints;
+    doubles_.add(CompensatedSum::from(p.get("dh").as_double(), p.get("dl").as_double(),
+                                      p.get("dp").as_double()));
+    if (p.get("sd").as_bool()) saw_double_ = true;
     decimal_ = update_detail::decimal_add(decimal_, p.get("m").as_decimal128());
     count_ += p.get("c").as_int64();
   }
-  bson::Decimal128 decimal() const { return decimal_; }
 
  private:
-  int kind_ = 0;
-  int64_t int_sum_ = 0;
-  bool int_overflow_ = false;
-  double double_sum_ = 0;
+  // The integer total as doubles: the nearest double, then what it missed (exact for any
+  // total below 2^106, far beyond what int64 inputs can reach).
+  void add_ints(CompensatedSum& total) const {
+    if (int_sum_ == 0) return;
+    double high = static_cast<double>(int_sum_);
+    total.add(high);
+    total.add(static_cast<double>(int_sum_ - static_cast<__int128>(high)));
+  }
+  bson::Decimal128 int_as_decimal() const {
+    unsigned __int128 magnitude = int_sum_ < 0 ? -static_cast<unsigned __int128>(int_sum_)
+                                               : static_cast<unsigned __int128>(int_sum_);
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+      magnitude /= 10;
+    } while (magnitude != 0);
+    if (int_sum_ < 0) digits.insert(digits.begin(), '-');
+    return bson::Decimal128::from_string(digits);
+  }
+
+  int kind_ = 0;  // 0 int32, 1 int64, 2 double, 3 decimal: the widest input seen
+  __int128 int_sum_ = 0;
+  CompensatedSum doubles_;
+  bool saw_double_ = false;
   bson::Decimal128 decimal_ = bson::Decimal128::from_string("0");
   int64_t count_ = 0;
 };
