@@ -65,8 +65,9 @@ enum class ErrorCode : int32_t {
   kUnknownField = 40415,  // "Location40415": a command or statement field MongoDB does not know
 };
 
-/// MongoDB's code name for `code` ("DuplicateKey", "BadValue", ...); "UnknownError" when
-/// mongostore does not know the code.
+/// MongoDB's code name for `code` ("DuplicateKey", "BadValue", ...). Codes of 10000 and up
+/// that have no name are mongod's assertion locations, named "Location<code>" as mongod does;
+/// "UnknownError" for any other code mongostore does not know.
 std::string_view code_name(ErrorCode code);
 std::string_view code_name(int32_t code);
 

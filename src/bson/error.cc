@@ -1,6 +1,25 @@
 #include "mongostore/error.h"
 
+#include <map>
+#include <mutex>
+#include <string>
+
 namespace mongostore {
+
+namespace {
+
+// mongod names a code it raises from one place in its source (an assertion "location", not in
+// its list of named codes) "Location<code>"; those codes are all 10000 or more.
+std::string_view location_name(int32_t code) {
+  static std::mutex mutex;
+  static std::map<int32_t, std::string> names;  // never shrinks: the views stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = names.find(code);
+  if (it == names.end()) it = names.emplace(code, "Location" + std::to_string(code)).first;
+  return it->second;
+}
+
+}  // namespace
 
 std::string_view code_name(int32_t code) {
   switch (code) {
@@ -94,14 +113,12 @@ std::string_view code_name(int32_t code) {
       return "BSONObjectTooLarge";
     case 11000:
       return "DuplicateKey";
-    case 16755:
-      return "Location16755";
-    case 40415:
-      return "Location40415";
+    case 13113:
+      return "MergeStageNoMatchingDocument";
     case 10000001:
       return "DataDirectoryInvalid";
     default:
-      return "UnknownError";
+      return code >= 10000 ? location_name(code) : "UnknownError";
   }
 }
 

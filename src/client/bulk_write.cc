@@ -67,8 +67,9 @@ void add_update(BulkWriteResult& result, size_t index, const UpdateResult& r) {
 }
 
 template <typename Model>
-UpdateOptions update_options(const Model& m) {
+UpdateOptions update_options(const Model& m, const bson::Document& let) {
   UpdateOptions o;
+  o.let = let;
   o.upsert = m.upsert;
   o.array_filters = m.array_filters;
   o.hint = m.hint;
@@ -77,7 +78,7 @@ UpdateOptions update_options(const Model& m) {
 }
 
 void run_one(const Collection& coll, size_t index, const WriteModel& model,
-             BulkWriteResult& result) {
+             const bson::Document& let, BulkWriteResult& result) {
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
@@ -86,12 +87,12 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           ++result.inserted_count;
           result.inserted_ids.emplace(index, std::move(id));
         } else if constexpr (std::is_same_v<M, UpdateOne>) {
-          UpdateOptions options = update_options(m);
+          UpdateOptions options = update_options(m, let);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_one(m.filter, m.update, options)
                                         : coll.update_one(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, UpdateMany>) {
-          UpdateOptions options = update_options(m);
+          UpdateOptions options = update_options(m, let);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_many(m.filter, m.update, options)
                                         : coll.update_many(m.filter, m.pipeline, options));
@@ -100,12 +101,13 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           options.upsert = m.upsert;
           options.hint = m.hint;
           options.sort = m.sort;
+          options.let = let;
           add_update(result, index, coll.replace_one(m.filter, m.replacement, options));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {
-          result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint});
+          result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint, let});
         } else {
           static_assert(std::is_same_v<M, DeleteMany>);
-          result.deleted_count += coll.delete_many(m.filter, DeleteOptions{m.hint});
+          result.deleted_count += coll.delete_many(m.filter, DeleteOptions{m.hint, let});
         }
       },
       model);
@@ -137,7 +139,7 @@ BulkWriteResult bulk_write(const Collection& collection, const std::vector<Write
   std::vector<WriteError> errors;
   for (size_t i = 0; i < models.size(); ++i) {
     try {
-      run_one(collection, i, models[i], result);
+      run_one(collection, i, models[i], options.let, result);
     } catch (const Error& e) {
       errors.push_back(write_error_of(i, e));
       if (options.ordered) break;

@@ -491,6 +491,8 @@ class RemoteClient final : public Client {
       command.append("batchSize", static_cast<int64_t>(options.batch_size));
     }
     if (single_batch) command.append("singleBatch", true);
+    if (options.allow_disk_use) command.append("allowDiskUse", true);
+    if (!options.let.empty()) command.append("let", options.let);
     return command.finish();
   }
 
@@ -509,6 +511,7 @@ class RemoteClient final : public Client {
     command.close();
     command.close();
     command.append("ordered", true);
+    if (!options.let.empty()) command.append("let", options.let);
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     UpdateResult result;
     int64_t n = int64_of(reply.get("n"));
@@ -535,6 +538,7 @@ class RemoteClient final : public Client {
     command.close();
     command.close();
     command.append("ordered", true);
+    if (!options.let.empty()) command.append("let", options.let);
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     return int64_of(reply.get("n"));
   }
@@ -557,6 +561,7 @@ class RemoteClient final : public Client {
       append_array_filters(command, options.array_filters);
     }
     append_hint(command, options.hint);
+    if (!options.let.empty()) command.append("let", options.let);
     if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     bson::Value value = reply.get("value");

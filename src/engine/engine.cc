@@ -266,6 +266,12 @@ class FindCursor final : public Cursor {
   bool done_ = false;
 };
 
+// A command's filter with its `let` variables bound into the filter's $expr (MongoDB 5.0).
+Matcher compile_filter(bson::DocumentView filter, const bson::Document& let) {
+  if (let.empty()) return Matcher::compile(filter);
+  return Matcher::compile(bind_let_to_filter(filter, let.view()));
+}
+
 class WiredTigerEngine final : public Engine,
                                public std::enable_shared_from_this<WiredTigerEngine> {
  private:
@@ -896,7 +902,7 @@ class WiredTigerEngine final : public Engine,
                                                 bson::DocumentView filter,
                                                 const bson::DocumentView* update,
                                                 const FindAndModifyOptions& options) {
-    Matcher matcher = Matcher::compile(filter);
+    Matcher matcher = compile_filter(filter, options.let);
     SortSpec sort = SortSpec::compile(options.sort.view());
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());
@@ -906,7 +912,7 @@ class WiredTigerEngine final : public Engine,
                   "arrayFilters may not be specified for pipeline-style updates");
     }
     if (update != nullptr) {
-      compiled = options.update_is_pipeline ? Update::compile_pipeline(*update)
+      compiled = options.update_is_pipeline ? Update::compile_pipeline(*update, options.let)
                                             : Update::compile(*update, filters);
     }
     Projection projection = Projection::compile(options.projection.view(), &matcher);
@@ -992,7 +998,7 @@ class WiredTigerEngine final : public Engine,
 
   std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                bson::DocumentView filter, const FindOptions& options) override {
-    Matcher matcher = Matcher::compile(filter);
+    Matcher matcher = compile_filter(filter, options.let);
     Projection projection = Projection::compile(options.projection.view(), &matcher);
     SortSpec sort = SortSpec::compile(options.sort.view());
     if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
@@ -1694,7 +1700,7 @@ class WiredTigerEngine final : public Engine,
 
   bson::Document explain_find(std::string_view db, std::string_view coll, bson::DocumentView filter,
                               const FindOptions& options) override {
-    Matcher matcher = Matcher::compile(filter);
+    Matcher matcher = compile_filter(filter, options.let);
     Projection projection = Projection::compile(options.projection.view(), &matcher);
     SortSpec sort = SortSpec::compile(options.sort.view());
     ExecutionStats stats;
@@ -1807,14 +1813,14 @@ class WiredTigerEngine final : public Engine,
 
   UpdateResult update_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView update, const UpdateOptions& options, bool multi) {
-    Matcher matcher = Matcher::compile(filter);
+    Matcher matcher = compile_filter(filter, options.let);
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());
     if (options.update_is_pipeline && !options.array_filters.empty()) {
       throw Error(ErrorCode::kFailedToParse,
                   "arrayFilters may not be specified for pipeline-style updates");
     }
-    Update compiled = options.update_is_pipeline ? Update::compile_pipeline(update)
+    Update compiled = options.update_is_pipeline ? Update::compile_pipeline(update, options.let)
                                                  : Update::compile(update, filters);
     if (multi && compiled.is_replacement()) {
       throw Error(ErrorCode::kFailedToParse,
@@ -1868,7 +1874,7 @@ class WiredTigerEngine final : public Engine,
 
   int64_t delete_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
                       bool multi, const DeleteOptions& options) {
-    Matcher matcher = Matcher::compile(filter);
+    Matcher matcher = compile_filter(filter, options.let);
     WriteTarget target = writable(db, coll, /*create=*/false);
     const std::shared_ptr<CollectionEntry>& entry = target.entry;
     if (!entry) return 0;

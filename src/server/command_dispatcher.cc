@@ -483,6 +483,7 @@ class CommandDispatcher::Impl {
     engine::FindOptions options;
     options.sort = document_or_empty(find_cmd, "sort");
     options.projection = document_or_empty(find_cmd, "projection");
+    options.let = document_or_empty(find_cmd, "let");
     options.skip = integer_or(find_cmd, "skip", 0);
     options.limit = std::abs(integer_or(find_cmd, "limit", 0));
     Document result =
@@ -592,7 +593,7 @@ class CommandDispatcher::Impl {
     std::string coll = collection_name(ctx.cmd, ctx.name);
     DocumentView updates = required_array(ctx.cmd, "updates");
     check_write_batch_size(updates);
-    reject_unsupported_options(ctx.cmd, "update", {"let"});
+    const Document let = document_or_empty(ctx.cmd, "let");
     check_statements(updates, "update", "updates",
                      {"q", "u", "upsert", "multi", "arrayFilters", "hint", "sort"},
                      {"collation", "c"});
@@ -619,6 +620,7 @@ class CommandDispatcher::Impl {
         }
         options.hint = hint_of(spec);
         options.sort = document_or_empty(spec, "sort");
+        options.let = let;
         engine::UpdateResult result;
         if (u.is_array()) {
           // An update pipeline: the engine takes the stages' array bytes.
@@ -638,6 +640,7 @@ class CommandDispatcher::Impl {
           replace_options.upsert = options.upsert;
           replace_options.hint = options.hint;
           replace_options.sort = options.sort;
+          replace_options.let = let;
           result = engine_->replace_one(ctx.db, coll, q, u.as_document(), replace_options);
         }
         n += result.matched_count;
@@ -667,7 +670,7 @@ class CommandDispatcher::Impl {
     std::string coll = collection_name(ctx.cmd, ctx.name);
     DocumentView deletes = required_array(ctx.cmd, "deletes");
     check_write_batch_size(deletes);
-    reject_unsupported_options(ctx.cmd, "delete", {"let"});
+    const Document let = document_or_empty(ctx.cmd, "let");
     check_statements(deletes, "delete", "deletes", {"q", "limit", "hint"}, {"collation"});
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
     int64_t n = 0, index = 0;
@@ -681,6 +684,7 @@ class CommandDispatcher::Impl {
         int64_t limit = integer_or(spec, "limit", 0);
         engine::DeleteOptions delete_options;
         delete_options.hint = hint_of(spec);
+        delete_options.let = let;
         n += limit == 1 ? engine_->delete_one(ctx.db, coll, q, delete_options)
                         : engine_->delete_many(ctx.db, coll, q, delete_options);
       } catch (const Error& err) {
@@ -696,12 +700,13 @@ class CommandDispatcher::Impl {
 
   void find_and_modify(const Context& ctx, DocumentBuilder& b) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
-    reject_unsupported_options(ctx.cmd, "findAndModify", {"collation", "let"});
+    reject_unsupported_options(ctx.cmd, "findAndModify", {"collation"});
     Document query = document_or_empty(ctx.cmd, "query");
     engine::FindAndModifyOptions options;
     options.sort = document_or_empty(ctx.cmd, "sort");
     options.projection = document_or_empty(ctx.cmd, "fields");
     options.hint = hint_of(ctx.cmd);
+    options.let = document_or_empty(ctx.cmd, "let");
     // writeConcern {j: false} on a durable engine: acknowledged from the log buffer (the
     // next journaled write flushes it; see FindAndModifyOptions::journal).
     if (Value wc = ctx.cmd.get("writeConcern"); wc.is_document()) {
@@ -858,12 +863,14 @@ class CommandDispatcher::Impl {
   }
 
   void find(const Context& ctx, DocumentBuilder& b) {
-    reject_unsupported_options(ctx.cmd, "find", {"collation", "let"});
+    reject_unsupported_options(ctx.cmd, "find", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Document filter = document_or_empty(ctx.cmd, "filter");
     engine::FindOptions options;
     options.sort = document_or_empty(ctx.cmd, "sort");
     options.projection = document_or_empty(ctx.cmd, "projection");
+    options.let = document_or_empty(ctx.cmd, "let");
+    options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
     options.skip = integer_or(ctx.cmd, "skip", 0);
     if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip must be non-negative");
     int64_t limit = integer_or(ctx.cmd, "limit", 0);

@@ -978,7 +978,11 @@ TEST(ErrorTest, CodesAndNames) {
   EXPECT_EQ(code_name(ErrorCode::kFailedToParse), "FailedToParse");
   EXPECT_EQ(code_name(ErrorCode::kTypeMismatch), "TypeMismatch");
   EXPECT_EQ(code_name(ErrorCode::kDuplicateKey), "DuplicateKey");
-  EXPECT_EQ(code_name(123456), "UnknownError");
+  EXPECT_EQ(code_name(999), "UnknownError");
+  // Codes mongod raises from one place in its source are named by that location.
+  EXPECT_EQ(code_name(123456), "Location123456");
+  EXPECT_EQ(code_name(40415), "Location40415");
+  EXPECT_EQ(code_name(17276), "Location17276");
 }
 
 }  // namespace

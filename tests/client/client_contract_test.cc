@@ -10,6 +10,7 @@
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
 #include "support/backend.h"
+#include "support/error_code.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::client {
@@ -156,6 +157,83 @@ TEST_P(ClientContract, OutReplacesTheTargetAtomicallyAndKeepsItsIndexes) {
 
 // updateOne and replaceOne with a sort write the first match in that order (MongoDB 8.0);
 // updateMany with a sort is refused.
+std::vector<int32_t> ids_of(std::unique_ptr<Cursor> cursor) {
+  std::vector<int32_t> ids;
+  for (const Document& d : cursor->to_vector()) ids.push_back(d.get("_id").as_int32());
+  return ids;
+}
+
+// A command's `let` (MongoDB 5.0): $$name in the filter's $expr (also inside $or) and in an
+// update pipeline, on find, update, replace, delete, findAndModify and bulk writes alike.
+TEST_P(ClientContract, LetVariablesReachExprFiltersAndUpdatePipelines) {
+  auto coll = client_->database("db").collection("c");
+  coll.insert_many({make_document("_id", 1, "qty", 5), make_document("_id", 2, "qty", 9),
+                    make_document("_id", 3, "qty", 12), make_document("_id", 4, "qty", 20)});
+  const Document above = Document::from_json(R"({"$expr": {"$gt": ["$qty", "$$min"]}})");
+  FindOptions find;
+  find.sort = make_document("_id", 1);
+  find.let = make_document("min", 8);
+  EXPECT_EQ(ids_of(coll.find(above, find)), (std::vector<int32_t>{2, 3, 4}));
+  // The values are expressions, evaluated once.
+  find.let = Document::from_json(R"({"min": {"$add": [6, 6]}})");
+  EXPECT_EQ(ids_of(coll.find(above, find)), (std::vector<int32_t>{4}));
+  find.let = make_document("id", 1);
+  EXPECT_EQ(ids_of(coll.find(Document::from_json(
+                                 R"({"$or": [{"$expr": {"$eq": ["$_id", "$$id"]}}, {"qty": 12}]})"),
+                             find)),
+            (std::vector<int32_t>{1, 3}));
+
+  UpdateOptions update;
+  update.let = Document::from_json(R"({"cap": 10, "tag": "capped"})");
+  auto updated = coll.update_many(
+      Document::from_json(R"({"$expr": {"$lt": ["$qty", "$$cap"]}})"),
+      std::vector<Document>{Document::from_json(R"({"$set": {"qty": "$$cap", "tag": "$$tag"}})")},
+      update);
+  EXPECT_EQ(updated.modified_count, 2);
+  EXPECT_EQ(*coll.find_one(make_document("_id", 2)),
+            make_document("_id", 2, "qty", 10, "tag", "capped"));
+
+  const Document by_id = Document::from_json(R"({"$expr": {"$eq": ["$_id", "$$id"]}})");
+  ReplaceOptions replace;
+  replace.let = make_document("id", 3);
+  EXPECT_EQ(coll.replace_one(by_id, make_document("v", 1), replace).modified_count, 1);
+  EXPECT_EQ(*coll.find_one(make_document("_id", 3)), make_document("_id", 3, "v", 1));
+
+  FindAndModifyOptions modify;
+  modify.let = Document::from_json(R"({"id": 4, "half": 0.5})");
+  modify.return_document = ReturnDocument::kAfter;
+  auto after = coll.find_one_and_update(
+      by_id,
+      std::vector<Document>{
+          Document::from_json(R"({"$set": {"qty": {"$multiply": ["$qty", "$$half"]}}})")},
+      modify);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->get("qty").as_double(), 10.0);
+
+  BulkWriteOptions bulk;
+  bulk.let = make_document("id", 1);
+  UpdateMany mark;
+  mark.filter = by_id;
+  mark.update = Document::from_json(R"({"$set": {"bulk": true}})");
+  EXPECT_EQ(bulk_write(coll, {mark}, bulk).modified_count, 1);
+  EXPECT_TRUE(coll.find_one(make_document("_id", 1, "bulk", true)));
+
+  DeleteOptions remove;
+  remove.let = make_document("id", 2);
+  EXPECT_EQ(coll.delete_many(by_id, remove), 1);
+  EXPECT_EQ(coll.count_documents(Document()), 3);
+
+  // A variable nobody defined, and a name MongoDB rejects, fail with mongod's codes.
+  EXPECT_EQ(testing::code_of([&] { coll.find(above)->to_vector(); }), 17276);
+  FindOptions bad;
+  bad.let = make_document("Min", 1);
+  EXPECT_EQ(testing::code_of([&] { coll.find(above, bad)->to_vector(); }), 16870);
+  DeleteOptions bad_delete;
+  bad_delete.let = make_document("Min", 1);
+  EXPECT_EQ(testing::code_of([&] { coll.delete_many(above, bad_delete); }), 16870);
+  EXPECT_EQ(coll.count_documents(Document()), 3);
+}
+
 TEST_P(ClientContract, UpdateOneAndReplaceOneWriteTheFirstMatchInSortOrder) {
   auto coll = client_->database("db").collection("c");
   for (int i = 1; i <= 4; ++i) coll.insert_one(make_document("_id", i, "rank", 10 - i));

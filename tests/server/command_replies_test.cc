@@ -613,9 +613,6 @@ TEST_F(CommandRepliesTest, OptionsTheEngineDoesNotHonourFailInsteadOfBeingIgnore
             238, "NotImplemented");
   must_fail("opts", make_document("find", "coll", "collation", collation), 238, "NotImplemented");
   must_fail("opts",
-            make_document("find", "coll", "filter", make_document(), "let", make_document("v", 1)),
-            238, "NotImplemented");
-  must_fail("opts",
             make_document("findAndModify", "coll", "query", make_document(), "remove", true,
                           "collation", collation),
             238, "NotImplemented");
@@ -624,6 +621,22 @@ TEST_F(CommandRepliesTest, OptionsTheEngineDoesNotHonourFailInsteadOfBeingIgnore
   EXPECT_EQ(
       int_of(must_run("opts", make_document("count", "coll", "query", make_document("x", 1))), "n"),
       0);
+  // `let` is honoured (see the client contract); a bad variable name fails as mongod's does.
+  must_fail("opts",
+            make_document("find", "coll", "filter",
+                          Document::from_json(R"({"$expr": {"$eq": ["$_id", "$$V"]}})"), "let",
+                          make_document("V", 1)),
+            16870, "Location16870");
+  EXPECT_EQ(
+      int_of(must_run("opts",
+                      make_document(
+                          "delete", "coll", "deletes",
+                          make_array(make_document(
+                              "q", Document::from_json(R"({"$expr": {"$eq": ["$_id", "$$v"]}})"),
+                              "limit", 0)),
+                          "let", make_document("v", 1))),
+             "n"),
+      1);
 }
 
 }  // namespace

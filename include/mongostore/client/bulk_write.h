@@ -89,6 +89,9 @@ using WriteModel =
 struct BulkWriteOptions {
   /// true: stop at the first failing operation. false: run all, collect every failure.
   bool ordered = true;
+  /// Variables ({name: expression}) every operation's filter $expr (and update pipeline) can
+  /// read as $$name, MongoDB 5.0's `let`.
+  bson::Document let;
 };
 
 struct BulkWriteResult {

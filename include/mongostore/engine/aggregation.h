@@ -75,6 +75,11 @@ using Variables = std::vector<std::pair<std::string, bson::OwnedValue>>;
 /// Pipeline::run (expressions see an empty $$ROOT). Throws for invalid variable names.
 Variables evaluate_let(bson::DocumentView let);
 
+/// The `let` option of find, update, delete and findAndModify: `filter` with every $expr
+/// (at the top level and inside $and/$or/$nor) given `let`'s variables, so $$name reads them.
+/// The values are evaluated once, as evaluate_let does. An empty `let` returns the filter.
+bson::Document bind_let_to_filter(bson::DocumentView filter, bson::DocumentView let);
+
 /// What $merge does with one output document. The engine finds the target document whose
 /// `on` fields equal those of the output document (`filter` is that equality filter) and
 /// calls `decide` with it (or nullopt when none matches). `decide` returns the document to

@@ -80,6 +80,9 @@ struct FindOptions {
   /// Lets a blocking sort exceed 100 MB (it then keeps going in memory: a find's sort does
   /// not spill to disk, unlike the aggregation $sort); without it the find fails with 292.
   bool allow_disk_use = false;
+  /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
+  /// $$name.
+  bson::Document let;
 };
 
 struct UpdateOptions {
@@ -93,10 +96,16 @@ struct UpdateOptions {
   /// updateOne only (as in MongoDB 8.0): when several documents match, the first in this
   /// order is updated. update_many with a sort fails InvalidOptions (72).
   bson::Document sort;
+  /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
+  /// $$name (and so can an update pipeline's expressions).
+  bson::Document let;
 };
 
 struct DeleteOptions {
   IndexHint hint;
+  /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
+  /// $$name.
+  bson::Document let;
 };
 
 struct ReplaceOptions {
@@ -105,6 +114,9 @@ struct ReplaceOptions {
   IndexHint hint;
   /// When several documents match, the first in this order is replaced (MongoDB 8.0).
   bson::Document sort;
+  /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
+  /// $$name.
+  bson::Document let;
 };
 
 /// A replaceOne runs as an update whose document is the replacement, with these options.
@@ -113,6 +125,7 @@ inline UpdateOptions update_options_for(const ReplaceOptions& replace) {
   options.upsert = replace.upsert;
   options.hint = replace.hint;
   options.sort = replace.sort;
+  options.let = replace.let;
   return options;
 }
 
@@ -149,6 +162,9 @@ struct FindAndModifyOptions {
   /// As UpdateOptions::update_is_pipeline (findOneAndUpdate only).
   bool update_is_pipeline = false;
   IndexHint hint;
+  /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
+  /// $$name (and so can an update pipeline's expressions).
+  bson::Document let;
   /// false: acknowledge before the write reaches stable storage (writeConcern {j: false}) on
   /// a durable engine. The journal is ordered, so any later journaled write makes this one
   /// durable as well: a crash can lose it only together with everything written after it.

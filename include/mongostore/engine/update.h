@@ -30,7 +30,9 @@ namespace mongostore::engine {
 
 /// Turns an update pipeline into the function from stored to updated document.
 using UpdatePipelineFunction = std::function<bson::Document(bson::DocumentView original)>;
-using UpdatePipelineCompiler = UpdatePipelineFunction (*)(bson::DocumentView stages);
+/// Compiles `stages`; `let` ({name: expression}) defines $$name for the stages' expressions.
+using UpdatePipelineCompiler = UpdatePipelineFunction (*)(bson::DocumentView stages,
+                                                          bson::DocumentView let);
 void install_update_pipeline_compiler(UpdatePipelineCompiler compiler);
 
 class Update {
@@ -44,7 +46,8 @@ class Update {
   /// `stages` is an array of pipeline stages (BSON array bytes, as a DocumentView). Throws
   /// NotImplemented until the aggregation layer installed its compiler, InvalidOptions (72)
   /// for a stage not allowed in an update, and the stages' own parse errors.
-  static Update compile_pipeline(bson::DocumentView stages);
+  /// `let`: variables ({name: expression}) the stages' expressions can read as $$name.
+  static Update compile_pipeline(bson::DocumentView stages, bson::DocumentView let = {});
 
   /// True when the update is a replacement document.
   bool is_replacement() const;

@@ -14,7 +14,7 @@ namespace {
 constexpr std::array<std::string_view, 6> kUpdateStages = {
     "$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith"};
 
-UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages) {
+UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages, bson::DocumentView let) {
   size_t index = 0;
   for (const bson::Element& e : stages) {
     if (!e.value.is_document() || e.value.as_document().empty()) {
@@ -34,10 +34,11 @@ UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages) {
     throw Error(ErrorCode::kFailedToParse, "an update pipeline must have at least one stage");
   }
   Pipeline pipeline = Pipeline::compile(stages);
-  return [pipeline](bson::DocumentView original) {
+  Variables variables = evaluate_let(let);
+  return [pipeline, variables](bson::DocumentView original) {
     std::vector<bson::Document> input;
     input.push_back(bson::Document::copy_of(original));
-    auto out = pipeline.run(make_vector_source(std::move(input)), AggregationContext{});
+    auto out = pipeline.run(make_vector_source(std::move(input)), AggregationContext{}, variables);
     std::optional<bson::Document> updated = out->next();
     if (!updated) {
       throw Error(ErrorCode::kInternalError, "update pipeline produced no document");

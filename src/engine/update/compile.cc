@@ -270,7 +270,7 @@ void install_update_pipeline_compiler(UpdatePipelineCompiler compiler) {
   pipeline_compiler.store(compiler);
 }
 
-Update Update::compile_pipeline(DocumentView stages) {
+Update Update::compile_pipeline(DocumentView stages, DocumentView let) {
   UpdatePipelineCompiler compiler = pipeline_compiler.load();
   if (compiler == nullptr) {
     throw Error(ErrorCode::kNotImplemented,
@@ -278,7 +278,7 @@ Update Update::compile_pipeline(DocumentView stages) {
   }
   auto impl = std::make_shared<Impl>();
   impl->source = bson::Document::copy_of(stages);
-  impl->pipeline = compiler(impl->source.view());
+  impl->pipeline = compiler(impl->source.view(), let);
   return Update(std::move(impl));
 }
 
