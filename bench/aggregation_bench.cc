@@ -10,8 +10,10 @@
 //     {_id}}, {$project: {data: 1, hit: {$in: [event, {$ifNull: ["$processed", []]}]}}}], on a
 //     document whose `processed` array holds 10,000 ids, against find_one of the whole
 //     document and a membership scan by the caller;
-//   - allowDiskUse: a $sort and a $group (200,000 groups) over 200,000 documents with a
-//     1 MiB memory limit, so they spill, against the same in memory (--spill-only: just this).
+//   - allowDiskUse: a $sort, a leading $sort, a $group (200,000 groups) and a $sample of
+//     100,000 over 200,000 documents with a 1 MiB memory limit, so they spill, against the
+//     same in memory (for the leading $sort: the find's in-memory sort) (--spill-only: just
+//     this).
 // Output: microseconds per query for both, the ratio (pipeline / plain; < 1 means the pipeline
 // is faster), and how each cost grows with N.
 //
@@ -234,12 +236,22 @@ std::vector<Row> spill_rows(int64_t n) {
     return make_document("_id", i, "k", (i * 7919) % n_keys(), "pad", std::string(60, 'p'));
   });
   std::vector<Row> rows;
-  std::vector<std::vector<Document>> pipelines = {
-      {Document::from_json(R"({"$addFields": {"r": {"$mod": ["$k", 1000]}}})"),
-       Document::from_json(R"({"$sort": {"r": 1, "k": -1}})")},
-      {Document::from_json(
-          R"({"$group": {"_id": "$k", "n": {"$sum": 1}, "p": {"$max": "$pad"}}})")}};
-  for (const auto& pipeline : pipelines) {
+  struct Case {
+    std::vector<Document> pipeline;
+    bool ordered;  // the spilled and in-memory outputs come in the same order
+  };
+  std::vector<Case> cases = {
+      {{Document::from_json(R"({"$addFields": {"r": {"$mod": ["$k", 1000]}}})"),
+        Document::from_json(R"({"$sort": {"r": 1, "k": -1}})")},
+       true},
+      // Spilled with allowDiskUse, the find's in-memory sort without it.
+      {{Document::from_json(R"({"$sort": {"k": 1, "_id": 1}})")}, true},
+      // A spilled $group comes out in _id order, the in-memory one in first-seen order.
+      {{Document::from_json(
+           R"({"$group": {"_id": "$k", "n": {"$sum": 1}, "p": {"$max": "$pad"}}})")},
+       false},
+      {{Document::from_json(R"({"$sample": {"size": 100000}})")}, false}};
+  for (const Case& c : cases) {
     engine::AggregateOptions spilled;
     spilled.allow_disk_use = true;
     spilled.memory_limit_bytes = 1 << 20;
@@ -248,24 +260,33 @@ std::vector<Row> spill_rows(int64_t n) {
     size_t a = 0, b = 0;
     std::string first_a, first_b;
     double spilled_us = time_per_query(2.0, [&](int) {
-      auto docs = e->aggregate("db", "spill", pipeline, spilled)->to_vector();
+      auto docs = e->aggregate("db", "spill", c.pipeline, spilled)->to_vector();
       a = docs.size();
       first_a = docs.at(docs.size() / 2).to_json();
     });
     double memory_us = time_per_query(2.0, [&](int) {
-      auto docs = e->aggregate("db", "spill", pipeline, {})->to_vector();
+      auto docs = e->aggregate("db", "spill", c.pipeline, {})->to_vector();
       b = docs.size();
       first_b = docs.at(docs.size() / 2).to_json();
     });
-    bool is_sort = pipeline.size() == 2;
-    // A spilled $group comes out in _id order, the in-memory one in first-seen order.
-    if (a != b || stats.runs == 0 || (is_sort && first_a != first_b)) {
+    if (a != b || stats.runs == 0 || (c.ordered && first_a != first_b)) {
       fmt::print(stderr, "mismatch: spilled and in-memory results differ (or nothing spilled)\n");
       std::exit(2);
     }
     rows.push_back({n, spilled_us, memory_us});
   }
   return rows;
+}
+
+void print_spill(const std::vector<Row>& spill) {
+  print_rows("allowDiskUse $sort, 1 MiB limit (pipeline = spilled) vs 100 MiB (plain = in memory)",
+             {spill[0]});
+  print_rows("allowDiskUse leading $sort, 1 MiB limit (spilled) vs the find's in-memory sort",
+             {spill[1]});
+  print_rows("allowDiskUse $group, N groups, 1 MiB limit (spilled) vs 100 MiB (in memory)",
+             {spill[2]});
+  print_rows("allowDiskUse $sample of N/2, 1 MiB limit (spilled) vs 100 MiB (in memory)",
+             {spill[3]});
 }
 
 }  // namespace
@@ -279,11 +300,7 @@ int main(int argc, char** argv) {
   }
   if (spill_only) {
     auto spill = spill_rows(std::min<int64_t>(max_n, 200000));
-    print_rows(
-        "allowDiskUse $sort, 1 MiB limit (pipeline = spilled) vs 100 MiB (plain = in memory)",
-        {spill[0]});
-    print_rows("allowDiskUse $group, N groups, 1 MiB limit (spilled) vs 100 MiB (in memory)",
-               {spill[1]});
+    print_spill(spill);
     return 0;
   }
   auto group_rows = match_group(max_n);
@@ -294,9 +311,6 @@ int main(int argc, char** argv) {
   print_rows("$lookup (pipeline) vs find + find_one per order (plain)", lookup_rows);
   print_rows("load_for_event: $match + $project $in (pipeline) vs find_one + client scan (plain)",
              {event_row});
-  print_rows("allowDiskUse $sort, 1 MiB limit (pipeline = spilled) vs 100 MiB (plain = in memory)",
-             {spill[0]});
-  print_rows("allowDiskUse $group, N groups, 1 MiB limit (spilled) vs 100 MiB (in memory)",
-             {spill[1]});
+  print_spill(spill);
   return 0;
 }
