@@ -380,7 +380,11 @@ class RemoteClient final : public Client {
                                     const std::vector<Document>& pipeline,
                                     const AggregateOptions& options) override {
     DocumentBuilder command;
-    command.append("aggregate", coll);
+    if (coll.empty()) {
+      command.append("aggregate", 1);  // database-level
+    } else {
+      command.append("aggregate", coll);
+    }
     command.open_array("pipeline");
     for (const Document& stage : pipeline) command.push(stage.view());
     command.close();

@@ -88,6 +88,27 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
       engine.insert_one(database, target, *result);
     }
   };
+  Variables variables = evaluate_let(options.let.view());
+  auto cursor_over = [&](std::unique_ptr<DocumentSource> output) -> std::unique_ptr<Cursor> {
+    auto cursor = std::make_unique<PipelineCursor>(std::move(output), options.batch_size);
+    if (pipeline.writes_output()) {
+      // $out / $merge: the work is the side effect; finish it before returning.
+      while (!cursor->exhausted()) cursor->next_batch();
+    }
+    return cursor;
+  };
+  if (coll.empty()) {
+    // Database-level ({aggregate: 1}): the first stage makes the documents.
+    std::string_view first = stages.empty() || stages.front().empty()
+                                 ? std::string_view()
+                                 : stages.front().view().begin()->key;
+    if (first != "$documents") {
+      throw Error(ErrorCode::kInvalidNamespace, "{aggregate: 1} is not valid for '" +
+                                                    std::string(first) +
+                                                    "'; a collection is required.");
+    }
+    return cursor_over(pipeline.run(make_vector_source({}), context, variables));
+  }
   // The leading $match / $sort / $limit become the find that feeds the rest, so they use
   // indexes and a leading sort streams from an index when one gives the order.
   Pipeline::Prefix prefix = pipeline.find_prefix();
@@ -108,15 +129,8 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   // re-seek per 101 documents without holding much more memory.
   read.batch_size = 1000;
   auto input = std::make_unique<CursorSource>(engine.find(db, coll, prefix.filter.view(), read));
-  Variables variables = evaluate_let(options.let.view());
   Pipeline rest = pipeline.without_prefix(prefix.stages);
-  auto output = rest.run(std::move(input), context, variables);
-  auto cursor = std::make_unique<PipelineCursor>(std::move(output), options.batch_size);
-  if (pipeline.writes_output()) {
-    // $out / $merge: the work is the side effect; finish it before returning.
-    while (!cursor->exhausted()) cursor->next_batch();
-  }
-  return cursor;
+  return cursor_over(rest.run(std::move(input), context, variables));
 }
 
 }  // namespace mongostore::engine

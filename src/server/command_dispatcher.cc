@@ -139,10 +139,16 @@ bool is_operator_update(const DocumentView& update) {
   return it != update.end() && !it->key.empty() && it->key[0] == '$';
 }
 
+// {code, codeName, errmsg}, and for a DuplicateKey the index's keyPattern and keyValue (in a
+// writeErrors entry and in a command's own error reply alike, as mongod sends them).
 void append_error_fields(DocumentBuilder& b, const Error& e) {
   b.append("code", e.code());
   b.append("codeName", e.code_name());
   b.append("errmsg", e.what());
+  if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
+    b.append("keyPattern", dup->key_pattern());
+    b.append("keyValue", dup->key_value());
+  }
 }
 
 // A writeErrors entry: {index, code, codeName, errmsg, keyPattern, keyValue}.
@@ -150,10 +156,6 @@ void push_write_error(DocumentBuilder& errors, int64_t index, const Error& e) {
   errors.push_document();
   errors.append("index", static_cast<int32_t>(index));
   append_error_fields(errors, e);
-  if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
-    errors.append("keyPattern", dup->key_pattern());
-    errors.append("keyValue", dup->key_value());
-  }
   errors.close();
 }
 
@@ -944,10 +946,15 @@ class CommandDispatcher::Impl {
   void aggregate(const Context& ctx, DocumentBuilder& b) {
     reject_unsupported_options(ctx.cmd, "aggregate", {"collation"});
     Value target = ctx.cmd.get("aggregate");
-    if (!target.is_string()) {
-      throw Error(ErrorCode::kNotImplemented, "database-level aggregate is not supported");
+    std::string coll;  // empty: database-level ({aggregate: 1})
+    if (target.is_string()) {
+      coll = std::string(target.as_string());
+      if (coll.empty()) throw Error(ErrorCode::kInvalidNamespace, "Invalid namespace specified");
+    } else if (!(target.is_number() && target.number_as_double() == 1)) {
+      throw Error(ErrorCode::kFailedToParse,
+                  "Invalid command format: the 'aggregate' field must specify a collection name "
+                  "or 1");
     }
-    std::string coll(target.as_string());
     if (ctx.cmd.get("explain").truthy()) {
       throw Error(ErrorCode::kNotImplemented, "aggregate explain is not supported");
     }
@@ -969,8 +976,10 @@ class CommandDispatcher::Impl {
     options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
     options.batch_size = engine_batch_size(batch_size);
     options.let = document_or_empty(ctx.cmd, "let");
-    OpenCursor open{
-        engine_->aggregate(ctx.db, coll, pipeline, options), ctx.db + "." + coll, {}, {}};
+    OpenCursor open{engine_->aggregate(ctx.db, coll, pipeline, options),
+                    ctx.db + "." + (coll.empty() ? std::string("$cmd.aggregate") : coll),
+                    {},
+                    {}};
     reply_with_cursor(b, std::move(open), batch_size, false, "firstBatch");
   }
 

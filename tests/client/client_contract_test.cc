@@ -234,6 +234,32 @@ TEST_P(ClientContract, LetVariablesReachExprFiltersAndUpdatePipelines) {
   EXPECT_EQ(coll.count_documents(Document()), 3);
 }
 
+// A database-level aggregation ({aggregate: 1}) starts from $documents; $merge's
+// whenMatched: "fail" is a DuplicateKeyError carrying the `on` fields and their values.
+TEST_P(ClientContract, DatabaseLevelAggregateAndMergeDuplicateKey) {
+  auto db = client_->database("db");
+  auto docs = db.aggregate({Document::from_json(R"({"$documents": [{"a": 2}, {"a": 1}]})"),
+                            Document::from_json(R"({"$sort": {"a": 1}})")})
+                  ->to_vector();
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0], make_document("a", 1));
+  db.collection("t").insert_one(make_document("_id", 2, "x", 1));
+  db.aggregate({Document::from_json(R"({"$documents": [{"_id": 3, "x": 1}]})"),
+                Document::from_json(R"({"$merge": {"into": "t"}})")});
+  EXPECT_EQ(db.collection("t").count_documents(Document()), 2);
+  try {
+    db.aggregate({Document::from_json(R"({"$documents": [{"_id": 2, "x": 1}]})"),
+                  Document::from_json(R"({"$merge": {"into": "t", "whenMatched": "fail"}})")});
+    ADD_FAILURE() << "expected a DuplicateKeyError";
+  } catch (const DuplicateKeyError& e) {
+    EXPECT_EQ(e.code(), 11000);
+    EXPECT_EQ(e.key_pattern(), make_document("_id", 1));
+    EXPECT_EQ(e.key_value(), make_document("_id", 2));
+  }
+  // Any other first stage needs a collection.
+  EXPECT_EQ(testing::code_of([&] { db.aggregate({make_document("$match", Document())}); }), 73);
+}
+
 TEST_P(ClientContract, UpdateOneAndReplaceOneWriteTheFirstMatchInSortOrder) {
   auto coll = client_->database("db").collection("c");
   for (int i = 1; i <= 4; ++i) coll.insert_one(make_document("_id", i, "rank", 10 - i));

@@ -99,6 +99,7 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual void drop_index(std::string_view db, std::string_view coll, bson::DocumentView keys) = 0;
   virtual bson::Document explain_find(std::string_view db, std::string_view coll,
                                       bson::DocumentView filter, const FindOptions& options) = 0;
+  /// An empty `coll` runs a database-level aggregation (see Database::aggregate).
   virtual std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
                                             const std::vector<bson::Document>& pipeline,
                                             const AggregateOptions& options) = 0;
@@ -116,6 +117,13 @@ class Database {
   /// NamespaceExists (48) if it exists.
   void create_collection(std::string_view name) const { client_->create_collection(name_, name); }
   void drop() const { client_->drop_database(name_); }
+  /// A database-level aggregation (MongoDB's `aggregate: 1`): the pipeline starts with a stage
+  /// that makes its own documents (`$documents`), and may write them with $out or $merge.
+  /// Any other first stage fails InvalidNamespace (73).
+  std::unique_ptr<Cursor> aggregate(const std::vector<bson::Document>& pipeline,
+                                    const AggregateOptions& options = {}) const {
+    return client_->aggregate(name_, "", pipeline, options);
+  }
 
  private:
   std::shared_ptr<Client> client_;

@@ -22,6 +22,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
+#include "mongostore/duplicate_key_error.h"
 #include "mongostore/engine/durability.h"
 #include "mongostore/error.h"
 
@@ -39,19 +40,7 @@ struct EngineOptions {
 };
 
 /// A DuplicateKey (11000) error with the index's key pattern and the offending key value.
-class DuplicateKeyError : public Error {
- public:
-  DuplicateKeyError(std::string message, bson::Document key_pattern, bson::Document key_value)
-      : Error(ErrorCode::kDuplicateKey, std::move(message)),
-        key_pattern_(std::move(key_pattern)),
-        key_value_(std::move(key_value)) {}
-  const bson::Document& key_pattern() const { return key_pattern_; }
-  const bson::Document& key_value() const { return key_value_; }
-
- private:
-  bson::Document key_pattern_;
-  bson::Document key_value_;
-};
+using mongostore::DuplicateKeyError;
 
 /// An index hint (MongoDB's `hint`): the index's name ("a_1") or its key pattern ({a: 1}).
 /// `_id_`, {_id: 1} and {$natural: 1 | -1} mean the collection scan in `_id` order. A hint

@@ -1,6 +1,7 @@
 // Output stages: $out (replace a collection) and $merge (per-document upsert with
 // whenMatched / whenNotMatched), through the AggregationContext callbacks.
 #include "engine/aggregation/internal.h"
+#include "mongostore/duplicate_key_error.h"
 
 namespace mongostore::engine::aggregation_detail {
 
@@ -144,11 +145,16 @@ class MergeStage : public Stage {
           }
           return b.finish();
         }
-        case WhenMatched::kFail:
-          fail(11000,
-               "$merge failed due to a DuplicateKey error: E11000 duplicate key error "
-               "collection: " +
-                   into + " key: " + filter_doc.to_json());
+        case WhenMatched::kFail: {
+          // As mongod reports it: the `on` fields as the key pattern, their values as the key.
+          bson::DocumentBuilder pattern;
+          for (const std::string& f : on) pattern.append(f, 1);
+          throw DuplicateKeyError(
+              "$merge failed due to a DuplicateKey error: E11000 duplicate key error "
+              "collection: " +
+                  into + " key: " + filter_doc.to_json(),
+              pattern.finish(), filter_doc);
+        }
         default: {
           std::vector<Document> one;
           one.push_back(Document::copy_of(*existing));
