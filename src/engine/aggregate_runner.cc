@@ -125,6 +125,7 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   read.sort = std::move(prefix.sort);
   read.limit = prefix.limit;
   read.allow_disk_use = options.allow_disk_use;
+  read.memory_limit_bytes = options.memory_limit_bytes;
   // The pipeline drains its input in-process: large batches save a snapshot and a cursor
   // re-seek per 101 documents without holding much more memory.
   read.batch_size = 1000;

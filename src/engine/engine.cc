@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -235,6 +236,7 @@ class FindCursor final : public Cursor {
         sort_spec_(options.sort),
         hint_(options.hint),
         allow_disk_use_(options.allow_disk_use),
+        memory_limit_(options.memory_limit_bytes),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
@@ -251,12 +253,15 @@ class FindCursor final : public Cursor {
   bson::Document sort_spec_;
   IndexHint hint_;
   bool allow_disk_use_;
+  size_t memory_limit_;
   bool materialized_ = false;
   // Set when the find reads through an index in index order: batches resume in the index.
   std::optional<IndexCursorState> index_cursor_;
   // A find with a blocking sort reads and sorts the whole result on the first batch, then
   // hands it out from here.
   std::vector<bson::Document> sorted_;
+  // Or, with allowDiskUse and no limit, an external sort that spills past the memory limit.
+  std::unique_ptr<DocumentSource> external_;
   size_t sorted_next_ = 0;
   int64_t skip_;
   int64_t remaining_;  // -1: unlimited
@@ -1541,8 +1546,44 @@ class WiredTigerEngine final : public Engine,
   }
 
  public:
-  // MongoDB's in-memory sort limit without allowDiskUse.
-  static constexpr size_t kSortMemoryLimit = 100 * 1024 * 1024;
+  // A find's blocking sort with allowDiskUse: the aggregation $sort (an external merge sort
+  // that spills to <dbpath>/_tmp past MongoDB's 100 MB) over the matching documents, read
+  // unsorted in batches as the same find without a sort reads them (through the planner's
+  // index, if any). Both sides sort by MongoDB's sort keys; ties keep the read order.
+  std::unique_ptr<DocumentSource> external_sort(const std::string& db, const std::string& coll,
+                                                const Matcher& matcher,
+                                                bson::DocumentView sort_spec, const IndexHint& hint,
+                                                size_t memory_limit) {
+    class Unsorted final : public DocumentSource {
+     public:
+      explicit Unsorted(std::unique_ptr<Cursor> cursor) : cursor_(std::move(cursor)) {}
+      std::optional<bson::Document> next() override {
+        while (buffer_.empty()) {
+          if (cursor_->exhausted()) return std::nullopt;
+          for (auto& d : cursor_->next_batch()) buffer_.push_back(std::move(d));
+        }
+        bson::Document d = std::move(buffer_.front());
+        buffer_.pop_front();
+        return d;
+      }
+
+     private:
+      std::unique_ptr<Cursor> cursor_;
+      std::deque<bson::Document> buffer_;
+    };
+    FindOptions unsorted;
+    unsorted.hint = hint;
+    unsorted.batch_size = 1000;
+    auto cursor = std::make_unique<FindCursor>(shared_from_this(), db, coll, matcher, Projection(),
+                                               SortSpec::compile(bson::DocumentView()), unsorted);
+    AggregationContext context;
+    context.allow_disk_use = true;
+    context.memory_limit_bytes = memory_limit;
+    context.spill_directory = spill_directory_;
+    Pipeline sort =
+        Pipeline::compile(std::vector<bson::Document>{bson::make_document("$sort", sort_spec)});
+    return sort.run(std::make_unique<Unsorted>(std::move(cursor)), context);
+  }
 
   // The whole result of a find in one snapshot: planned, sorted (unless the plan's index
   // gives the order), with skip and limit (-1: none) applied.
@@ -1550,7 +1591,8 @@ class WiredTigerEngine final : public Engine,
                                             const Matcher& matcher, const Projection& projection,
                                             bson::DocumentView sort_spec, const SortSpec& sort,
                                             int64_t skip, int64_t limit, const IndexHint& hint,
-                                            bool allow_disk_use, ExecutionStats* stats = nullptr,
+                                            bool allow_disk_use, size_t memory_limit,
+                                            ExecutionStats* stats = nullptr,
                                             PlannedQuery* plan_out = nullptr) {
     auto entry = collection_for_read(db, coll);
     if (!entry) return {};
@@ -1604,11 +1646,12 @@ class WiredTigerEngine final : public Engine,
                 rows.pop_back();
               }
             }
-            if (bytes > kSortMemoryLimit && !allow_disk_use) {
+            if (bytes > memory_limit && !allow_disk_use) {
               throw Error(292,
                           "Executor error during find command :: caused by :: Sort exceeded "
-                          "memory limit of 104857600 bytes, but did not opt in to external "
-                          "sorting.");
+                          "memory limit of " +
+                              std::to_string(memory_limit) +
+                              " bytes, but did not opt in to external sorting.");
             }
             return true;
           },
@@ -1707,7 +1750,7 @@ class WiredTigerEngine final : public Engine,
     PlannedQuery plan;
     query_results(std::string(db), std::string(coll), matcher, projection, options.sort.view(),
                   sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint,
-                  options.allow_disk_use, &stats, &plan);
+                  options.allow_disk_use, options.memory_limit_bytes, &stats, &plan);
     bson::DocumentBuilder w;
     if (plan.id_key) {
       w.append("stage", "IDHACK");
@@ -2099,10 +2142,32 @@ std::vector<bson::Document> FindCursor::next_batch() {
     return engine_->read_index_batch(db_, coll_, matcher_, projection_, &*index_cursor_, &skip_,
                                      &remaining_, batch_size_, &done_);
   }
+  if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {
+    external_ =
+        engine_->external_sort(db_, coll_, matcher_, sort_spec_.view(), hint_, memory_limit_);
+    started_ = true;
+  }
+  if (external_) {
+    std::vector<bson::Document> out;
+    while (out.size() < batch_size_) {
+      std::optional<bson::Document> d = external_->next();
+      if (!d) {
+        done_ = true;
+        external_.reset();  // its spill files go now
+        break;
+      }
+      if (skip_ > 0) {
+        --skip_;
+        continue;
+      }
+      out.push_back(projection_.is_identity() ? std::move(*d) : projection_.apply(*d));
+    }
+    return out;
+  }
   if (!started_ && !sort_.empty()) {
     materialized_ = true;
     sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
-                                     skip_, remaining_, hint_, allow_disk_use_);
+                                     skip_, remaining_, hint_, allow_disk_use_, memory_limit_);
     started_ = true;
   }
   if (materialized_) {

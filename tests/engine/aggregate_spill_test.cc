@@ -9,6 +9,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
+#include "support/error_code.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::engine {
@@ -151,6 +152,46 @@ TEST(AggregateSpill, LeadingSortSpillsUnlessAnIndexGivesTheOrder) {
   EXPECT_FALSE(engine->index_provides_sort("db", "c", Document(),
                                            Document::from_json(R"({"pad": -1, "_id": -1})")));
   EXPECT_TRUE(engine->index_provides_sort("db", "missing", Document(), Document()));
+}
+
+std::string find_all(Engine& engine, bson::DocumentView filter, const FindOptions& options) {
+  auto cursor = engine.find("db", "c", filter, options);
+  std::string out;
+  while (!cursor->exhausted()) {
+    for (const auto& d : cursor->next_batch()) out += d.to_json(bson::JsonMode::kCanonical) + "\n";
+  }
+  return out;
+}
+
+// A find's blocking sort with allowDiskUse and no limit is an external sort: past the memory
+// limit it spills into <dbpath>/_tmp, and gives the in-memory sort's answer (skip and
+// projection included); without allowDiskUse the same sort fails 292.
+TEST(AggregateSpill, FindSortSpillsWithAllowDiskUse) {
+  testing::TempDir dir;
+  const std::string tmp = dir.sub("db/_tmp");
+  auto engine = Engine::open(EngineOptions{dir.sub("db"), Durability::kDurable});
+  fill(*engine);
+  const Document filter = Document::from_json(R"({"_id": {"$gte": 10}})");
+  FindOptions plain;
+  plain.sort = Document::from_json(R"({"pad": -1, "_id": 1})");
+  plain.skip = 7;
+  plain.projection = Document::from_json(R"({"pad": 1})");
+  plain.batch_size = 50;
+  const std::string expected = find_all(*engine, filter, plain);
+  ASSERT_FALSE(expected.empty());
+  FindOptions small = plain;
+  small.memory_limit_bytes = 32 * 1024;
+  EXPECT_EQ(testing::code_of([&] { find_all(*engine, filter, small); }), 292);
+  small.allow_disk_use = true;
+  {
+    auto cursor = engine->find("db", "c", filter, small);
+    auto first = cursor->next_batch();
+    ASSERT_EQ(first.size(), 50u);
+    EXPECT_GE(testing::entry_count(tmp), 1u);  // the sorted runs, while the cursor is open
+  }
+  EXPECT_EQ(testing::entry_count(tmp), 0u);
+  EXPECT_EQ(find_all(*engine, filter, small), expected);
+  EXPECT_EQ(testing::entry_count(tmp), 0u);
 }
 
 // $out writes its results as they come: a result far larger than the memory limit needs no

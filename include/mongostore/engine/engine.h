@@ -66,9 +66,13 @@ struct FindOptions {
   /// Documents per batch handed out by a cursor.
   size_t batch_size = 101;
   IndexHint hint;
-  /// Lets a blocking sort exceed 100 MB (it then keeps going in memory: a find's sort does
-  /// not spill to disk, unlike the aggregation $sort); without it the find fails with 292.
+  /// Lets a blocking sort exceed the memory limit: without a `limit` it becomes an external
+  /// merge sort that spills to <dbpath>/_tmp (the aggregation $sort's); with a `limit` the
+  /// top-k sort keeps going in memory (it holds skip + limit documents). Without it a sort
+  /// past the limit fails QueryExceededMemoryLimitNoDiskUseAllowed (292).
   bool allow_disk_use = false;
+  /// What a blocking sort may hold in memory (MongoDB's 100 MB).
+  size_t memory_limit_bytes = 100 * 1024 * 1024;
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name.
   bson::Document let;
