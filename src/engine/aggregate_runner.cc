@@ -54,6 +54,10 @@ class PipelineCursor final : public Cursor {
 
 }  // namespace
 
+std::unique_ptr<DocumentSource> cursor_source(std::unique_ptr<Cursor> cursor) {
+  return std::make_unique<CursorSource>(std::move(cursor));
+}
+
 std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::string_view coll,
                                       const std::vector<bson::Document>& stages,
                                       const AggregateOptions& options,

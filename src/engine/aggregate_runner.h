@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
 
 namespace mongostore::engine {
@@ -16,5 +17,8 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
                                       const std::vector<bson::Document>& pipeline,
                                       const AggregateOptions& options,
                                       const std::string& spill_directory);
+
+/// A find cursor seen as a pipeline input: its documents one at a time, batch after batch.
+std::unique_ptr<DocumentSource> cursor_source(std::unique_ptr<Cursor> cursor);
 
 }  // namespace mongostore::engine

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -1554,23 +1553,6 @@ class WiredTigerEngine final : public Engine,
                                                 const Matcher& matcher,
                                                 bson::DocumentView sort_spec, const IndexHint& hint,
                                                 size_t memory_limit) {
-    class Unsorted final : public DocumentSource {
-     public:
-      explicit Unsorted(std::unique_ptr<Cursor> cursor) : cursor_(std::move(cursor)) {}
-      std::optional<bson::Document> next() override {
-        while (buffer_.empty()) {
-          if (cursor_->exhausted()) return std::nullopt;
-          for (auto& d : cursor_->next_batch()) buffer_.push_back(std::move(d));
-        }
-        bson::Document d = std::move(buffer_.front());
-        buffer_.pop_front();
-        return d;
-      }
-
-     private:
-      std::unique_ptr<Cursor> cursor_;
-      std::deque<bson::Document> buffer_;
-    };
     FindOptions unsorted;
     unsorted.hint = hint;
     unsorted.batch_size = 1000;
@@ -1582,7 +1564,7 @@ class WiredTigerEngine final : public Engine,
     context.spill_directory = spill_directory_;
     Pipeline sort =
         Pipeline::compile(std::vector<bson::Document>{bson::make_document("$sort", sort_spec)});
-    return sort.run(std::make_unique<Unsorted>(std::move(cursor)), context);
+    return sort.run(cursor_source(std::move(cursor)), context);
   }
 
   // The whole result of a find in one snapshot: planned, sorted (unless the plan's index

@@ -25,13 +25,22 @@ std::vector<Document> pipeline() {
           Document::from_json(R"({"$sort": {"_id": 1}})")};
 }
 
-std::string run(Engine& engine, const AggregateOptions& options) {
-  auto cursor = engine.aggregate("db", "c", pipeline(), options);
+// Every document a cursor gives, one canonical JSON line each.
+std::string lines_of(Cursor& cursor) {
   std::string out;
-  while (!cursor->exhausted()) {
-    for (const auto& d : cursor->next_batch()) out += d.to_json(bson::JsonMode::kCanonical);
+  while (!cursor.exhausted()) {
+    for (const auto& d : cursor.next_batch()) out += d.to_json(bson::JsonMode::kCanonical) + "\n";
   }
   return out;
+}
+
+std::string run(Engine& engine, const std::vector<Document>& stages,
+                const AggregateOptions& options) {
+  return lines_of(*engine.aggregate("db", "c", stages, options));
+}
+
+std::string run(Engine& engine, const AggregateOptions& options) {
+  return run(engine, pipeline(), options);
 }
 
 void fill(Engine& engine) {
@@ -43,15 +52,22 @@ void fill(Engine& engine) {
   engine.insert_many("db", "c", docs);
 }
 
+// allowDiskUse with a 32 KiB limit, so the blocking stages spill; what they wrote goes to
+// `stats`.
+AggregateOptions spilling(SpillStats* stats) {
+  AggregateOptions options;
+  options.allow_disk_use = true;
+  options.memory_limit_bytes = 32 * 1024;
+  options.spill_stats = stats;
+  return options;
+}
+
 void check_spills(Engine& engine) {
   AggregateOptions plain;
   const std::string expected = run(engine, plain);
   ASSERT_FALSE(expected.empty());
   SpillStats stats;
-  AggregateOptions small;
-  small.allow_disk_use = true;
-  small.memory_limit_bytes = 32 * 1024;
-  small.spill_stats = &stats;
+  AggregateOptions small = spilling(&stats);
   EXPECT_EQ(run(engine, small), expected);
   EXPECT_GE(stats.files, 2);  // the $sort and the $group
   EXPECT_GE(stats.runs, 4);
@@ -74,9 +90,7 @@ TEST(AggregateSpill, DurableEngineSpillsIntoDbpathTmp) {
     ASSERT_TRUE(std::filesystem::is_directory(tmp));
     EXPECT_EQ(testing::entry_count(tmp), 0u);
     // While a spilled pipeline's cursor is open its files are there.
-    AggregateOptions small;
-    small.allow_disk_use = true;
-    small.memory_limit_bytes = 32 * 1024;
+    AggregateOptions small = spilling(nullptr);
     {
       auto cursor = engine->aggregate("db", "c", pipeline(), small);
       EXPECT_GE(testing::entry_count(tmp), 1u);
@@ -97,16 +111,6 @@ TEST(AggregateSpill, InMemoryEngineSpills) {
   check_spills(*engine);
 }
 
-std::string run(Engine& engine, const std::vector<Document>& stages,
-                const AggregateOptions& options) {
-  auto cursor = engine.aggregate("db", "c", stages, options);
-  std::string out;
-  while (!cursor->exhausted()) {
-    for (const auto& d : cursor->next_batch()) out += d.to_json(bson::JsonMode::kCanonical) + "\n";
-  }
-  return out;
-}
-
 // A leading $sort (after a $match) is the find's unless allowDiskUse is set and no index
 // gives the order: then the pipeline's $sort sorts, and spills.
 TEST(AggregateSpill, LeadingSortSpillsUnlessAnIndexGivesTheOrder) {
@@ -121,20 +125,14 @@ TEST(AggregateSpill, LeadingSortSpillsUnlessAnIndexGivesTheOrder) {
     const std::string expected = run(*engine, stages, AggregateOptions());
     ASSERT_FALSE(expected.empty());
     SpillStats stats;
-    AggregateOptions small;
-    small.allow_disk_use = true;
-    small.memory_limit_bytes = 32 * 1024;
-    small.spill_stats = &stats;
+    AggregateOptions small = spilling(&stats);
     EXPECT_EQ(run(*engine, stages, small), expected);
     EXPECT_GE(stats.runs, 3);
     EXPECT_LT(stats.peak_memory_bytes, small.memory_limit_bytes + 1024);
   }
   // With a $limit the find's top-k sort holds only the limit: it stays in the find.
   SpillStats limited_stats;
-  AggregateOptions limited;
-  limited.allow_disk_use = true;
-  limited.memory_limit_bytes = 32 * 1024;
-  limited.spill_stats = &limited_stats;
+  AggregateOptions limited = spilling(&limited_stats);
   std::vector<Document> top = {Document::from_json(R"({"$sort": {"pad": 1, "_id": -1}})"),
                                Document::from_json(R"({"$limit": 5})")};
   EXPECT_EQ(run(*engine, top, limited), run(*engine, top, AggregateOptions()));
@@ -155,12 +153,7 @@ TEST(AggregateSpill, LeadingSortSpillsUnlessAnIndexGivesTheOrder) {
 }
 
 std::string find_all(Engine& engine, bson::DocumentView filter, const FindOptions& options) {
-  auto cursor = engine.find("db", "c", filter, options);
-  std::string out;
-  while (!cursor->exhausted()) {
-    for (const auto& d : cursor->next_batch()) out += d.to_json(bson::JsonMode::kCanonical) + "\n";
-  }
-  return out;
+  return lines_of(*engine.find("db", "c", filter, options));
 }
 
 // A find's blocking sort with allowDiskUse and no limit is an external sort: past the memory
@@ -200,8 +193,8 @@ TEST(AggregateSpill, OutStreamsIntoItsTarget) {
   auto engine = Engine::open(EngineOptions{"", Durability::kInMemory});
   fill(*engine);
   engine->create_index("db", "copy", Document::from_json(R"({"pad": 1})"));
-  AggregateOptions small;
-  small.memory_limit_bytes = 32 * 1024;
+  AggregateOptions small = spilling(nullptr);
+  small.allow_disk_use = false;  // $out needs none
   auto cursor =
       engine->aggregate("db", "c",
                         {Document::from_json(R"({"$project": {"_id": 0, "n": "$_id", "pad": 1}})"),

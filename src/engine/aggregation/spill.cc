@@ -120,6 +120,27 @@ class MemoryRunCursor final : public RunCursor {
 
 }  // namespace
 
+void write_run(SpillFile& file, const KeyedRows& rows) {
+  for (const auto& [key, doc] : rows) file.add(key, doc.data(), doc.size());
+  file.end_run();
+}
+
+std::unique_ptr<DocumentSource> merge_runs(std::shared_ptr<SpillFile> file, KeyedRows rest,
+                                           const RunContext& ctx, size_t limit) {
+  auto runs = open_all_runs(*file, ctx, 1);
+  runs.push_back(make_memory_run(std::move(rest)));
+  auto merger = std::make_shared<RunMerger>(std::move(runs));
+  return std::make_unique<FunctionSource>(
+      [file, merger, left = limit]() mutable -> std::optional<Document> {
+        RunCursor* top = merger->top();
+        if (!top || left == 0) return std::nullopt;
+        --left;
+        Document d = top->take_document();
+        merger->pop();
+        return d;
+      });
+}
+
 std::string spill_directory_for(const AggregationContext& context) {
   if (!context.spill_directory.empty()) return context.spill_directory;
   static std::mutex mutex;

@@ -84,6 +84,18 @@ class RunMerger {
   std::vector<size_t> heap_;
 };
 
+/// Keyed documents, sorted by key: what $sort and $sample hold in memory and spill as runs.
+using KeyedRows = std::vector<std::pair<std::string, Document>>;
+
+/// Writes `rows` (already in key order) to `file` as one run.
+void write_run(SpillFile& file, const KeyedRows& rows);
+
+/// The documents of every run of `file` and of `rest` (the rows still in memory, in key
+/// order, taken as the latest run) merged in key order, at most `limit` of them. The source
+/// keeps the file alive: it is removed when the source is destroyed.
+std::unique_ptr<DocumentSource> merge_runs(std::shared_ptr<SpillFile> file, KeyedRows rest,
+                                           const RunContext& ctx, size_t limit = SIZE_MAX);
+
 /// The directory spill files go to: the context's, or (when it is empty) a per-process
 /// directory made with mkdtemp under $TMPDIR or /tmp on first use.
 std::string spill_directory_for(const AggregationContext& context);

@@ -72,6 +72,14 @@ class LimitSkipStage : public Stage {
   int64_t n_;
 };
 
+// The documents of `rows`, in order.
+std::unique_ptr<DocumentSource> rows_source(KeyedRows rows) {
+  std::vector<Document> docs;
+  docs.reserve(rows.size());
+  for (auto& row : rows) docs.push_back(std::move(row.second));
+  return make_vector_source(std::move(docs));
+}
+
 class SortStage : public Stage {
  public:
   SortStage(DocumentSorter sorter, Document spec)
@@ -87,7 +95,7 @@ class SortStage : public Stage {
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
     MemoryTracker memory(*ctx, "$sort");
-    std::vector<std::pair<std::string, Document>> rows;
+    KeyedRows rows;
     std::shared_ptr<SpillFile> spill;
     auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     while (auto d = input->next()) {
@@ -98,31 +106,15 @@ class SortStage : public Stage {
         // allowDiskUse: the rows so far become one sorted run on disk.
         if (!spill) spill = std::make_shared<SpillFile>(*ctx, "$sort");
         std::stable_sort(rows.begin(), rows.end(), by_key);
-        for (const auto& [k, doc] : rows) spill->add(k, doc.data(), doc.size());
-        spill->end_run();
+        write_run(*spill, rows);
         rows.clear();
         memory.reset();
       }
     }
     std::stable_sort(rows.begin(), rows.end(), by_key);
-    if (spill) {
-      // Merge the runs with the in-memory rest as the last (latest) run.
-      auto runs = open_all_runs(*spill, *ctx, 1);
-      runs.push_back(make_memory_run(std::move(rows)));
-      auto merger = std::make_shared<RunMerger>(std::move(runs));
-      // The source keeps the file (removed when it is destroyed) alive for the merger.
-      return std::make_unique<FunctionSource>([spill, merger]() -> std::optional<Document> {
-        RunCursor* top = merger->top();
-        if (!top) return std::nullopt;
-        Document d = top->take_document();
-        merger->pop();
-        return d;
-      });
-    }
-    std::vector<Document> docs;
-    docs.reserve(rows.size());
-    for (auto& r : rows) docs.push_back(std::move(r.second));
-    return make_vector_source(std::move(docs));
+    // The in-memory rest is the last (latest) run, so the merge stays stable.
+    if (spill) return merge_runs(std::move(spill), std::move(rows), *ctx);
+    return rows_source(std::move(rows));
   }
 
  private:
@@ -143,10 +135,9 @@ class SampleStage : public Stage {
     // among each run's winners, so merging the runs and taking `size` gives the sample.
     MemoryTracker memory(*ctx, "$sample");
     std::mt19937_64 rng(std::random_device{}());
-    using Row = std::pair<std::string, Document>;
-    auto by_key = [](const Row& a, const Row& b) { return a.first < b.first; };
+    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     const size_t keep = static_cast<size_t>(size_);
-    std::vector<Row> heap;
+    KeyedRows heap;
     std::shared_ptr<SpillFile> spill;
     while (keep > 0) {
       std::optional<Document> d = input->next();
@@ -164,31 +155,14 @@ class SampleStage : public Stage {
       if (memory.over_limit()) {
         if (!spill) spill = std::make_shared<SpillFile>(*ctx, "$sample");
         std::sort_heap(heap.begin(), heap.end(), by_key);
-        for (const auto& [k, doc] : heap) spill->add(k, doc.data(), doc.size());
-        spill->end_run();
+        write_run(*spill, heap);
         heap.clear();
         memory.reset();
       }
     }
     std::sort_heap(heap.begin(), heap.end(), by_key);
-    if (spill) {
-      auto runs = open_all_runs(*spill, *ctx, 1);
-      runs.push_back(make_memory_run(std::move(heap)));
-      auto merger = std::make_shared<RunMerger>(std::move(runs));
-      auto left = std::make_shared<size_t>(keep);
-      return std::make_unique<FunctionSource>([spill, merger, left]() -> std::optional<Document> {
-        RunCursor* top = merger->top();
-        if (!top || *left == 0) return std::nullopt;
-        --*left;
-        Document d = top->take_document();
-        merger->pop();
-        return d;
-      });
-    }
-    std::vector<Document> docs;
-    docs.reserve(heap.size());
-    for (auto& row : heap) docs.push_back(std::move(row.second));
-    return make_vector_source(std::move(docs));
+    if (spill) return merge_runs(std::move(spill), std::move(heap), *ctx, keep);
+    return rows_source(std::move(heap));
   }
 
  private:
