@@ -62,6 +62,9 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
                                       const std::vector<bson::Document>& stages,
                                       const AggregateOptions& options,
                                       const std::string& spill_directory) {
+  // One $$NOW for the command: the find below compiles the leading $match's $expr with it,
+  // and the pipeline carries it into the stages later getMores run.
+  NowScope now;
   Pipeline pipeline = Pipeline::compile(stages);
   std::string database(db);
   AggregationContext context;
@@ -124,6 +127,8 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
     prefix.sort = bson::Document();
     prefix.stages = pipeline.leading_match() ? 1 : 0;
   }
+  // The leading $match's $expr reads the command's `let` variables.
+  if (!variables.empty()) prefix.filter = bind_variables_to_filter(prefix.filter.view(), variables);
   FindOptions read;
   read.hint = options.hint;
   read.sort = std::move(prefix.sort);

@@ -906,6 +906,7 @@ class WiredTigerEngine final : public Engine,
                                                 bson::DocumentView filter,
                                                 const bson::DocumentView* update,
                                                 const FindAndModifyOptions& options) {
+    NowScope now;  // the filter and an update pipeline share the command's $$NOW
     Matcher matcher = compile_filter(filter, options.let);
     SortSpec sort = SortSpec::compile(options.sort.view());
     std::vector<bson::DocumentView> filters;
@@ -1331,6 +1332,13 @@ class WiredTigerEngine final : public Engine,
                 "existing index");
   }
 
+  // The `_id` a filter pins, by an equality ({_id: v}) or an $expr {$eq: ["$_id", v]} (the
+  // form of a $lookup's join on `_id`): a read of one document.
+  static std::optional<bson::Value> pinned_id(const Matcher& matcher) {
+    if (auto id = matcher.id_equality()) return id;
+    return expr_id_equality(matcher.filter());
+  }
+
   PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher,
                         bson::DocumentView sort, const IndexHint& hint = {}) {
     PlannedQuery q;
@@ -1340,7 +1348,7 @@ class WiredTigerEngine final : public Engine,
       std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
       if (index == nullptr) {
         // The `_id` order: a pinned `_id` stays a point lookup (the same entries either way).
-        if (auto id = matcher.id_equality()) q.id_key = id_key(*id);
+        if (auto id = pinned_id(matcher)) q.id_key = id_key(*id);
         return q;
       }
       std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
@@ -1348,7 +1356,7 @@ class WiredTigerEngine final : public Engine,
       q.index = std::move(index);
       return q;
     }
-    if (auto id = matcher.id_equality()) {
+    if (auto id = pinned_id(matcher)) {
       q.id_key = id_key(*id);
       return q;
     }
@@ -1838,6 +1846,7 @@ class WiredTigerEngine final : public Engine,
 
   UpdateResult update_impl(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView update, const UpdateOptions& options, bool multi) {
+    NowScope now;  // the filter and an update pipeline share the command's $$NOW
     Matcher matcher = compile_filter(filter, options.let);
     std::vector<bson::DocumentView> filters;
     for (const auto& f : options.array_filters) filters.push_back(f.view());

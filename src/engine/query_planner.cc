@@ -22,6 +22,7 @@ const bson::Document& constants() {
     b.append("inf", std::numeric_limits<double>::infinity());
     b.append("empty_string", "");
     b.append("empty_object", bson::Document());
+    b.append("null", bson::Null{});
     return b.finish();
   }();
   return d;
@@ -73,8 +74,93 @@ bool usable_path(std::string_view path) {
   return true;
 }
 
+// $let variables bound to constants while walking an $expr; nullopt for a variable whose
+// value is not known (it shadows an outer constant of the same name). Innermost last.
+using ExprBindings = std::vector<std::pair<std::string_view, std::optional<bson::Value>>>;
+
+// The constant an expression argument always evaluates to, when the planner can tell without
+// evaluating anything: a $literal, a $let variable bound to one, or a plain scalar. Missing
+// (a variable bound to $$REMOVE) comes back as a missing Value.
+std::optional<bson::Value> expr_constant(const bson::Value& arg, const ExprBindings& bindings) {
+  if (arg.type() == bson::BsonType::kString) {
+    std::string_view s = arg.as_string();
+    if (s.rfind("$$", 0) == 0) {
+      std::string_view name = s.substr(2);
+      if (name == "REMOVE") return bson::Value();
+      for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
+        if (it->first == name) return it->second;
+      }
+      return std::nullopt;  // a system variable, a path into a variable, or unknown
+    }
+    if (!s.empty() && s[0] == '$') return std::nullopt;  // a field path
+    return arg;
+  }
+  if (arg.is_document()) {
+    bson::DocumentView d = arg.as_document();
+    auto it = d.begin();
+    if (it != d.end() && it->key == "$literal" && ++d.begin() == d.end()) return it->value;
+    return std::nullopt;  // an operator or an object expression
+  }
+  if (arg.is_array()) return std::nullopt;  // an array expression
+  return arg;
+}
+
+// Equalities an $expr implies, as index points: {$eq: ["$path", constant]} (either order),
+// inside $and and $let (the form bind_let_to_filter and $lookup's pushdown give). Each is a
+// superset of what the $expr matches, so the executor's re-check keeps the answer exact:
+//   - $expr compares the path's whole value, so an array holding the constant, or a dotted
+//     path through an array, fails it but sits at the point on a multikey index;
+//   - a constant null (or missing) matches only null (or missing) in $expr, and the point
+//     null holds both;
+//   - arrays, regexes and undefined are never points, as for a plain equality.
+// Ranges are left alone: $expr's $lt/$gt compare across types, MongoDB's index bounds do not.
+void collect_expr_equalities(const bson::Value& expr, ExprBindings& bindings,
+                             std::map<std::string, FieldConditions>* out) {
+  if (!expr.is_document()) return;
+  bson::DocumentView d = expr.as_document();
+  auto first = d.begin();
+  if (first == d.end() || ++d.begin() != d.end()) return;
+  const bson::Element& op = *first;
+  if (op.key == "$and" && op.value.is_array()) {
+    for (const bson::Element& clause : op.value.as_array()) {
+      collect_expr_equalities(clause.value, bindings, out);
+    }
+  } else if (op.key == "$let" && op.value.is_document()) {
+    bson::Value vars = op.value.as_document().get("vars");
+    bson::Value in = op.value.as_document().get("in");
+    if (!vars.is_document() || in.is_missing()) return;
+    size_t before = bindings.size();
+    std::vector<std::pair<std::string_view, std::optional<bson::Value>>> added;
+    for (const bson::Element& v : vars.as_document()) {
+      added.emplace_back(v.key, expr_constant(v.value, bindings));  // vars see the outer scope
+    }
+    bindings.insert(bindings.end(), added.begin(), added.end());
+    collect_expr_equalities(in, bindings, out);
+    bindings.resize(before);
+  } else if (op.key == "$eq" && op.value.is_array()) {
+    std::vector<bson::Value> args;
+    for (const bson::Element& a : op.value.as_array()) args.push_back(a.value);
+    if (args.size() != 2) return;
+    for (int side = 0; side < 2; ++side) {
+      const bson::Value& path = args[side];
+      if (path.type() != bson::BsonType::kString) continue;
+      std::string_view p = path.as_string();
+      if (p.size() < 2 || p[0] != '$' || p[1] == '$' || !usable_path(p.substr(1))) continue;
+      std::optional<bson::Value> c = expr_constant(args[1 - side], bindings);
+      if (!c) continue;
+      bson::Value point = c->is_missing() ? constant("null") : *c;
+      if (usable_point(point)) (*out)[std::string(p.substr(1))].equalities.push_back(point);
+    }
+  }
+}
+
 void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldConditions>* out) {
   for (const bson::Element& e : filter) {
+    if (e.key == "$expr") {
+      ExprBindings bindings;
+      collect_expr_equalities(e.value, bindings, out);
+      continue;
+    }
     if (e.key == "$and" && e.value.is_array()) {
       for (const bson::Element& clause : e.value.as_array()) {
         if (clause.value.is_document()) collect_conditions(clause.value.as_document(), out);
@@ -300,6 +386,14 @@ struct Scored {
 };
 
 }  // namespace
+
+std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
+  std::map<std::string, FieldConditions> conditions;
+  collect_conditions(filter, &conditions);
+  auto it = conditions.find("_id");
+  if (it == conditions.end() || it->second.equalities.empty()) return std::nullopt;
+  return it->second.equalities.front();  // two different values: the re-check rejects it
+}
 
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates, bool forced) {

@@ -1,7 +1,8 @@
 // QueryPlanner: picks the index a find (or count, update, delete, findAndModify) reads.
 //
 // The planner looks at the filter's top-level conjunction (implicit equality, $eq, $in, $gt,
-// $gte, $lt, $lte, and the same inside a top-level $and) and, for each index, turns the
+// $gte, $lt, $lte, and the same inside a top-level $and; an $expr's {$eq: ["$path", constant]}
+// is an equality too) and, for each index, turns the
 // conditions on a prefix of its fields into byte ranges of index keys: equality and $in
 // fields give points, the first range field ends the prefix. A sort that the index order
 // gives (after equality fields, forwards or backwards) needs no blocking sort. Bounds are
@@ -56,5 +57,11 @@ struct IndexPlan {
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates,
                                     bool forced = false);
+
+/// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
+/// bound through $let as bind_variables_to_filter writes it, so the engine reads that one
+/// document as for {_id: v} (and re-checks the whole filter on it). Plain equalities on
+/// `_id` are the matcher's (Matcher::id_equality); this covers what only an $expr says.
+std::optional<bson::Value> expr_id_equality(bson::DocumentView filter);
 
 }  // namespace mongostore::engine

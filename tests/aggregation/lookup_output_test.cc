@@ -47,7 +47,7 @@ TEST(AggLookup, PipelineFormWithLet) {
 }
 
 // A sub-pipeline's leading $match goes into the foreign read's filter (where an index can
-// serve it), combined with the equality part; $expr (which may use `let` variables) does not.
+// serve it), combined with the equality part; an $expr in it gets the `let` values bound.
 TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
   FakeDb db = make_db();
   AggregationContext ctx = db.context();
@@ -81,7 +81,10 @@ TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
   EXPECT_EQ(filters[0], J(R"({"stock": 5})").to_json());
   EXPECT_EQ(filters[1], J(R"({"sku": {"$eq": "a"}, "stock": {"$gt": 1}})").to_json());
   EXPECT_EQ(filters[2], J(R"({"$and": [{"sku": {"$eq": "a"}}, {"sku": {"$ne": "a"}}]})").to_json());
-  EXPECT_EQ(filters[3], J("{}").to_json());
+  // The $expr goes in too, with this document's `let` values bound as literals.
+  EXPECT_EQ(filters[3], J(R"({"$expr": {"$let": {"vars": {"s": {"$literal": "a"}},
+                                      "in": {"$eq": ["$sku", "$$s"]}}}})")
+                            .to_json());
 }
 
 TEST(AggLookup, Errors) {

@@ -80,6 +80,36 @@ Variables evaluate_let(bson::DocumentView let);
 /// The values are evaluated once, as evaluate_let does. An empty `let` returns the filter.
 bson::Document bind_let_to_filter(bson::DocumentView filter, bson::DocumentView let);
 
+/// `filter` with every $expr (where the matcher accepts one) wrapped in a $let that binds
+/// `variables` to their values ($literal; a missing value as $$REMOVE), so a find can run a
+/// pipeline's $match, $expr and all, with the variables of the pipeline's scope. System
+/// variables (NOW, ROOT, ...) are not bound: see NowScope for NOW. With several values for
+/// one name the last wins, as for nested scopes. The query planner reads such a $let: an
+/// {$eq: ["$path", "$$name"]} inside it is an index point (see query_planner.h).
+bson::Document bind_variables_to_filter(bson::DocumentView filter, const Variables& variables);
+
+/// $$NOW: MongoDB gives a command one time, the same in every stage and expression of it.
+/// While a NowScope lives on a thread, what starts there without a NOW of its own takes the
+/// scope's time: a pipeline when it starts running (it then carries that time in its
+/// variables, so the lazy stages a later getMore runs see it too), a find filter's $expr and
+/// an update pipeline when they are compiled. The default constructor keeps the time of an
+/// enclosing scope (an engine call inside another shares its NOW) and otherwise reads the
+/// clock; the other sets `now` for what runs inside it.
+class NowScope {
+ public:
+  NowScope();
+  explicit NowScope(bson::DateTime now);
+  ~NowScope();
+  NowScope(const NowScope&) = delete;
+  NowScope& operator=(const NowScope&) = delete;
+
+  /// The innermost scope's time on this thread, or the clock's (in milliseconds) when none.
+  static bson::DateTime now();
+
+ private:
+  std::optional<bson::DateTime> previous_;
+};
+
 /// What $merge does with one output document. The engine finds the target document whose
 /// `on` fields equal those of the output document (`filter` is that equality filter) and
 /// calls `decide` with it (or nullopt when none matches). `decide` returns the document to
@@ -167,14 +197,15 @@ class Pipeline {
   static Pipeline compile(const std::vector<bson::Document>& stages);
   static Pipeline compile(bson::DocumentView stages_array);
 
-  /// The filter of a leading $match (without $expr), so the engine can push it into its
-  /// scan. run() still applies it (re-applying a filter is harmless).
+  /// The filter of a leading $match, so the engine can push it into its scan. An $expr in it
+  /// may read the pipeline's variables: bind them with bind_variables_to_filter first. run()
+  /// still applies it (re-applying a filter is harmless).
   std::optional<bson::Document> leading_match() const;
 
   /// The leading stages a find can do instead: [$match] [$sort [$limit]] (in that order, a
-  /// $match without $expr, a $sort on plain paths). The engine reads find(filter, sort, limit)
-  /// and runs without_prefix(stages) over it, so a leading $sort uses an index when one gives
-  /// the order, and streams instead of blocking.
+  /// $sort on plain paths; the $match's $expr needs the variables bound, as above). The engine
+  /// reads find(filter, sort, limit) and runs without_prefix(stages) over it, so a leading $sort
+  /// uses an index when one gives the order, and streams instead of blocking.
   struct Prefix {
     bson::Document filter;
     bson::Document sort;

@@ -1,5 +1,9 @@
 // $expr in find filters: the Matcher calls back into this layer's expression evaluator; a
 // command's `let` reaches those expressions by binding its variables into the filter.
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/matcher.h"
@@ -9,9 +13,20 @@ namespace {
 
 ExprPredicate compile_expr(const bson::Value& spec) {
   Expression expression = Expression::compile(spec);
-  return [expression](bson::DocumentView document) {
+  // The filter is evaluated lazily (a getMore may come much later): it keeps the $$NOW of
+  // the command that compiled it.
+  bson::DateTime now = NowScope::now();
+  return [expression, now](bson::DocumentView document) {
+    NowScope scope(now);
     return expression.evaluate(document).view().truthy();
   };
+}
+
+// A user variable's name, as opposed to a system variable's (NOW, ROOT, CURRENT, ...): the
+// only names a $let may bind.
+bool user_variable(std::string_view name) {
+  unsigned char c = name.empty() ? 0 : static_cast<unsigned char>(name[0]);
+  return (c >= 'a' && c <= 'z') || c >= 0x80;
 }
 
 // `filter` with each $expr E (where the matcher accepts one: the top level and the clauses of
@@ -44,15 +59,30 @@ bson::Document bind_vars(bson::DocumentView filter, bson::DocumentView vars) {
 
 bson::Document bind_let_to_filter(bson::DocumentView filter, bson::DocumentView let) {
   if (let.empty()) return bson::Document::copy_of(filter);
-  // Evaluated once here (names checked, expressions folded); each value goes in as a
-  // $literal so it is not read as an expression again.
+  // Evaluated once here (names checked, expressions folded).
+  return bind_variables_to_filter(filter, evaluate_let(let));
+}
+
+bson::Document bind_variables_to_filter(bson::DocumentView filter, const Variables& variables) {
+  // Each value goes in as a $literal so it is not read as an expression again; the last
+  // value of a name is the innermost scope's.
   bson::DocumentBuilder vars;
-  for (const auto& [name, value] : evaluate_let(let)) {
-    if (value.view().is_missing()) continue;  // $$REMOVE: the variable stays undefined
-    vars.open_document(name).append("$literal", value.view()).close();
+  std::vector<std::string_view> bound;
+  for (auto it = variables.rbegin(); it != variables.rend(); ++it) {
+    const auto& [name, value] = *it;
+    if (!user_variable(name) || std::find(bound.begin(), bound.end(), name) != bound.end()) {
+      continue;
+    }
+    bound.push_back(name);
+    if (value.view().is_missing()) {
+      vars.append(name, "$$REMOVE");
+    } else {
+      vars.open_document(name).append("$literal", value.view()).close();
+    }
   }
-  bson::Document bound = vars.finish();
-  return bind_vars(filter, bound.view());
+  if (bound.empty()) return bson::Document::copy_of(filter);
+  bson::Document bound_vars = vars.finish();
+  return bind_vars(filter, bound_vars.view());
 }
 
 void install_expr_in_find_filters() {

@@ -32,9 +32,12 @@ class FieldPathNode : public ExprNode {
       return OwnedValue();
     } else if (variable_ == "NOW") {
       if (!parts_.empty()) return OwnedValue();
-      auto now = std::chrono::system_clock::now().time_since_epoch();
-      return make_value(
-          bson::DateTime{std::chrono::duration_cast<std::chrono::milliseconds>(now).count()});
+      // The command's time: a running pipeline carries it as a variable; anything else
+      // takes the enclosing NowScope's (or the clock's).
+      for (auto it = ctx.vars->rbegin(); it != ctx.vars->rend(); ++it) {
+        if (it->first == "NOW") return it->second;
+      }
+      return make_value(NowScope::now());
     } else {
       base = lookup_variable(ctx, variable_);
     }
@@ -339,6 +342,15 @@ OwnedValue eval_in(const ExprPtr& e, DocumentView root, RunContext& ctx) {
   OwnedValue r = e->eval(ec);
   ctx.variables.resize(before);
   return r;
+}
+
+bson::DateTime run_now(const RunContext& ctx) {
+  for (auto it = ctx.variables.rbegin(); it != ctx.variables.rend(); ++it) {
+    if (it->first == "NOW" && it->second.view().type() == BsonType::kDateTime) {
+      return it->second.view().as_datetime();
+    }
+  }
+  return NowScope::now();
 }
 
 }  // namespace mongostore::engine::aggregation_detail

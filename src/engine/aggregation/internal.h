@@ -242,6 +242,12 @@ class MemoryTracker {
 
 /// Evaluates an expression in a run (root document + pipeline variables).
 OwnedValue eval_in(const ExprPtr& e, DocumentView root, RunContext& ctx);
+/// The $$NOW of a run (Pipeline::run binds it), for what the run compiles or reads under a
+/// NowScope: a $match's $expr, a $lookup's foreign read.
+bson::DateTime run_now(const RunContext& ctx);
+/// True when `filter` has an $expr where the matcher evaluates one (the top level and the
+/// clauses of $and/$or/$nor): then a $match of it reads the pipeline's variables and $$NOW.
+bool filter_has_expr(DocumentView filter);
 
 /// A source produced by a callback.
 class FunctionSource : public DocumentSource {

@@ -142,6 +142,11 @@ std::unique_ptr<DocumentSource> Pipeline::run(std::unique_ptr<DocumentSource> in
   auto ctx = std::make_shared<aggregation_detail::RunContext>();
   ctx->storage = context;
   ctx->variables = variables;
+  // One $$NOW for the whole run, however lazily its stages are pulled (a sub-pipeline run
+  // by $lookup or $facet inherits its parent's through `variables`).
+  bool has_now = std::any_of(variables.begin(), variables.end(),
+                             [](const auto& v) { return v.first == "NOW"; });
+  if (!has_now) ctx->variables.emplace_back("NOW", aggregation_detail::make_value(NowScope::now()));
   std::unique_ptr<DocumentSource> current = std::move(input);
   for (const StagePtr& s : stages_) current = s->apply(std::move(current), ctx);
   return current;

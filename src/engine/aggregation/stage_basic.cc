@@ -13,31 +13,34 @@ namespace {
 
 class MatchStage : public Stage {
  public:
-  MatchStage(Document filter, Matcher matcher, ExprPtr expr)
-      : filter_(std::move(filter)), matcher_(std::move(matcher)), expr_(std::move(expr)) {}
+  MatchStage(Document filter, Matcher matcher, bool has_expr)
+      : filter_(std::move(filter)), matcher_(std::move(matcher)), has_expr_(has_expr) {}
   std::string_view name() const override { return "$match"; }
-  std::optional<Document> match_filter() const override {
-    if (expr_) return std::nullopt;
-    return filter_;
-  }
+  std::optional<Document> match_filter() const override { return filter_; }
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
     std::shared_ptr<DocumentSource> in(std::move(input));
-    return std::make_unique<FunctionSource>(
-        [m = matcher_, e = expr_, in, ctx]() -> std::optional<Document> {
-          while (auto d = in->next()) {
-            if (!m.matches(*d)) continue;
-            if (e && !eval_in(e, *d, *ctx).view().truthy()) continue;
-            return d;
-          }
-          return std::nullopt;
-        });
+    Matcher m = has_expr_ ? matcher_for_run(*ctx) : matcher_;
+    return std::make_unique<FunctionSource>([m, in]() -> std::optional<Document> {
+      while (auto d = in->next()) {
+        if (m.matches(*d)) return d;
+      }
+      return std::nullopt;
+    });
   }
 
  private:
+  // The filter's $expr (wherever it is) with this run's variables bound and its $$NOW: one
+  // compile per run (per input document for a $lookup sub-pipeline).
+  Matcher matcher_for_run(const RunContext& ctx) const {
+    NowScope now(run_now(ctx));
+    return Matcher::compile(bind_variables_to_filter(filter_, ctx.variables));
+  }
+
   Document filter_;
-  Matcher matcher_;
-  ExprPtr expr_;
+  Matcher matcher_;  // compiled at parse time: the errors surface there, and it serves runs
+                     // of a filter without $expr
+  bool has_expr_;
 };
 
 class LimitSkipStage : public Stage {
@@ -243,23 +246,30 @@ int64_t integral_arg(const Value& v, int not_number_code, const std::string& not
 
 }  // namespace
 
+bool filter_has_expr(DocumentView filter) {
+  for (const bson::Element& e : filter) {
+    if (e.key == "$expr") return true;
+    if ((e.key == "$and" || e.key == "$or" || e.key == "$nor") && e.value.is_array()) {
+      for (const bson::Element& clause : e.value.as_array()) {
+        if (clause.value.is_document() && filter_has_expr(clause.value.as_document())) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 StagePtr parse_match(const Value& spec) {
   if (!spec.is_document()) fail(15959, "the match filter must be an expression in an object");
   DocumentView filter = spec.as_document();
-  ExprPtr expr;
-  bson::DocumentBuilder rest;
-  for (const bson::Element& e : filter) {
-    if (e.key == "$expr") {
-      if (expr) fail(2, "Duplicate $expr in $match");
-      expr = parse_expression(e.value);
-    } else {
-      rest.append(e.key, e.value);
-    }
-  }
-  Document rest_doc = rest.finish();
-  Matcher matcher = Matcher::compile(rest_doc);
+  int exprs = 0;
+  for (const bson::Element& e : filter) exprs += e.key == "$expr";
+  if (exprs > 1) fail(2, "Duplicate $expr in $match");
+  install_expr_in_find_filters();  // the matcher evaluates the $expr through this layer
+  Matcher matcher = Matcher::compile(filter);
   return std::make_shared<MatchStage>(Document::copy_of(filter), std::move(matcher),
-                                      std::move(expr));
+                                      filter_has_expr(filter));
 }
 
 StagePtr parse_limit(const Value& spec) {

@@ -13,8 +13,9 @@ class LookupStage : public Stage {
   std::string local_field;  // empty: no equality part
   std::string foreign_field;
   std::vector<std::pair<std::string, ExprPtr>> let;
-  std::optional<Pipeline> pipeline;
+  std::optional<Pipeline> pipeline;       // without the leading $match, which the read does
   std::optional<Document> leading_match;  // the pipeline's, pushed into the read
+  bool leading_match_has_expr = false;    // it reads `let` variables: bound per document
 
   std::string_view name() const override { return "$lookup"; }
 
@@ -74,35 +75,43 @@ class LookupStage : public Stage {
       OwnedValue local = traverse_path(document_as_value(doc), parts, 0);
       append_equality(filter, local.view());
     }
-    // A sub-pipeline's leading $match (without $expr, so it cannot see `let` variables) joins
-    // the read's filter: the foreign collection's indexes then serve it, instead of every
-    // document of the collection being read and filtered here, per input document. The
-    // pipeline still applies it (harmless twice).
+    Variables vars;
+    if (pipeline) {
+      vars = ctx.variables;
+      EvalContext ec{doc, &ctx.variables};
+      size_t before = ctx.variables.size();
+      for (const auto& [name, e] : let) vars.emplace_back(name, e->eval(ec));
+      ctx.variables.resize(before);
+    }
+    // A sub-pipeline's leading $match is the read's filter (joined to the equality part), so
+    // the foreign collection's indexes serve it instead of every document of the collection
+    // being read and filtered here, per input document. Its $expr gets this document's `let`
+    // values bound in: {$expr: {$eq: ["$_id", "$$local"]}} is then a point read, as the
+    // planner reads an $eq of a path and a bound variable as an index point.
     if (leading_match) {
+      Document match =
+          leading_match_has_expr ? bind_variables_to_filter(*leading_match, vars) : *leading_match;
       bool clash = false;
-      for (const bson::Element& e : leading_match->view()) {
+      for (const bson::Element& e : match.view()) {
         if (!local_field.empty() && e.key == foreign_field) clash = true;
       }
       if (clash) {
         // Both constrain the same field: keep both, under $and.
         Document equality = filter.finish();
         filter = bson::DocumentBuilder();
-        filter.open_array("$and").push(equality).push(*leading_match).close();
+        filter.open_array("$and").push(equality).push(match).close();
       } else {
-        for (const bson::Element& e : leading_match->view()) filter.append(e.key, e.value);
+        for (const bson::Element& e : match.view()) filter.append(e.key, e.value);
       }
     }
     Document f = filter.finish();
-    std::unique_ptr<DocumentSource> foreign = ctx.context->read_collection(from, f);
+    std::unique_ptr<DocumentSource> foreign;
+    {
+      NowScope now(run_now(ctx));  // the read's $expr sees the pipeline's $$NOW
+      foreign = ctx.context->read_collection(from, f);
+    }
     std::vector<Document> matched;
     if (pipeline) {
-      Variables vars = ctx.variables;
-      {
-        EvalContext ec{doc, &ctx.variables};
-        size_t before = ctx.variables.size();
-        for (const auto& [name, e] : let) vars.emplace_back(name, e->eval(ec));
-        ctx.variables.resize(before);
-      }
       auto out = pipeline->run(std::move(foreign), *ctx.context, vars);
       matched = drain(*out);
     } else {
@@ -195,6 +204,10 @@ StagePtr parse_lookup(const Value& spec) {
       fail(51047, "$out/$merge is not allowed to be used within a $lookup stage");
     }
     stage->leading_match = p.leading_match();
+    if (stage->leading_match) {
+      stage->leading_match_has_expr = filter_has_expr(stage->leading_match->view());
+      p = p.without_prefix(1);
+    }
     stage->pipeline = std::move(p);
   }
   return stage;

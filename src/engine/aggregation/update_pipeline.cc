@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/update.h"
 #include "mongostore/error.h"
@@ -35,6 +36,9 @@ UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages, bson::
   }
   Pipeline pipeline = Pipeline::compile(stages);
   Variables variables = evaluate_let(let);
+  // Every document an updateMany rewrites gets the same $$NOW: the command's.
+  bson::Document now = bson::make_document("", NowScope::now());
+  variables.emplace_back("NOW", bson::OwnedValue(now.get("")));
   return [pipeline, variables](bson::DocumentView original) {
     std::vector<bson::Document> input;
     input.push_back(bson::Document::copy_of(original));
