@@ -1069,7 +1069,7 @@ class WiredTigerEngine final : public Engine,
       *done = true;
       return out;
     }
-    std::optional<bson::Value> id = matcher.id_equality();
+    std::optional<bson::Value> id = pinned_id(matcher);
     // The body may run more than once (a retried snapshot), so it works on copies of the
     // cursor state and publishes them only after the snapshot succeeded.
     struct State {

@@ -111,7 +111,7 @@ class LookupStage : public Stage {
       foreign = ctx.context->read_collection(from, f);
     }
     std::vector<Document> matched;
-    if (pipeline) {
+    if (pipeline && pipeline->size() > 0) {  // the read did a lone $match already
       auto out = pipeline->run(std::move(foreign), *ctx.context, vars);
       matched = drain(*out);
     } else {
