@@ -4,8 +4,10 @@
 //   - $match + $group: [{$match: {flag: 1}}, {$group: {_id: "$cat", total: {$sum: "$v"},
 //     n: {$sum: 1}}}] over N = 10^4, 10^5, 10^6 documents (100 groups), against
 //     find({flag: 1}, {cat, v}) summed into a hash map by the caller;
-//   - $lookup: orders joined to customers by an equality $lookup (localField/foreignField on
-//     the customers' _id) over N orders, against find(orders) + one find_one per order;
+//   - $lookup: orders joined to customers on the customers' _id over N orders, in the
+//     equality form (localField/foreignField) and in the pipeline form with `let` and
+//     {$match: {$expr: {$eq: ["$_id", "$$local"]}}} (the RecordStore searcher's joins), each
+//     against find(orders) + one find_one per order (--lookup-only: just these);
 //   - load_for_event: the ExecutionStore's one-round-trip load + dedupe check, [{$match:
 //     {_id}}, {$project: {data: 1, hit: {$in: [event, {$ifNull: ["$processed", []]}]}}}], on a
 //     document whose `processed` array holds 10,000 ids, against find_one of the whole
@@ -17,7 +19,7 @@
 // Output: microseconds per query for both, the ratio (pipeline / plain; < 1 means the pipeline
 // is faster), and how each cost grows with N.
 //
-//   build/bench/aggregation_bench [--max N] [--spill-only]
+//   build/bench/aggregation_bench [--max N] [--spill-only | --lookup-only]
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -143,11 +145,24 @@ std::vector<Row> match_group(int64_t max_n) {
   return rows;
 }
 
-std::vector<Row> lookup(int64_t max_n) {
-  std::vector<Row> rows;
-  std::vector<Document> pipeline = {Document::from_json(
+// The equality form of $lookup (localField/foreignField).
+Document equality_lookup() {
+  return Document::from_json(
       R"({"$lookup": {"from": "customers", "localField": "cust", "foreignField": "_id",
-                      "as": "customer"}})")};
+                      "as": "customer"}})");
+}
+
+// The pipeline form with `let` and $expr, as the RecordStore's searcher writes its joins.
+Document let_lookup() {
+  return Document::from_json(
+      R"({"$lookup": {"from": "customers", "let": {"local": "$cust"},
+                      "pipeline": [{"$match": {"$expr": {"$eq": ["$_id", "$$local"]}}}],
+                      "as": "customer"}})");
+}
+
+std::vector<Row> lookup(int64_t max_n, const Document& stage, const char* label) {
+  std::vector<Row> rows;
+  std::vector<Document> pipeline = {stage};
   for (int64_t n = 1000; n <= std::min<int64_t>(max_n / 10, 100000); n *= 10) {
     auto e = open_memory();
     insert_all(*e, "customers", n / 10 + 1, [](int64_t i) {
@@ -184,7 +199,7 @@ std::vector<Row> lookup(int64_t max_n) {
       std::exit(2);
     }
     rows.push_back({n, pipeline_us, plain_us});
-    fmt::print("$lookup N={}: done\n", n);
+    fmt::print("{} N={}: done\n", label, n);
   }
   return rows;
 }
@@ -294,21 +309,32 @@ void print_spill(const std::vector<Row>& spill) {
 int main(int argc, char** argv) {
   int64_t max_n = 1000000;
   bool spill_only = false;
+  bool lookup_only = false;
   for (int i = 1; i < argc; ++i) {
     if (i + 1 < argc && std::strcmp(argv[i], "--max") == 0) max_n = std::stoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--spill-only") == 0) spill_only = true;
+    if (std::strcmp(argv[i], "--lookup-only") == 0) lookup_only = true;
   }
   if (spill_only) {
     auto spill = spill_rows(std::min<int64_t>(max_n, 200000));
     print_spill(spill);
     return 0;
   }
+  if (lookup_only) {
+    auto equality_rows = lookup(max_n, equality_lookup(), "$lookup equality");
+    auto let_rows = lookup(max_n, let_lookup(), "$lookup let");
+    print_rows("$lookup localField/foreignField vs find + find_one per order", equality_rows);
+    print_rows("$lookup let + $expr $eq on _id vs find + find_one per order", let_rows);
+    return 0;
+  }
   auto group_rows = match_group(max_n);
-  auto lookup_rows = lookup(max_n);
+  auto lookup_rows = lookup(max_n, equality_lookup(), "$lookup equality");
+  auto let_rows = lookup(max_n, let_lookup(), "$lookup let");
   Row event_row = load_for_event();
   auto spill = spill_rows(std::min<int64_t>(max_n, 200000));
   print_rows("$match + $group (pipeline) vs find + client-side hash grouping (plain)", group_rows);
-  print_rows("$lookup (pipeline) vs find + find_one per order (plain)", lookup_rows);
+  print_rows("$lookup localField/foreignField vs find + find_one per order", lookup_rows);
+  print_rows("$lookup let + $expr $eq on _id vs find + find_one per order", let_rows);
   print_rows("load_for_event: $match + $project $in (pipeline) vs find_one + client scan (plain)",
              {event_row});
   print_spill(spill);
