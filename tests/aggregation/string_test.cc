@@ -56,6 +56,32 @@ TEST(AggString, RegexMatch) {
   EXPECT_EQ(E(R"({"$regexMatch": {"input": "$missing", "regex": "a"}})"), V("false"));
   EXPECT_EQ(EE(R"({"$regexMatch": {"input": 1, "regex": "a"}})"), 51104);
   EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "regex": 1}})"), 51105);
+  // mongod's codes and messages for a bad pattern, flag or option combination.
+  std::string msg;
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "regex": "("}})", "{}", &msg), 51111);
+  EXPECT_EQ(msg.rfind("Invalid Regex in $regexMatch: ", 0), 0u) << msg;
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "regex": "$r"}})", R"({"r": "("})"), 51111);
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "regex": "a", "options": "z"}})", "{}", &msg),
+            51108);
+  EXPECT_EQ(msg, "$regexMatch invalid flag in regex options: z");
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "regex": "a", "options": 1}})"), 51106);
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": "a", "options": "m",
+                   "regex": {"$regularExpression": {"pattern": "a", "options": "i"}}}})",
+               "{}", &msg),
+            51107);
+  EXPECT_EQ(msg,
+            "$regexMatch: found regex option(s) specified in both 'regex' and 'option' fields");
+  // The input's type is checked even when the regex is null; a null input is just false.
+  EXPECT_EQ(EE(R"({"$regexMatch": {"input": 1, "regex": null}})"), 51104);
+  EXPECT_EQ(E(R"({"$regexMatch": {"input": null, "regex": null}})"), V("false"));
+  // A regex computed per document, and one given as a regex value with its own options.
+  EXPECT_EQ(E(R"({"$regexMatch": {"input": "$s", "regex": "$r"}})", R"({"s": "abc", "r": "b"})"),
+            V("true"));
+  EXPECT_EQ(E(R"({"$regexMatch": {"input": "$s", "regex": "$r"}})", R"({"s": "abc", "r": "d"})"),
+            V("false"));
+  EXPECT_EQ(E(R"({"$regexMatch": {"input": "ABC",
+                  "regex": {"$regularExpression": {"pattern": "^a", "options": "i"}}}})"),
+            V("true"));
 }
 
 }  // namespace

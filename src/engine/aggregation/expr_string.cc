@@ -297,49 +297,87 @@ ExprPtr parse_trim(std::string_view name, const Value& args) {
   return std::make_shared<TrimNode>(op, name != "$rtrim", name != "$ltrim", input, chars);
 }
 
+// The pattern of $regexMatch from its evaluated `regex` and `options`, checked as mongod
+// checks them; nullopt when the regex is null or missing (the result is then false).
+std::optional<matcher_detail::Regex> regex_of(const Value& regex, const Value& options_value) {
+  if (!nullish(regex) && regex.type() != BsonType::kString && regex.type() != BsonType::kRegex) {
+    fail(51105, "$regexMatch needs 'regex' to be of type string or regex");
+  }
+  if (!nullish(options_value) && options_value.type() != BsonType::kString) {
+    fail(51106, "$regexMatch needs 'options' to be of type string");
+  }
+  std::string pattern, options;
+  if (!nullish(options_value)) options = std::string(options_value.as_string());
+  if (regex.type() == BsonType::kRegex) {
+    bson::RegexView rv = regex.as_regex();
+    if (!rv.options.empty() && !nullish(options_value)) {
+      fail(51107,
+           "$regexMatch: found regex option(s) specified in both 'regex' and 'option' fields");
+    }
+    pattern = std::string(rv.pattern);
+    if (!rv.options.empty()) options = std::string(rv.options);
+  } else if (regex.type() == BsonType::kString) {
+    pattern = std::string(regex.as_string());
+  }
+  if (pattern.find('\0') != std::string::npos) {
+    fail(51109, "$regexMatch: regular expression cannot contain an embedded null byte");
+  }
+  if (options.find('\0') != std::string::npos) {
+    fail(51110, "$regexMatch: regular expression options cannot contain an embedded null byte");
+  }
+  if (nullish(regex)) return std::nullopt;
+  for (char c : options) {
+    if (std::string_view("imsxu").find(c) == std::string_view::npos) {
+      fail(51108, "$regexMatch invalid flag in regex options: " + std::string(1, c));
+    }
+  }
+  try {
+    return matcher_detail::Regex(pattern, options);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    constexpr std::string_view kPrefix = "Regular expression is invalid: ";
+    if (why.rfind(kPrefix, 0) == 0) why = why.substr(kPrefix.size());
+    fail(51111, "Invalid Regex in $regexMatch: " + why);
+  }
+}
+
 class RegexMatchNode : public ExprNode {
  public:
   RegexMatchNode(ExprPtr input, ExprPtr regex, ExprPtr options)
-      : input_(std::move(input)), regex_(std::move(regex)), options_(std::move(options)) {}
+      : input_(std::move(input)), regex_(std::move(regex)), options_(std::move(options)) {
+    // A constant pattern (the usual case) is compiled once, as mongod precompiles it, rather
+    // than once per document.
+    if (regex_->is_constant() && (!options_ || options_->is_constant())) {
+      Variables none;
+      Document empty;
+      EvalContext ctx{empty, &none};
+      OwnedValue r = regex_->eval(ctx);
+      OwnedValue o = options_ ? options_->eval(ctx) : OwnedValue();
+      precompiled_ = regex_of(r.view(), o.view());
+      constant_ = true;
+    }
+  }
   OwnedValue eval(EvalContext& ctx) const override {
+    std::optional<matcher_detail::Regex> compiled;
+    const std::optional<matcher_detail::Regex>* regex = &precompiled_;
+    if (!constant_) {
+      OwnedValue r = regex_->eval(ctx);
+      OwnedValue o = options_ ? options_->eval(ctx) : OwnedValue();
+      compiled = regex_of(r.view(), o.view());
+      regex = &compiled;
+    }
     OwnedValue in = input_->eval(ctx);
-    OwnedValue re = regex_->eval(ctx);
-    std::string options;
-    if (options_) {
-      OwnedValue o = options_->eval(ctx);
-      if (!nullish(o.view())) {
-        if (o.view().type() != BsonType::kString) {
-          fail(51106, "$regexMatch needs 'options' to be of type string");
-        }
-        options = std::string(o.view().as_string());
-      }
-    }
-    std::string pattern;
-    Value r = re.view();
-    if (r.type() == BsonType::kRegex) {
-      bson::RegexView rv = r.as_regex();
-      pattern = std::string(rv.pattern);
-      if (!rv.options.empty() && !options.empty()) {
-        fail(51107,
-             "$regexMatch found regex option(s) specified in both 'regex' and 'option' "
-             "fields");
-      }
-      if (options.empty()) options = std::string(rv.options);
-    } else if (r.type() == BsonType::kString) {
-      pattern = std::string(r.as_string());
-    } else if (!nullish(r)) {
-      fail(51105, "$regexMatch needs 'regex' to be of type string or regex");
-    }
-    if (nullish(in.view()) || nullish(r)) return make_value(false);
-    if (in.view().type() != BsonType::kString) {
+    if (!nullish(in.view()) && in.view().type() != BsonType::kString) {
       fail(51104, "$regexMatch needs 'input' to be of type string");
     }
-    matcher_detail::Regex compiled(pattern, options);
-    return make_value(compiled.search(in.view().as_string()));
+    if (nullish(in.view()) || !*regex) return make_value(false);
+    return make_value((*regex)->search(in.view().as_string()));
   }
 
  private:
   ExprPtr input_, regex_, options_;
+  bool constant_ = false;
+  std::optional<matcher_detail::Regex> precompiled_;
 };
 
 ExprPtr parse_regex_match(std::string_view, const Value& args) {
