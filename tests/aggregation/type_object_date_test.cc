@@ -47,6 +47,55 @@ TEST(AggType, Conversions) {
   EXPECT_EQ(EE(R"({"$toInt": [[1]]})"), 241);
 }
 
+// Strings to numbers fail as mongod's number parser does, with its reason in its order;
+// hexadecimal is refused before parsing.
+TEST(AggType, StringToNumberFailuresAreMongods) {
+  auto reason = [](std::string_view expr) {
+    std::string msg;
+    EXPECT_EQ(EE(expr, "{}", &msg), 241) << expr;
+    size_t colon = msg.rfind(": ");
+    return colon == std::string::npos ? msg : msg.substr(colon + 2);
+  };
+  EXPECT_EQ(reason(R"({"$toInt": ""})"), "No digits");
+  EXPECT_EQ(reason(R"({"$toInt": "-"})"), "No digits");
+  EXPECT_EQ(reason(R"({"$toInt": "x"})"), "Did not consume whole string.");
+  EXPECT_EQ(reason(R"({"$toInt": " 5"})"), "Did not consume whole string.");
+  EXPECT_EQ(reason(R"({"$toInt": "1e3"})"), "Did not consume whole string.");
+  EXPECT_EQ(reason(R"({"$toInt": "2147483648"})"), "Overflow");
+  EXPECT_EQ(reason(R"({"$toInt": "999999999999999999999999"})"), "Overflow");
+  EXPECT_EQ(reason(R"({"$toLong": "9223372036854775808"})"), "Overflow");
+  EXPECT_EQ(E(R"({"$toInt": "+5"})"), V("5"));
+  EXPECT_EQ(E(R"({"$toInt": "-2147483648"})"), V("-2147483648"));
+  EXPECT_EQ(E(R"({"$toLong": "-9223372036854775808"})"),
+            V(R"({"$numberLong": "-9223372036854775808"})"));
+  EXPECT_EQ(reason(R"({"$toDouble": ""})"), "Empty string");
+  EXPECT_EQ(reason(R"({"$toDouble": " 5"})"), "Leading whitespace");
+  EXPECT_EQ(reason(R"({"$toDouble": "x"})"), "Did not consume any digits");
+  EXPECT_EQ(reason(R"({"$toDouble": "5 "})"), "Did not consume whole string.");
+  EXPECT_EQ(reason(R"({"$toDouble": "1e-400"})"), "Out of range");
+  EXPECT_EQ(E(R"({"$toDouble": "inf"})"), V(R"({"$numberDouble": "Infinity"})"));
+  EXPECT_EQ(E(R"({"$toDouble": ".5"})"), V("0.5"));
+  EXPECT_EQ(reason(R"({"$toDecimal": ""})"), "Empty string");
+  EXPECT_EQ(reason(R"({"$toDecimal": "x"})"), "Failed to parse string to decimal");
+  std::string msg;
+  for (const char* op : {"$toInt", "$toDouble", "$toDecimal"}) {
+    EXPECT_EQ(EE(std::string("{\"") + op + "\": \"0x10\"}", "{}", &msg), 241);
+    EXPECT_EQ(msg, "Illegal hexadecimal input in $convert with no onError value: 0x10");
+  }
+  // A double that overflows is shown as mongod streams it.
+  EXPECT_EQ(EE(R"({"$toInt": 1e300})", "{}", &msg), 241);
+  EXPECT_EQ(msg, "Conversion would overflow target type in $convert with no onError value: 1e+300");
+  // The shorthands' own arity error.
+  EXPECT_EQ(EE(R"({"$toInt": []})", "{}", &msg), 50723);
+  EXPECT_EQ(msg, "$toInt requires a single argument, got 0");
+  EXPECT_EQ(EE(R"({"$toDate": [1, 2]})"), 50723);
+  EXPECT_EQ(E(R"({"$toInt": ["7"]})"), V("7"));
+  // Dates: white space around and a bare year-month parse, as mongod's parser allows.
+  EXPECT_EQ(E(R"({"$toDate": " 2020-01-01 "})"), V(R"({"$date": "2020-01-01T00:00:00Z"})"));
+  EXPECT_EQ(E(R"({"$toDate": "2020-01"})"), V(R"({"$date": "2020-01-01T00:00:00Z"})"));
+  EXPECT_EQ(EE(R"({"$toDate": "2020-13"})"), 241);
+}
+
 TEST(AggType, Convert) {
   EXPECT_EQ(E(R"({"$convert": {"input": "12", "to": "int"}})"), V("12"));
   EXPECT_EQ(E(R"({"$convert": {"input": "12", "to": 1}})"), V("12.0"));

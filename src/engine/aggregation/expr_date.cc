@@ -349,6 +349,15 @@ std::string format_iso_date(int64_t millis) {
 }
 
 bool parse_iso_date(std::string_view s, int64_t* millis) {
+  // mongod's date parser (timelib) takes white space around the date and a bare year-month.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  std::string year_month;
+  if (s.size() == 7 && s[4] == '-') {
+    year_month = std::string(s) + "-01";
+    s = year_month;
+  }
   auto num = [&](size_t pos, size_t n, int* out) {
     if (pos + n > s.size()) return false;
     int v = 0;

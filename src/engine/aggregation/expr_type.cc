@@ -1,5 +1,6 @@
 // Type expressions: $type $isNumber $convert $toString $toInt $toLong $toDouble $toBool
 // $toDecimal $toDate $toObjectId.
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -38,32 +39,58 @@ struct ConversionError {
                         "' in $convert with no onError value: " + std::string(why)};
 }
 
-int64_t parse_integer(std::string_view s, bool is_int) {
-  int64_t v = 0;
-  if (s.empty()) bad_number(s, "No digits");
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range) bad_number(s, "Overflow");
-  if (ec != std::errc() || ptr == s.data()) bad_number(s, "Did not consume any digits");
-  if (ptr != s.data() + s.size()) bad_number(s, "Did not consume whole string.");
-  if (is_int &&
-      (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())) {
-    bad_number(s, "Overflow");
+// mongod refuses hexadecimal before parsing (its double parser would take "0x10").
+void reject_hexadecimal(std::string_view s) {
+  if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) {
+    throw ConversionError{"Illegal hexadecimal input in $convert with no onError value: " +
+                          std::string(s)};
   }
-  return v;
+}
+
+// As mongod's number parser in base 10: a sign, then digits to the end of the string (no
+// white space); its reasons, in its order.
+int64_t parse_integer(std::string_view s, bool is_int) {
+  reject_hexadecimal(s);
+  std::string_view digits = s;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) bad_number(s, "No digits");
+  uint64_t magnitude = 0;
+  size_t used = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') break;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
+      bad_number(s, "Overflow");
+    }
+    magnitude = magnitude * 10 + digit;
+    ++used;
+  }
+  if (used != digits.size()) bad_number(s, "Did not consume whole string.");
+  uint64_t max = is_int ? std::numeric_limits<int32_t>::max()
+                        : static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (magnitude > max + (negative ? 1 : 0)) bad_number(s, "Overflow");
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 double parse_double(std::string_view s) {
+  // As mongod's number parser for a double: strtod (so "NaN", "Infinity", "inf" and hex
+  // floats parse) on the whole string, without leading white space, out of range (overflow
+  // or underflow) an error.
+  reject_hexadecimal(s);
   std::string str(s);
-  if (str.empty()) bad_number(s, "No digits");
-  if (str == "NaN" || str == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (str == "Infinity" || str == "inf") return std::numeric_limits<double>::infinity();
-  if (str == "-Infinity" || str == "-inf") return -std::numeric_limits<double>::infinity();
+  if (str.empty()) bad_number(s, "Empty string");
+  if (std::isspace(static_cast<unsigned char>(str[0]))) bad_number(s, "Leading whitespace");
   char* end = nullptr;
   errno = 0;
   double d = std::strtod(str.c_str(), &end);
+  int error = errno;
   if (end == str.c_str()) bad_number(s, "Did not consume any digits");
-  if (*end != '\0') bad_number(s, "Did not consume whole string.");
-  if (errno == ERANGE && std::isinf(d)) bad_number(s, "Out of range");
+  if (error == ERANGE) bad_number(s, "Out of range");
+  if (end != str.c_str() + str.size()) bad_number(s, "Did not consume whole string.");
   return d;
 }
 
@@ -112,10 +139,13 @@ int64_t integral_from(const Value& v, bool is_int, std::string_view to) {
       double lo = is_int ? std::numeric_limits<int32_t>::min() : -9223372036854775808.0;
       double hi = is_int ? std::numeric_limits<int32_t>::max() : 9223372036854775807.0;
       if (t < lo || t >= hi + (is_int ? 1 : 0)) {
+        // mongod streams the value: a double with six significant digits (1e+300).
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%g", d);
         throw ConversionError{
             "Conversion would overflow target type in $convert with no "
             "onError value: " +
-            render(v)};
+            (v.type() == BsonType::kDouble ? std::string(shown) : render(v))};
       }
       return static_cast<int64_t>(t);
     }
@@ -169,6 +199,8 @@ OwnedValue convert(const Value& v, std::string_view to) {
       case BsonType::kBool:
         return make_value(bson::Decimal128::from_string(v.as_bool() ? "1" : "0"));
       case BsonType::kString:
+        reject_hexadecimal(v.as_string());
+        if (v.as_string().empty()) bad_number(v.as_string(), "Empty string");
         try {
           return make_value(bson::Decimal128::from_string(v.as_string()));
         } catch (const Error&) {
@@ -356,14 +388,20 @@ void register_type(OperatorTable& t) {
     return make_value(a[0].view().is_number());
   });
   t["$convert"] = parse_convert;
-  add_eager(t, "$toString", 1, 1, shorthand("string"));
-  add_eager(t, "$toInt", 1, 1, shorthand("int"));
-  add_eager(t, "$toLong", 1, 1, shorthand("long"));
-  add_eager(t, "$toDouble", 1, 1, shorthand("double"));
-  add_eager(t, "$toBool", 1, 1, shorthand("bool"));
-  add_eager(t, "$toDecimal", 1, 1, shorthand("decimal"));
-  add_eager(t, "$toDate", 1, 1, shorthand("date"));
-  add_eager(t, "$toObjectId", 1, 1, shorthand("objectId"));
+  const std::pair<const char*, const char*> shorthands[] = {
+      {"$toString", "string"}, {"$toInt", "int"},          {"$toLong", "long"},
+      {"$toDouble", "double"}, {"$toBool", "bool"},        {"$toDecimal", "decimal"},
+      {"$toDate", "date"},     {"$toObjectId", "objectId"}};
+  for (const auto& [name, to] : shorthands) {
+    t[name] = [to = std::string(to)](std::string_view op, const Value& args) -> ExprPtr {
+      std::vector<ExprPtr> parsed = parse_args(args);
+      if (parsed.size() != 1) {  // mongod's own arity error for the $to* shorthands
+        fail(50723,
+             std::string(op) + " requires a single argument, got " + std::to_string(parsed.size()));
+      }
+      return make_eager(std::string(op), std::move(parsed), shorthand(to));
+    };
+  }
 }
 
 }  // namespace mongostore::engine::aggregation_detail
