@@ -84,5 +84,71 @@ TEST(AggString, RegexMatch) {
             V("true"));
 }
 
+TEST(AggString, RegexFindAndFindAll) {
+  EXPECT_EQ(E(R"({"$regexFind": {"input": "a1b22", "regex": "(\\d)(x)?"}})"),
+            V(R"({"match": "1", "idx": 1, "captures": ["1", null]})"));
+  EXPECT_EQ(E(R"({"$regexFind": {"input": "abc", "regex": "z"}})"), V("null"));
+  EXPECT_EQ(E(R"({"$regexFind": {"input": "$missing", "regex": "z"}})"), V("null"));
+  EXPECT_EQ(
+      E(R"({"$regexFindAll": {"input": "a1b22c333", "regex": "\\d+"}})"),
+      V(R"([{"match": "1", "idx": 1, "captures": []}, {"match": "22", "idx": 3, "captures": []},
+                  {"match": "333", "idx": 6, "captures": []}])"));
+  // idx counts code points, not bytes.
+  EXPECT_EQ(E(R"({"$regexFindAll": {"input": "héllo wörld", "regex": "ö"}})"),
+            V(R"([{"match": "ö", "idx": 7, "captures": []}])"));
+  // An empty match moves on one character; the end of the input is not searched again.
+  EXPECT_EQ(
+      E(R"({"$regexFindAll": {"input": "ab", "regex": ""}})"),
+      V(R"([{"match": "", "idx": 0, "captures": []}, {"match": "", "idx": 1, "captures": []}])"));
+  EXPECT_EQ(E(R"({"$regexFindAll": {"input": "", "regex": ""}})"),
+            V(R"([{"match": "", "idx": 0, "captures": []}])"));
+  EXPECT_EQ(E(R"({"$regexFindAll": {"input": null, "regex": "z"}})"), V("[]"));
+  std::string msg;
+  EXPECT_EQ(EE(R"({"$regexFind": {"input": "a", "regex": "("}})", "{}", &msg), 51111);
+  EXPECT_EQ(msg.rfind("Invalid Regex in $regexFind: ", 0), 0u) << msg;
+  EXPECT_EQ(EE(R"({"$regexFindAll": {"input": 1, "regex": "a"}})"), 51104);
+}
+
+TEST(AggString, ReplaceOneAndAll) {
+  EXPECT_EQ(E(R"({"$replaceOne": {"input": "a.b.c", "find": ".", "replacement": "-"}})"),
+            V(R"("a-b.c")"));
+  EXPECT_EQ(E(R"({"$replaceAll": {"input": "a.b.c", "find": ".", "replacement": "-"}})"),
+            V(R"("a-b-c")"));
+  EXPECT_EQ(E(R"({"$replaceAll": {"input": "aaa", "find": "aa", "replacement": "b"}})"),
+            V(R"("ba")"));
+  EXPECT_EQ(E(R"({"$replaceAll": {"input": "héé", "find": "", "replacement": "-"}})"),
+            V(R"("-h-é-é-")"));
+  EXPECT_EQ(E(R"({"$replaceOne": {"input": "abc", "find": "", "replacement": "-"}})"),
+            V(R"("-abc")"));
+  EXPECT_EQ(E(R"({"$replaceAll": {"input": "$missing", "find": "a", "replacement": "b"}})"),
+            V("null"));
+  std::string msg;
+  EXPECT_EQ(EE(R"({"$replaceAll": {"input": 1, "find": "a", "replacement": "b"}})", "{}", &msg),
+            51746);
+  EXPECT_EQ(msg, "$replaceAll requires that 'input' be a string, found: 1");
+  EXPECT_EQ(EE(R"({"$replaceOne": {"input": "a", "find": 1, "replacement": "b"}})"), 51745);
+  EXPECT_EQ(EE(R"({"$replaceOne": {"input": "a", "find": "a", "replacement": 1}})"), 51744);
+  EXPECT_EQ(EE(R"({"$replaceOne": {"input": "a", "find": "a"}})"), 51747);
+  EXPECT_EQ(EE(R"({"$replaceOne": {"input": "a", "find": "a", "x": 1, "replacement": ""}})"),
+            51750);
+  EXPECT_EQ(EE(R"({"$replaceOne": "a"})"), 51751);
+}
+
+TEST(AggString, StrcasecmpAndSubstrBytes) {
+  EXPECT_EQ(E(R"({"$strcasecmp": ["ABC", "abc"]})"), V("0"));
+  EXPECT_EQ(E(R"({"$strcasecmp": ["abd", "ABC"]})"), V("1"));
+  EXPECT_EQ(E(R"({"$strcasecmp": ["a", "B"]})"), V("-1"));
+  EXPECT_EQ(E(R"({"$strcasecmp": [null, ""]})"), V("0"));
+  EXPECT_EQ(E(R"({"$substrBytes": ["héllo", 0, 3]})"), V(R"("hé")"));
+  EXPECT_EQ(E(R"({"$substrBytes": ["abc", 1, -1]})"), V(R"("bc")"));
+  EXPECT_EQ(E(R"({"$substrBytes": ["abc", -1, 1]})"), V(R"("")"));
+  EXPECT_EQ(E(R"({"$substrBytes": ["abc", 5, 1]})"), V(R"("")"));
+  EXPECT_EQ(E(R"({"$substr": [12345, 1, 2]})"), V(R"("23")"));
+  EXPECT_EQ(EE(R"({"$substrBytes": ["héllo", 0, 2]})"), 28657);
+  EXPECT_EQ(EE(R"({"$substrBytes": ["héllo", 2, 2]})"), 28656);
+  EXPECT_EQ(EE(R"({"$substrBytes": ["abc", "1", 2]})"), 16034);
+  EXPECT_EQ(EE(R"({"$substrBytes": ["abc", 1, "2"]})"), 16035);
+}
+
 }  // namespace
 }  // namespace mongostore::engine::agg_test

@@ -1,5 +1,6 @@
-// String expressions: $concat $substrCP $toLower $toUpper $split $strLenCP $trim $ltrim
-// $rtrim $regexMatch $indexOfCP. Code points are UTF-8 sequences.
+// String expressions: $concat $substrCP $substrBytes ($substr) $toLower $toUpper $split
+// $strLenCP $strcasecmp $trim $ltrim $rtrim $regexMatch $regexFind $regexFindAll $replaceOne
+// $replaceAll $indexOfCP. Code points are UTF-8 sequences.
 #include <cctype>
 
 #include "engine/aggregation/internal.h"
@@ -297,22 +298,22 @@ ExprPtr parse_trim(std::string_view name, const Value& args) {
   return std::make_shared<TrimNode>(op, name != "$rtrim", name != "$ltrim", input, chars);
 }
 
-// The pattern of $regexMatch from its evaluated `regex` and `options`, checked as mongod
-// checks them; nullopt when the regex is null or missing (the result is then false).
-std::optional<matcher_detail::Regex> regex_of(const Value& regex, const Value& options_value) {
+// The pattern of a $regex* operator from its evaluated `regex` and `options`, checked as
+// mongod checks them; nullopt when the regex is null or missing.
+std::optional<matcher_detail::Regex> regex_of(const std::string& op, const Value& regex,
+                                              const Value& options_value) {
   if (!nullish(regex) && regex.type() != BsonType::kString && regex.type() != BsonType::kRegex) {
-    fail(51105, "$regexMatch needs 'regex' to be of type string or regex");
+    fail(51105, op + " needs 'regex' to be of type string or regex");
   }
   if (!nullish(options_value) && options_value.type() != BsonType::kString) {
-    fail(51106, "$regexMatch needs 'options' to be of type string");
+    fail(51106, op + " needs 'options' to be of type string");
   }
   std::string pattern, options;
   if (!nullish(options_value)) options = std::string(options_value.as_string());
   if (regex.type() == BsonType::kRegex) {
     bson::RegexView rv = regex.as_regex();
     if (!rv.options.empty() && !nullish(options_value)) {
-      fail(51107,
-           "$regexMatch: found regex option(s) specified in both 'regex' and 'option' fields");
+      fail(51107, op + ": found regex option(s) specified in both 'regex' and 'option' fields");
     }
     pattern = std::string(rv.pattern);
     if (!rv.options.empty()) options = std::string(rv.options);
@@ -320,15 +321,15 @@ std::optional<matcher_detail::Regex> regex_of(const Value& regex, const Value& o
     pattern = std::string(regex.as_string());
   }
   if (pattern.find('\0') != std::string::npos) {
-    fail(51109, "$regexMatch: regular expression cannot contain an embedded null byte");
+    fail(51109, op + ": regular expression cannot contain an embedded null byte");
   }
   if (options.find('\0') != std::string::npos) {
-    fail(51110, "$regexMatch: regular expression options cannot contain an embedded null byte");
+    fail(51110, op + ": regular expression options cannot contain an embedded null byte");
   }
   if (nullish(regex)) return std::nullopt;
   for (char c : options) {
     if (std::string_view("imsxu").find(c) == std::string_view::npos) {
-      fail(51108, "$regexMatch invalid flag in regex options: " + std::string(1, c));
+      fail(51108, op + " invalid flag in regex options: " + std::string(1, c));
     }
   }
   try {
@@ -337,14 +338,52 @@ std::optional<matcher_detail::Regex> regex_of(const Value& regex, const Value& o
     std::string why = e.what();
     constexpr std::string_view kPrefix = "Regular expression is invalid: ";
     if (why.rfind(kPrefix, 0) == 0) why = why.substr(kPrefix.size());
-    fail(51111, "Invalid Regex in $regexMatch: " + why);
+    fail(51111, "Invalid Regex in " + op + ": " + why);
   }
 }
 
-class RegexMatchNode : public ExprNode {
+// Code points in the bytes [from, to) of a UTF-8 string.
+int32_t code_points_between(std::string_view s, size_t from, size_t to) {
+  int32_t n = 0;
+  for (size_t i = from; i < to; ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  return n;
+}
+
+// The length in bytes of the UTF-8 character that starts with `lead`.
+size_t utf8_length(unsigned char lead) {
+  return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+// {match, idx, captures} of one $regexFind / $regexFindAll match.
+OwnedValue match_document(std::string_view input, const matcher_detail::Regex::Match& m,
+                          int32_t idx) {
+  bson::DocumentBuilder b;
+  b.append("match", input.substr(m.whole.first, m.whole.second - m.whole.first));
+  b.append("idx", idx);
+  b.open_array("captures");
+  for (const auto& g : m.groups) {
+    if (g) {
+      b.push(input.substr(g->first, g->second - g->first));
+    } else {
+      b.push(bson::Null{});
+    }
+  }
+  b.close();
+  Document d = b.finish();
+  return make_document_value(d.view());
+}
+
+// $regexMatch (a boolean), $regexFind (the first match or null) and $regexFindAll (every
+// non-overlapping match; an empty match moves on by one character).
+class RegexNode : public ExprNode {
  public:
-  RegexMatchNode(ExprPtr input, ExprPtr regex, ExprPtr options)
-      : input_(std::move(input)), regex_(std::move(regex)), options_(std::move(options)) {
+  enum class Mode { kMatch, kFind, kFindAll };
+  RegexNode(std::string op, Mode mode, ExprPtr input, ExprPtr regex, ExprPtr options)
+      : op_(std::move(op)),
+        mode_(mode),
+        input_(std::move(input)),
+        regex_(std::move(regex)),
+        options_(std::move(options)) {
     // A constant pattern (the usual case) is compiled once, as mongod precompiles it, rather
     // than once per document.
     if (regex_->is_constant() && (!options_ || options_->is_constant())) {
@@ -353,7 +392,7 @@ class RegexMatchNode : public ExprNode {
       EvalContext ctx{empty, &none};
       OwnedValue r = regex_->eval(ctx);
       OwnedValue o = options_ ? options_->eval(ctx) : OwnedValue();
-      precompiled_ = regex_of(r.view(), o.view());
+      precompiled_ = regex_of(op_, r.view(), o.view());
       constant_ = true;
     }
   }
@@ -363,42 +402,198 @@ class RegexMatchNode : public ExprNode {
     if (!constant_) {
       OwnedValue r = regex_->eval(ctx);
       OwnedValue o = options_ ? options_->eval(ctx) : OwnedValue();
-      compiled = regex_of(r.view(), o.view());
+      compiled = regex_of(op_, r.view(), o.view());
       regex = &compiled;
     }
     OwnedValue in = input_->eval(ctx);
     if (!nullish(in.view()) && in.view().type() != BsonType::kString) {
-      fail(51104, "$regexMatch needs 'input' to be of type string");
+      fail(51104, op_ + " needs 'input' to be of type string");
     }
-    if (nullish(in.view()) || !*regex) return make_value(false);
-    return make_value((*regex)->search(in.view().as_string()));
+    bool none = nullish(in.view()) || !*regex;
+    switch (mode_) {
+      case Mode::kMatch:
+        return make_value(!none && (*regex)->search(in.view().as_string()));
+      case Mode::kFind: {
+        if (none) return null_value();
+        std::string_view input = in.view().as_string();
+        auto m = (*regex)->match_from(input, 0);
+        if (!m) return null_value();
+        return match_document(input, *m, code_points_between(input, 0, m->whole.first));
+      }
+      case Mode::kFindAll:
+        break;
+    }
+    std::vector<OwnedValue> matches;
+    if (!none) {
+      std::string_view input = in.view().as_string();
+      size_t from = 0;
+      do {  // as mongod's loop: an empty input is searched once, the end of a longer one not
+        auto m = (*regex)->match_from(input, from);
+        if (!m) break;
+        matches.push_back(match_document(input, *m, code_points_between(input, 0, m->whole.first)));
+        if (m->whole.second > m->whole.first) {
+          from = m->whole.second;
+        } else if (m->whole.first < input.size()) {
+          from = m->whole.first + utf8_length(static_cast<unsigned char>(input[m->whole.first]));
+        } else {
+          break;
+        }
+      } while (from < input.size());
+    }
+    return make_array_value(matches);
   }
 
  private:
+  std::string op_;
+  Mode mode_;
   ExprPtr input_, regex_, options_;
   bool constant_ = false;
   std::optional<matcher_detail::Regex> precompiled_;
 };
 
-ExprPtr parse_regex_match(std::string_view, const Value& args) {
-  if (!args.is_document()) {
-    fail(51103, "$regexMatch expects an object of named arguments but found: " + type_name(args));
-  }
-  ExprPtr input, regex, options;
-  for (const bson::Element& e : args.as_document()) {
-    if (e.key == "input") {
-      input = parse_expression(e.value);
-    } else if (e.key == "regex") {
-      regex = parse_expression(e.value);
-    } else if (e.key == "options") {
-      options = parse_expression(e.value);
-    } else {
-      fail(31024, "$regexMatch found an unknown argument: " + std::string(e.key));
+OperatorParser regex_parser(RegexNode::Mode mode) {
+  return [mode](std::string_view name, const Value& args) -> ExprPtr {
+    std::string op(name);
+    if (!args.is_document()) {
+      fail(51103, op + " expects an object of named arguments but found: " + type_name(args));
     }
+    ExprPtr input, regex, options;
+    for (const bson::Element& e : args.as_document()) {
+      if (e.key == "input") {
+        input = parse_expression(e.value);
+      } else if (e.key == "regex") {
+        regex = parse_expression(e.value);
+      } else if (e.key == "options") {
+        options = parse_expression(e.value);
+      } else {
+        fail(31024, op + " found an unknown argument: " + std::string(e.key));
+      }
+    }
+    if (!input) fail(31022, op + " requires 'input' parameter");
+    if (!regex) fail(31023, op + " requires 'regex' parameter");
+    return std::make_shared<RegexNode>(op, mode, input, regex, options);
+  };
+}
+
+// $replaceOne / $replaceAll: {input, find, replacement}, all strings; any nullish gives null.
+class ReplaceNode : public ExprNode {
+ public:
+  ReplaceNode(std::string op, bool all, ExprPtr input, ExprPtr find, ExprPtr replacement)
+      : op_(std::move(op)),
+        all_(all),
+        input_(std::move(input)),
+        find_(std::move(find)),
+        replacement_(std::move(replacement)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue input = input_->eval(ctx), find = find_->eval(ctx),
+               replacement = replacement_->eval(ctx);
+    auto check = [&](const OwnedValue& v, int code, const char* what) {
+      if (!nullish(v.view()) && v.view().type() != BsonType::kString) {
+        fail(code, op_ + " requires that '" + what + "' be a string, found: " + render(v.view()));
+      }
+    };
+    check(input, 51746, "input");
+    check(find, 51745, "find");
+    check(replacement, 51744, "replacement");
+    if (nullish(input.view()) || nullish(find.view()) || nullish(replacement.view())) {
+      return null_value();
+    }
+    std::string_view in = input.view().as_string(), f = find.view().as_string(),
+                     r = replacement.view().as_string();
+    std::string out;
+    if (f.empty()) {
+      // An empty 'find' matches before every character and at the end, as mongod's.
+      out.append(r);
+      if (!all_) return make_value(out.append(in));
+      for (size_t k = 0; k < in.size();) {
+        size_t n = utf8_length(static_cast<unsigned char>(in[k]));
+        out.append(in.substr(k, n)).append(r);
+        k += n;
+      }
+      return make_value(out);
+    }
+    size_t from = 0;
+    for (size_t at = in.find(f); at != std::string_view::npos; at = in.find(f, from)) {
+      out.append(in.substr(from, at - from)).append(r);
+      from = at + f.size();
+      if (!all_) break;
+    }
+    out.append(in.substr(from));
+    return make_value(out);
   }
-  if (!input) fail(31022, "$regexMatch requires 'input' parameter");
-  if (!regex) fail(31023, "$regexMatch requires 'regex' parameter");
-  return std::make_shared<RegexMatchNode>(input, regex, options);
+
+ private:
+  std::string op_;
+  bool all_;
+  ExprPtr input_, find_, replacement_;
+};
+
+OperatorParser replace_parser(bool all) {
+  return [all](std::string_view name, const Value& args) -> ExprPtr {
+    std::string op(name);
+    if (!args.is_document()) {
+      fail(51751, op + " requires an object as an argument, found: " + type_name(args));
+    }
+    ExprPtr input, find, replacement;
+    for (const bson::Element& e : args.as_document()) {
+      if (e.key == "input") {
+        input = parse_expression(e.value);
+      } else if (e.key == "find") {
+        find = parse_expression(e.value);
+      } else if (e.key == "replacement") {
+        replacement = parse_expression(e.value);
+      } else {
+        fail(51750, op + " found an unknown argument: " + std::string(e.key));
+      }
+    }
+    if (!input) fail(51749, op + " requires 'input' to be specified");
+    if (!find) fail(51748, op + " requires 'find' to be specified");
+    if (!replacement) fail(51747, op + " requires 'replacement' to be specified");
+    return std::make_shared<ReplaceNode>(op, all, input, find, replacement);
+  };
+}
+
+// $strcasecmp: both coerced to strings, compared byte-wise after ASCII case folding.
+OwnedValue op_strcasecmp(std::string_view name, std::vector<OwnedValue>& a) {
+  auto folded = [&](const Value& v) {
+    std::string s = nullish(v) ? std::string() : coerce_to_string(name, v);
+    for (char& c : s) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x80) c = static_cast<char>(std::tolower(u));
+    }
+    return s;
+  };
+  int c = folded(a[0].view()).compare(folded(a[1].view()));
+  return make_value(static_cast<int32_t>(c < 0 ? -1 : c > 0 ? 1 : 0));
+}
+
+// $substrBytes (and its old name $substr): byte offsets, which must not split a character.
+OwnedValue op_substr_bytes(std::string_view name, std::vector<OwnedValue>& a) {
+  std::string op(name);
+  Value s = a[0].view(), i = a[1].view(), n = a[2].view();
+  std::string str = nullish(s) ? std::string() : coerce_to_string(name, s);
+  if (!i.is_number()) {
+    fail(16034,
+         op + ":  starting index must be a numeric type (is BSON type " + type_name(i) + ")");
+  }
+  if (!n.is_number()) {
+    fail(16035, op + ":  length must be a numeric type (is BSON type " + type_name(n) + ")");
+  }
+  double start_d = i.number_as_double(), length_d = n.number_as_double();
+  if (start_d < 0 || static_cast<size_t>(start_d) >= str.size()) return make_value("");
+  size_t start = static_cast<size_t>(start_d);
+  size_t length = length_d < 0 ? str.size() - start
+                               : std::min(static_cast<size_t>(length_d), str.size() - start);
+  auto continuation = [&](size_t k) {
+    return k < str.size() && (static_cast<unsigned char>(str[k]) & 0xC0) == 0x80;
+  };
+  if (continuation(start)) {
+    fail(28656, op + ":  Invalid range, starting index is a UTF-8 continuation byte.");
+  }
+  if (continuation(start + length)) {
+    fail(28657, op + ":  Invalid range, ending index is in the middle of a UTF-8 character.");
+  }
+  return make_value(str.substr(start, length));
 }
 
 }  // namespace
@@ -414,7 +609,14 @@ void register_string(OperatorTable& t) {
   t["$trim"] = parse_trim;
   t["$ltrim"] = parse_trim;
   t["$rtrim"] = parse_trim;
-  t["$regexMatch"] = parse_regex_match;
+  t["$regexMatch"] = regex_parser(RegexNode::Mode::kMatch);
+  t["$regexFind"] = regex_parser(RegexNode::Mode::kFind);
+  t["$regexFindAll"] = regex_parser(RegexNode::Mode::kFindAll);
+  t["$replaceOne"] = replace_parser(false);
+  t["$replaceAll"] = replace_parser(true);
+  add_eager(t, "$strcasecmp", 2, 2, op_strcasecmp);
+  add_eager(t, "$substrBytes", 3, 3, op_substr_bytes);
+  add_eager(t, "$substr", 3, 3, op_substr_bytes);
 }
 
 }  // namespace mongostore::engine::aggregation_detail

@@ -197,6 +197,7 @@ const OperatorTable& operators() {
     register_type(t);
     register_object(t);
     register_date(t);
+    register_set(t);
     return t;
   }();
   return table;

@@ -138,6 +138,7 @@ void register_string(OperatorTable& t);
 void register_type(OperatorTable& t);
 void register_object(OperatorTable& t);
 void register_date(OperatorTable& t);
+void register_set(OperatorTable& t);
 
 /// Dates: "2018-03-27T16:58:51.538Z" and back (accepts the same shape, 'Z' or +hh:mm
 /// offsets, optional milliseconds, or a bare date).

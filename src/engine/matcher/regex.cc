@@ -80,6 +80,29 @@ bool Regex::search(std::string_view subject) const {
   return rc >= 0;
 }
 
+std::optional<Regex::Match> Regex::match_from(std::string_view subject, size_t start) const {
+  pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_->code, nullptr);
+  int rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(),
+                       start, 0, data, nullptr);
+  std::optional<Match> out;
+  if (rc > 0) {
+    PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
+    uint32_t groups = 0;
+    pcre2_pattern_info(code_->code, PCRE2_INFO_CAPTURECOUNT, &groups);
+    out.emplace();
+    out->whole = {ovector[0], ovector[1]};
+    for (uint32_t g = 1; g <= groups; ++g) {
+      if (static_cast<int>(g) < rc && ovector[2 * g] != PCRE2_UNSET) {
+        out->groups.emplace_back(std::make_pair(ovector[2 * g], ovector[2 * g + 1]));
+      } else {
+        out->groups.emplace_back(std::nullopt);
+      }
+    }
+  }
+  pcre2_match_data_free(data);
+  return out;
+}
+
 bool Regex::matches_value(const bson::Value& v) const {
   switch (v.type()) {
     case bson::BsonType::kString:

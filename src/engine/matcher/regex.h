@@ -2,8 +2,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "mongostore/bson/value.h"
 
@@ -17,6 +20,14 @@ class Regex {
 
   /// True when `subject` contains a match.
   bool search(std::string_view subject) const;
+  /// Byte offsets [begin, end) of a match and of each capture group.
+  struct Match {
+    std::pair<size_t, size_t> whole;
+    /// One per group of the pattern; nullopt for a group that took no part in the match.
+    std::vector<std::optional<std::pair<size_t, size_t>>> groups;
+  };
+  /// The first match starting at byte `start` or later, or nullopt ($regexFind and friends).
+  std::optional<Match> match_from(std::string_view subject, size_t start) const;
   /// MongoDB's regex match of a value: strings and symbols are searched; a regex value
   /// matches when its pattern and options are identical.
   bool matches_value(const bson::Value& v) const;
