@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev libpcre2-dev    # SCRAM/TLS; $regex
   libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server
+  tzdata                     # Olson time zones of the date expressions
   python3-pymongo            # a real client driving `mongostore serve` in the tests
 )
 # The other real client is the Node.js driver (npm, installed by tests/real_clients/run.sh).

@@ -25,7 +25,7 @@
 // $toDate $toObjectId); object ($mergeObjects $getField $setField $unsetField
 // $objectToArray $arrayToObject); date ($dateToString $year $month $dayOfMonth $hour $minute
 // $second $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek, with
-// UTC or fixed-offset time zones). Errors carry mongod's codes and messages.
+// UTC, fixed-offset or Olson time zones). Errors carry mongod's codes and messages.
 //
 // Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample) count the bytes
 // they hold; past `memory_limit_bytes` they fail with QueryExceededMemoryLimitNoDiskUseAllowed

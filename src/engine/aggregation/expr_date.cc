@@ -1,18 +1,13 @@
 // Date expressions: $dateToString (format specifiers %Y %m %d %H %M %S %L %j %w %u %U %V %G
 // %z %Z %%) and the part extractors $year $month $dayOfMonth $hour $minute $second
 // $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek. Time zones:
-// "UTC"/"GMT" and fixed offsets ("+05:30", "-0800", "+03"); Olson names are not supported.
+// "UTC"/"GMT", fixed offsets ("+05:30", "-0800", "+03") and Olson names (see time_zone.h).
 #include <cstdio>
 
 #include "engine/aggregation/internal.h"
+#include "engine/aggregation/time_zone.h"
 
 namespace mongostore::engine::aggregation_detail {
-
-namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 // Howard Hinnant's civil-date algorithms.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
@@ -24,12 +19,7 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-struct Civil {
-  int64_t year;
-  unsigned month, day;
-};
-
-Civil civil_from_days(int64_t z) {
+CivilDate civil_from_days(int64_t z) {
   z += 719468;
   const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
   const unsigned doe = static_cast<unsigned>(z - era * 146097);
@@ -39,7 +29,13 @@ Civil civil_from_days(int64_t z) {
   const unsigned mp = (5 * doy + 2) / 153;
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return Civil{y + (m <= 2), m, d};
+  return CivilDate{y + (m <= 2), m, d};
+}
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 }
 
 struct Parts {
@@ -54,7 +50,7 @@ Parts parts_of(int64_t millis) {
   Parts p;
   int64_t days = floor_div(millis, 86400000);
   int64_t rem = millis - days * 86400000;
-  Civil c = civil_from_days(days);
+  CivilDate c = civil_from_days(days);
   p.days = days;
   p.year = c.year;
   p.month = static_cast<int>(c.month);
@@ -74,36 +70,9 @@ int iso_dow(const Parts& p) {
 
 void iso_week(const Parts& p, int64_t* iso_year, int* week) {
   int64_t thursday = p.days - (iso_dow(p) - 1) + 3;
-  Civil c = civil_from_days(thursday);
+  CivilDate c = civil_from_days(thursday);
   *iso_year = c.year;
   *week = static_cast<int>((thursday - days_from_civil(c.year, 1, 1)) / 7 + 1);
-}
-
-// Minutes east of UTC.
-int parse_timezone(const Value& tz) {
-  if (tz.type() != BsonType::kString) {
-    fail(40517, "timezone must evaluate to a string, found " + type_name(tz));
-  }
-  std::string_view s = tz.as_string();
-  if (s == "UTC" || s == "GMT" || s == "Z" || s == "Etc/UTC" || s == "Etc/GMT") return 0;
-  if (s.size() >= 3 && (s[0] == '+' || s[0] == '-')) {
-    std::string digits;
-    for (size_t i = 1; i < s.size(); ++i) {
-      if (s[i] == ':' && i == 3) continue;
-      if (s[i] < '0' || s[i] > '9') digits = "x";
-      digits += s[i];
-    }
-    if (digits.size() == 2 || digits.size() == 4) {
-      bool ok = digits.find('x') == std::string::npos;
-      if (ok) {
-        int h = std::stoi(digits.substr(0, 2));
-        int m = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
-        int total = h * 60 + m;
-        return s[0] == '-' ? -total : total;
-      }
-    }
-  }
-  fail(40485, "unrecognized time zone identifier: \"" + std::string(s) + "\"");
 }
 
 // The instant of a date-like value, or nullopt for null/missing.
@@ -127,8 +96,9 @@ std::string pad(int64_t v, int width) {
   return buf;
 }
 
-std::string format_date(int64_t millis, std::string_view format, int offset_minutes) {
-  Parts p = parts_of(millis + int64_t{offset_minutes} * 60000);
+std::string format_date(int64_t millis, std::string_view format, int offset_seconds) {
+  Parts p = parts_of(millis + int64_t{offset_seconds} * 1000);
+  int offset_minutes = offset_seconds / 60;
   std::string out;
   for (size_t i = 0; i < format.size(); ++i) {
     char c = format[i];
@@ -216,15 +186,15 @@ class DateToStringNode : public ExprNode {
       }
       fmt = std::string(f.view().as_string());
     }
-    int offset = 0;
+    TimeZone zone;
     if (timezone) {
       OwnedValue tz = timezone->eval(ctx);
       if (nullish(tz.view())) return null_value();
-      offset = parse_timezone(tz.view());
+      zone = TimeZone::parse(tz.view());
     }
     std::optional<int64_t> ms = date_millis(d.view());
     if (!ms) return on_null ? on_null->eval(ctx) : null_value();
-    return make_value(format_date(*ms, fmt, offset));
+    return make_value(format_date(*ms, fmt, zone.offset_seconds_at(*ms)));
   }
 };
 
@@ -272,15 +242,15 @@ class DatePartNode : public ExprNode {
       : part_(part), date_(std::move(date)), tz_(std::move(tz)) {}
   OwnedValue eval(EvalContext& ctx) const override {
     OwnedValue d = date_->eval(ctx);
-    int offset = 0;
+    TimeZone zone;
     if (tz_) {
       OwnedValue tz = tz_->eval(ctx);
       if (nullish(tz.view())) return null_value();
-      offset = parse_timezone(tz.view());
+      zone = TimeZone::parse(tz.view());
     }
     std::optional<int64_t> ms = date_millis(d.view());
     if (!ms) return null_value();
-    Parts p = parts_of(*ms + int64_t{offset} * 60000);
+    Parts p = parts_of(*ms + int64_t{zone.offset_seconds_at(*ms)} * 1000);
     int64_t iy = 0;
     int wk = 0;
     switch (part_) {

@@ -140,6 +140,15 @@ void register_object(OperatorTable& t);
 void register_date(OperatorTable& t);
 void register_set(OperatorTable& t);
 
+/// Days since 1970-01-01 of a proleptic Gregorian date, and back (Howard Hinnant's
+/// algorithms).
+int64_t days_from_civil(int64_t year, unsigned month, unsigned day);
+struct CivilDate {
+  int64_t year;
+  unsigned month, day;
+};
+CivilDate civil_from_days(int64_t days);
+
 /// Dates: "2018-03-27T16:58:51.538Z" and back (accepts the same shape, 'Z' or +hh:mm
 /// offsets, optional milliseconds, or a bare date).
 std::string format_iso_date(int64_t millis);
