@@ -32,6 +32,20 @@ CivilDate civil_from_days(int64_t z) {
   return CivilDate{y + (m <= 2), m, d};
 }
 
+std::optional<int64_t> date_millis(const Value& v) {
+  switch (v.type()) {
+    case BsonType::kDateTime:
+      return v.as_datetime().millis;
+    case BsonType::kTimestamp:
+      return int64_t{v.as_timestamp().seconds} * 1000;
+    case BsonType::kObjectId:
+      return int64_t{v.as_object_id().timestamp()} * 1000;
+    default:
+      if (nullish(v)) return std::nullopt;
+      fail(16006, "can't convert from BSON type " + type_name(v) + " to Date");
+  }
+}
+
 namespace {
 
 int64_t floor_div(int64_t a, int64_t b) {
@@ -73,21 +87,6 @@ void iso_week(const Parts& p, int64_t* iso_year, int* week) {
   CivilDate c = civil_from_days(thursday);
   *iso_year = c.year;
   *week = static_cast<int>((thursday - days_from_civil(c.year, 1, 1)) / 7 + 1);
-}
-
-// The instant of a date-like value, or nullopt for null/missing.
-std::optional<int64_t> date_millis(const Value& v) {
-  switch (v.type()) {
-    case BsonType::kDateTime:
-      return v.as_datetime().millis;
-    case BsonType::kTimestamp:
-      return int64_t{v.as_timestamp().seconds} * 1000;
-    case BsonType::kObjectId:
-      return int64_t{v.as_object_id().timestamp()} * 1000;
-    default:
-      if (nullish(v)) return std::nullopt;
-      fail(16006, "can't convert from BSON type " + type_name(v) + " to Date");
-  }
 }
 
 std::string pad(int64_t v, int width) {
@@ -175,25 +174,31 @@ class DateToStringNode : public ExprNode {
  public:
   ExprPtr date, format, timezone, on_null;
   OwnedValue eval(EvalContext& ctx) const override {
+    // mongod's order: the format's type, then the time zone (an unknown one fails even for a
+    // null date), then a null date (onNull), then a null time zone or format (null).
     OwnedValue d = date->eval(ctx);
-    std::string fmt = "%Y-%m-%dT%H:%M:%S.%LZ";
+    OwnedValue f;
     if (format) {
-      OwnedValue f = format->eval(ctx);
-      if (nullish(f.view())) return null_value();
-      if (f.view().type() != BsonType::kString) {
+      f = format->eval(ctx);
+      if (!nullish(f.view()) && f.view().type() != BsonType::kString) {
         fail(18533, "$dateToString requires that 'format' be a string, found: " +
                         type_name(f.view()) + " with value " + render(f.view()));
       }
-      fmt = std::string(f.view().as_string());
     }
     TimeZone zone;
+    bool null_zone = false;
     if (timezone) {
       OwnedValue tz = timezone->eval(ctx);
-      if (nullish(tz.view())) return null_value();
-      zone = TimeZone::parse(tz.view());
+      null_zone = nullish(tz.view());
+      if (!null_zone) zone = TimeZone::parse(tz.view());
     }
     std::optional<int64_t> ms = date_millis(d.view());
     if (!ms) return on_null ? on_null->eval(ctx) : null_value();
+    if (null_zone || (format && nullish(f.view()))) return null_value();
+    // Without a format: ISO 8601, with a Z only when the zone is UTC itself.
+    std::string fmt = format          ? std::string(f.view().as_string())
+                      : zone.is_utc() ? "%Y-%m-%dT%H:%M:%S.%LZ"
+                                      : "%Y-%m-%dT%H:%M:%S.%L";
     return make_value(format_date(*ms, fmt, zone.offset_seconds_at(*ms)));
   }
 };

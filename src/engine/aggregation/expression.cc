@@ -198,6 +198,7 @@ const OperatorTable& operators() {
     register_object(t);
     register_date(t);
     register_set(t);
+    register_date_arithmetic(t);
     return t;
   }();
   return table;

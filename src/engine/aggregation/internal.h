@@ -139,6 +139,7 @@ void register_type(OperatorTable& t);
 void register_object(OperatorTable& t);
 void register_date(OperatorTable& t);
 void register_set(OperatorTable& t);
+void register_date_arithmetic(OperatorTable& t);
 
 /// Days since 1970-01-01 of a proleptic Gregorian date, and back (Howard Hinnant's
 /// algorithms).
@@ -148,6 +149,9 @@ struct CivilDate {
   unsigned month, day;
 };
 CivilDate civil_from_days(int64_t days);
+/// The instant (ms since the epoch) of a Date, Timestamp or ObjectId; nullopt for null,
+/// undefined or missing; 16006 for anything else.
+std::optional<int64_t> date_millis(const Value& v);
 
 /// Dates: "2018-03-27T16:58:51.538Z" and back (accepts the same shape, 'Z' or +hh:mm
 /// offsets, optional milliseconds, or a bare date).

@@ -358,4 +358,12 @@ int TimeZone::offset_seconds_at(int64_t millis) const {
   return z.offsets[z.types[index]];
 }
 
+int64_t TimeZone::utc_of_local(int64_t local_millis) const {
+  if (!rules_) return local_millis - int64_t{fixed_seconds_} * 1000;
+  int first = offset_seconds_at(local_millis - int64_t{offset_seconds_at(local_millis)} * 1000);
+  int64_t guess = local_millis - int64_t{first} * 1000;
+  int second = offset_seconds_at(guess);
+  return second == first ? guess : local_millis - int64_t{second} * 1000;
+}
+
 }  // namespace mongostore::engine::aggregation_detail

@@ -26,6 +26,17 @@ class TimeZone {
   /// Seconds east of UTC at the instant `millis` (milliseconds since the epoch, UTC).
   int offset_seconds_at(int64_t millis) const;
 
+  /// The instant whose local time here is `local_millis` (local time counted from the epoch
+  /// as if it were UTC). A local time skipped by a transition to daylight time maps past the
+  /// gap (02:30 on a spring-forward night becomes 03:30); a repeated one maps to its first
+  /// occurrence's offset found from the later side, as timelib does.
+  int64_t utc_of_local(int64_t local_millis) const;
+
+  /// UTC or a fixed offset: days have 24 hours.
+  bool fixed() const { return rules_ == nullptr; }
+  /// The zone is UTC itself ("UTC", "GMT", "+00:00"): $dateToString's default format ends in Z.
+  bool is_utc() const { return rules_ == nullptr && fixed_seconds_ == 0; }
+
  private:
   int fixed_seconds_ = 0;
   std::shared_ptr<const ZoneRules> rules_;  // null: the fixed offset
