@@ -87,6 +87,62 @@ TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
                             .to_json());
 }
 
+TEST(AggUnionWith, InputThenTheOtherCollectionThroughItsPipeline) {
+  FakeDb db = make_db();
+  AggregationContext ctx = db.context();
+  std::vector<std::string> filters;
+  auto read = ctx.read_collection;
+  ctx.read_collection = [&](std::string_view coll, bson::DocumentView filter) {
+    filters.push_back(bson::Document::copy_of(filter).to_json());
+    return read(coll, filter);
+  };
+  const char* input = R"([{"_id": "x"}, {"_id": "y"}])";
+  EXPECT_EQ(R(R"([{"$unionWith": "inventory"}, {"$project": {"_id": 1}}])", input, ctx),
+            canon_docs(docs_of(R"([{"_id": "x"}, {"_id": "y"}, {"_id": 1}, {"_id": 2}, {"_id": 3},
+                                   {"_id": 4}])")));
+  // The sub-pipeline's leading $match is the read's filter; the rest runs over what it read.
+  EXPECT_EQ(R(R"([{"$unionWith": {"coll": "inventory", "pipeline": [
+                   {"$match": {"sku": "a"}}, {"$group": {"_id": "$sku", "n": {"$sum": 1}}}]}}])",
+              input, ctx),
+            canon_docs(docs_of(R"([{"_id": "x"}, {"_id": "y"}, {"_id": "a", "n": 2}])")));
+  ASSERT_EQ(filters.size(), 2u);
+  EXPECT_EQ(filters[0], J("{}").to_json());
+  EXPECT_EQ(filters[1], J(R"({"sku": "a"})").to_json());
+  // Without a collection: the sub-pipeline's $documents.
+  EXPECT_EQ(R(R"([{"$unionWith": {"pipeline": [{"$documents": [{"_id": "d"}]}]}}])", input, ctx),
+            canon_docs(docs_of(R"([{"_id": "x"}, {"_id": "y"}, {"_id": "d"}])")));
+}
+
+TEST(AggUnionWith, TheOtherCollectionIsReadOnlyAfterTheInput) {
+  FakeDb db = make_db();
+  AggregationContext ctx = db.context();
+  int reads = 0;
+  auto read = ctx.read_collection;
+  ctx.read_collection = [&](std::string_view coll, bson::DocumentView filter) {
+    ++reads;
+    return read(coll, filter);
+  };
+  auto out = P(R"([{"$unionWith": "inventory"}])")
+                 .run(make_vector_source(docs_of(R"([{"_id": "x"}])")), ctx);
+  ASSERT_TRUE(out->next().has_value());
+  EXPECT_EQ(reads, 0);
+  size_t rest = drain(*out).size();
+  EXPECT_EQ(rest, 4u);
+  EXPECT_EQ(reads, 1);
+}
+
+TEST(AggUnionWith, Errors) {
+  std::string msg;
+  EXPECT_EQ(RE(R"([{"$unionWith": 5}])"), 9);
+  EXPECT_EQ(RE(R"([{"$unionWith": {"coll": "c", "bogus": 1}}])", "[]", &msg), 40415);
+  EXPECT_EQ(msg, "BSON field '$unionWith.bogus' is an unknown field.");
+  EXPECT_EQ(RE(R"([{"$unionWith": {"coll": 1}}])"), 14);
+  EXPECT_EQ(RE(R"([{"$unionWith": {"coll": "c", "pipeline": {}}}])"), 14);
+  EXPECT_EQ(RE(R"([{"$unionWith": {"pipeline": [{"$match": {}}]}}])"), 9);
+  EXPECT_EQ(RE(R"([{"$unionWith": {"coll": "c", "pipeline": [{"$out": "z"}]}}])"), 31441);
+  EXPECT_EQ(RE(R"([{"$unionWith": {"coll": "c", "pipeline": [{"$bogus": 1}]}}])"), 40324);
+}
+
 TEST(AggLookup, Errors) {
   EXPECT_EQ(RE(R"([{"$lookup": {"from": "x", "localField": "a", "foreignField": "b"}}])"), 9);
   EXPECT_EQ(RE(R"([{"$lookup": {"localField": "a", "foreignField": "b", "as": "c"}}])"), 9);

@@ -273,7 +273,29 @@ class FunctionSource : public DocumentSource {
   std::function<std::optional<Document>()> fn_;
 };
 
+/// A sub-pipeline over another collection ($lookup, $unionWith): see foreign_pipeline.cc.
+struct ForeignPipeline {
+  std::optional<Document> leading_match;  // pushed into the read
+  bool leading_match_has_expr = false;    // it reads variables: bound per read
+  Pipeline rest;                          // what runs after the read
+
+  static ForeignPipeline split(Pipeline pipeline);
+  /// The read's filter: the leading $match with `variables` bound into its $expr.
+  std::optional<Document> read_filter(const Variables& variables) const;
+  /// The rest of the sub-pipeline over `read`, pulled lazily ($unionWith streams it).
+  std::unique_ptr<DocumentSource> stream(std::unique_ptr<DocumentSource> read,
+                                         const RunContext& ctx, const Variables& variables) const;
+  /// stream(), drained ($lookup collects it into its `as` array).
+  std::vector<Document> run(std::unique_ptr<DocumentSource> read, const RunContext& ctx,
+                            const Variables& variables) const;
+};
+/// Reads `collection` with `filter` through the run's context, under the run's $$NOW;
+/// `stage` names the stage when the context offers no collection access.
+std::unique_ptr<DocumentSource> read_foreign(const RunContext& ctx, std::string_view stage,
+                                             std::string_view collection, DocumentView filter);
+
 StagePtr parse_match(const Value& spec);
+StagePtr parse_union_with(const Value& spec);
 StagePtr parse_limit(const Value& spec);
 StagePtr parse_skip(const Value& spec);
 StagePtr parse_sort(const Value& spec);

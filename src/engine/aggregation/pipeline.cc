@@ -46,6 +46,7 @@ StagePtr parse_stage(const bson::Document& stage) {
   if (n == "$sortByCount") return parse_sort_by_count(v);
   if (n == "$bucket") return parse_bucket(v);
   if (n == "$lookup") return parse_lookup(v);
+  if (n == "$unionWith") return parse_union_with(v);
   if (n == "$facet") return parse_facet(v);
   if (n == "$sample") return parse_sample(v);
   if (n == "$documents") return parse_documents(v);

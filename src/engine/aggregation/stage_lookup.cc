@@ -13,17 +13,12 @@ class LookupStage : public Stage {
   std::string local_field;  // empty: no equality part
   std::string foreign_field;
   std::vector<std::pair<std::string, ExprPtr>> let;
-  std::optional<Pipeline> pipeline;       // without the leading $match, which the read does
-  std::optional<Document> leading_match;  // the pipeline's, pushed into the read
-  bool leading_match_has_expr = false;    // it reads `let` variables: bound per document
+  std::optional<ForeignPipeline> pipeline;
 
   std::string_view name() const override { return "$lookup"; }
 
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
-    if (!ctx->context->read_collection) {
-      fail(1, "$lookup needs collection access, which this aggregation context does not offer");
-    }
     std::shared_ptr<DocumentSource> in(std::move(input));
     auto self = std::static_pointer_cast<const LookupStage>(shared_from_this_copy());
     return std::make_unique<FunctionSource>([self, in, ctx]() -> std::optional<Document> {
@@ -83,14 +78,11 @@ class LookupStage : public Stage {
       for (const auto& [name, e] : let) vars.emplace_back(name, e->eval(ec));
       ctx.variables.resize(before);
     }
-    // A sub-pipeline's leading $match is the read's filter (joined to the equality part), so
-    // the foreign collection's indexes serve it instead of every document of the collection
-    // being read and filtered here, per input document. Its $expr gets this document's `let`
-    // values bound in: {$expr: {$eq: ["$_id", "$$local"]}} is then a point read, as the
-    // planner reads an $eq of a path and a bound variable as an index point.
-    if (leading_match) {
-      Document match =
-          leading_match_has_expr ? bind_variables_to_filter(*leading_match, vars) : *leading_match;
+    // The sub-pipeline's leading $match (this document's `let` values bound) joins the
+    // equality part in the read's filter.
+    std::optional<Document> leading = pipeline ? pipeline->read_filter(vars) : std::nullopt;
+    if (leading) {
+      const Document& match = *leading;
       bool clash = false;
       for (const bson::Element& e : match.view()) {
         if (!local_field.empty() && e.key == foreign_field) clash = true;
@@ -105,18 +97,9 @@ class LookupStage : public Stage {
       }
     }
     Document f = filter.finish();
-    std::unique_ptr<DocumentSource> foreign;
-    {
-      NowScope now(run_now(ctx));  // the read's $expr sees the pipeline's $$NOW
-      foreign = ctx.context->read_collection(from, f);
-    }
-    std::vector<Document> matched;
-    if (pipeline && pipeline->size() > 0) {  // the read did a lone $match already
-      auto out = pipeline->run(std::move(foreign), *ctx.context, vars);
-      matched = drain(*out);
-    } else {
-      matched = drain(*foreign);
-    }
+    std::unique_ptr<DocumentSource> foreign = read_foreign(ctx, "$lookup", from, f);
+    std::vector<Document> matched =
+        pipeline ? pipeline->run(std::move(foreign), ctx, vars) : drain(*foreign);
     bson::DocumentBuilder arr;
     arr.open_array("");
     size_t bytes = 0;
@@ -203,12 +186,7 @@ StagePtr parse_lookup(const Value& spec) {
     if (p.writes_output()) {
       fail(51047, "$out/$merge is not allowed to be used within a $lookup stage");
     }
-    stage->leading_match = p.leading_match();
-    if (stage->leading_match) {
-      stage->leading_match_has_expr = filter_has_expr(stage->leading_match->view());
-      p = p.without_prefix(1);
-    }
-    stage->pipeline = std::move(p);
+    stage->pipeline = ForeignPipeline::split(std::move(p));
   }
   return stage;
 }
