@@ -79,6 +79,26 @@ TEST(AggGroup, SumIsExactForIntegersAndCompensatedForDoubles) {
             canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDecimal": "2.350000000000000"}}])")));
 }
 
+TEST(AggGroup, StandardDeviations) {
+  EXPECT_EQ(R(R"([{"$group": {"_id": "$g", "pop": {"$stdDevPop": "$v"},
+                               "samp": {"$stdDevSamp": "$v"}}}, {"$sort": {"_id": 1}}])",
+              R"([{"g": 1, "v": 1}, {"g": 1, "v": 2}, {"g": 1, "v": 3}, {"g": 1, "v": "x"},
+                  {"g": 2, "v": 5}, {"g": 3, "v": null}])"),
+            canon_docs(docs_of(R"([{"_id": 1, "pop": 0.816496580927726, "samp": 1.0},
+                                   {"_id": 2, "pop": 0.0, "samp": null},
+                                   {"_id": 3, "pop": null, "samp": null}])")));
+  // As expressions, over an array or a list, with mongod's emptiness rules.
+  EXPECT_EQ(E(R"({"$stdDevPop": [1, 3]})"), V("1.0"));
+  EXPECT_EQ(E(R"({"$stdDevPop": [[1, 3]]})"), V("1.0"));
+  EXPECT_EQ(E(R"({"$stdDevSamp": [1, 2, 3, null]})"), V("1.0"));
+  EXPECT_EQ(E(R"({"$stdDevPop": [1, 3, {"$numberDouble": "NaN"}]})"),
+            V(R"({"$numberDouble": "NaN"})"));
+  EXPECT_EQ(E(R"({"$stdDevPop": []})"), V("null"));
+  EXPECT_EQ(E(R"({"$stdDevSamp": [5]})"), V("null"));
+  EXPECT_EQ(E(R"({"$avg": []})"), V("null"));
+  EXPECT_EQ(E(R"({"$sum": []})"), V("0"));
+}
+
 TEST(AggGroup, Errors) {
   std::string msg;
   EXPECT_EQ(RE(R"([{"$group": {"n": {"$sum": 1}}}])", "[]", &msg), 15955);

@@ -149,6 +149,28 @@ TEST(AggSpill, GroupEveryAccumulatorMatchesInMemory) {
   EXPECT_EQ(testing::entry_count(spill.dir.path()), 0u);
 }
 
+// Spilled standard deviations combine partial (count, mean, M2) states: equal to the
+// in-memory answer up to rounding.
+TEST(AggSpill, GroupStandardDeviationsMatchInMemory) {
+  const auto docs = make_docs();
+  const char* p = R"([{"$group": {"_id": "$g", "pop": {"$stdDevPop": "$sq"},
+      "samp": {"$stdDevSamp": "$v"}}}])";
+  Spill spill;
+  auto expected = run(p, docs, spill.context(kHugeLimit));
+  auto got = run(p, docs, spill.context());
+  EXPECT_GE(spill.stats.runs, 2);
+  ASSERT_EQ(got.size(), expected.size());
+  std::map<int32_t, std::pair<double, double>> want;
+  for (const auto& d : expected) {
+    want[d.get("_id").as_int32()] = {d.get("pop").as_double(), d.get("samp").as_double()};
+  }
+  for (const auto& d : got) {
+    auto [pop, samp] = want.at(d.get("_id").as_int32());
+    EXPECT_NEAR(d.get("pop").as_double(), pop, 1e-9 * (1 + pop));
+    EXPECT_NEAR(d.get("samp").as_double(), samp, 1e-9 * (1 + samp));
+  }
+}
+
 TEST(AggSpill, GroupSumKeepsNumericTypes) {
   // Each group holds only int32, only int64 or a mix with a double; the sum's type must be
   // the same spilled or not, as must an int32 sum that overflows to int64.

@@ -16,8 +16,9 @@
 // $floor $round $trunc $sqrt $pow $exp $ln $log $log10 $rand); comparison ($cmp $eq $ne $gt
 // $gte $lt $lte); boolean ($and $or $not); conditional ($cond $ifNull $switch); array ($in
 // $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first $last $indexOfArray
-// $isArray $range $reverseArray, and $sum $avg $min $max over arrays); set ($setUnion
-// $setIntersection $setDifference $setEquals $setIsSubset $allElementsTrue $anyElementTrue);
+// $isArray $range $reverseArray, and $sum $avg $min $max $stdDevPop $stdDevSamp over
+// arrays); set ($setUnion $setIntersection $setDifference $setEquals $setIsSubset
+// $allElementsTrue $anyElementTrue);
 // string ($concat $substrCP $substrBytes $substr $toLower $toUpper $split $strLenCP
 // $strcasecmp $trim $ltrim $rtrim $regexMatch $regexFind $regexFindAll $replaceOne
 // $replaceAll $indexOfCP);

@@ -1,5 +1,5 @@
 // $group accumulators: $sum $avg $min $max $first $last $push $addToSet $count
-// $mergeObjects.
+// $mergeObjects $stdDevPop $stdDevSamp.
 #include <cmath>
 #include <set>
 
@@ -323,8 +323,50 @@ class MergeObjectsAcc : public Accumulator {
   std::vector<std::pair<std::string, OwnedValue>> fields_;
 };
 
-const char* kAccumulators[] = {"$sum",  "$avg",  "$min",      "$max",   "$first",
-                               "$last", "$push", "$addToSet", "$count", "$mergeObjects"};
+// $stdDevPop / $stdDevSamp over the numbers seen (anything else is ignored), by Welford's
+// running mean and sum of squared deviations; spilled partials combine by Chan's formula.
+class StdDevAcc : public Accumulator {
+ public:
+  explicit StdDevAcc(bool sample) : sample_(sample) {}
+  void add(const Value& v) override {
+    if (!v.is_number()) return;
+    combine(1, v.number_as_double(), 0);
+  }
+  OwnedValue result() const override {
+    int64_t needed = sample_ ? 2 : 1;
+    if (count_ < needed) return null_value();
+    return make_value(std::sqrt(m2_ / static_cast<double>(sample_ ? count_ - 1 : count_)));
+  }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override {
+    bson::DocumentBuilder b;
+    b.open_array("").push(count_).push(mean_).push(m2_).close();
+    Document d = b.finish();
+    return OwnedValue(d.get(""));
+  }
+  void merge(const Value& p) override {
+    std::vector<Value> parts = array_elements(p);
+    combine(parts[0].as_int64(), parts[1].as_double(), parts[2].as_double());
+  }
+
+ private:
+  void combine(int64_t count, double mean, double m2) {
+    int64_t total = count_ + count;
+    double delta = mean - mean_;
+    mean_ += delta * static_cast<double>(count) / static_cast<double>(total);
+    m2_ += m2 + delta * delta * static_cast<double>(count_) * static_cast<double>(count) /
+                    static_cast<double>(total);
+    count_ = total;
+  }
+  bool sample_;
+  int64_t count_ = 0;
+  double mean_ = 0;
+  double m2_ = 0;
+};
+
+const char* kAccumulators[] = {"$sum",   "$avg",          "$min",       "$max",
+                               "$first", "$last",         "$push",      "$addToSet",
+                               "$count", "$mergeObjects", "$stdDevPop", "$stdDevSamp"};
 
 }  // namespace
 
@@ -389,6 +431,8 @@ std::unique_ptr<Accumulator> make_accumulator(const std::string& op) {
   if (op == "$push") return std::make_unique<PushAcc>();
   if (op == "$addToSet") return std::make_unique<AddToSetAcc>();
   if (op == "$mergeObjects") return std::make_unique<MergeObjectsAcc>();
+  if (op == "$stdDevPop") return std::make_unique<StdDevAcc>(false);
+  if (op == "$stdDevSamp") return std::make_unique<StdDevAcc>(true);
   fail(15952, "unknown group operator '" + op + "'");
 }
 

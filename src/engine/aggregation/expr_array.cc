@@ -395,7 +395,9 @@ EagerFn accumulate(std::string op) {
 }  // namespace
 
 void register_array(OperatorTable& t) {
-  for (const char* op : {"$sum", "$avg", "$min", "$max"}) add_eager(t, op, 1, -1, accumulate(op));
+  for (const char* op : {"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"}) {
+    add_eager(t, op, 0, -1, accumulate(op));  // {$avg: []} is null, as mongod's
+  }
   t["$in"] = [](std::string_view op, const Value& args) -> ExprPtr {
     std::vector<ExprPtr> parsed = parse_args(args);
     check_arity(op, parsed.size(), 2, 2);
