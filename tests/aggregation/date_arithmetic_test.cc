@@ -161,6 +161,48 @@ TEST(AggDateTrunc, BinsFromTheReferencePoint) {
   EXPECT_EQ(EE(R"({"$dateTrunc": {"date": 1}})"), 5439010);
 }
 
+TEST(AggDateParts, ToPartsAndBack) {
+  const char* date = R"({"$date": "2017-01-01T01:29:09.123Z"})";
+  auto to_parts = [&](const char* extra) {
+    return E(std::string(R"({"$dateToParts": {"date": )") + date + extra + "}}");
+  };
+  EXPECT_EQ(to_parts(""), V(R"({"year": 2017, "month": 1, "day": 1, "hour": 1, "minute": 29,
+                                "second": 9, "millisecond": 123})"));
+  EXPECT_EQ(to_parts(R"(, "timezone": "America/New_York")"),
+            V(R"({"year": 2016, "month": 12, "day": 31, "hour": 20, "minute": 29, "second": 9,
+                  "millisecond": 123})"));
+  EXPECT_EQ(to_parts(R"(, "iso8601": true)"),
+            V(R"({"isoWeekYear": 2016, "isoWeek": 52, "isoDayOfWeek": 7, "hour": 1,
+                  "minute": 29, "second": 9, "millisecond": 123})"));
+  EXPECT_EQ(E(R"({"$dateToParts": {"date": null}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$dateToParts": {"date": {"$date": "2017-01-01T00:00:00Z"}, "iso8601": 1}})"),
+            40521);
+  EXPECT_EQ(EE(R"({"$dateToParts": {"timezone": "UTC"}})"), 40522);
+
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "month": 2, "day": 8, "hour": 12}})"),
+            D("2017-02-08T12:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"isoWeekYear": 2017, "isoWeek": 6, "isoDayOfWeek": 3,
+                                     "hour": 12}})"),
+            D("2017-02-08T12:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"isoWeekYear": 2021}})"), D("2021-01-04T00:00:00Z"));
+  // Out-of-range components carry.
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "month": 14, "day": 1}})"),
+            D("2018-02-01T00:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "month": 0, "day": 0}})"),
+            D("2016-11-30T00:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "hour": -1}})"), D("2016-12-31T23:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "month": 2, "day": 8, "hour": 12,
+                                     "timezone": "America/New_York"}})"),
+            D("2017-02-08T17:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromParts": {"year": 2017, "month": null}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 2017, "isoWeek": 6}})"), 40489);
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"month": 1}})"), 40516);
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 10000}})"), 40523);
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 2017, "month": 40000}})"), 31034);
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 2017, "month": 1.5}})"), 40515);
+  EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 2017, "bogus": 1}})"), 40518);
+}
+
 TEST(AggDateToString, DefaultFormatHasAZOnlyInUtc) {
   EXPECT_EQ(E(R"({"$dateToString": {"date": {"$date": "2020-03-04T05:06:07.089Z"},
                                     "timezone": "+05:30"}})"),

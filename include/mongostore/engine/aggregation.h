@@ -26,7 +26,7 @@
 // $toDate $toObjectId); object ($mergeObjects $getField $setField $unsetField
 // $objectToArray $arrayToObject); date ($dateToString $year $month $dayOfMonth $hour $minute
 // $second $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek
-// $dateAdd $dateSubtract $dateDiff $dateTrunc, with
+// $dateAdd $dateSubtract $dateDiff $dateTrunc $dateToParts $dateFromParts, with
 // UTC, fixed-offset or Olson time zones). Errors carry mongod's codes and messages.
 //
 // Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample) count the bytes

@@ -2,6 +2,7 @@
 // %z %Z %%) and the part extractors $year $month $dayOfMonth $hour $minute $second
 // $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek. Time zones:
 // "UTC"/"GMT", fixed offsets ("+05:30", "-0800", "+03") and Olson names (see time_zone.h).
+#include <cmath>
 #include <cstdio>
 
 #include "engine/aggregation/internal.h"
@@ -317,6 +318,156 @@ OperatorParser date_part(Part part) {
   };
 }
 
+// ---- $dateToParts / $dateFromParts ---------------------------------------------------------
+
+class DateToPartsNode : public ExprNode {
+ public:
+  ExprPtr date, timezone, iso8601;
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue d = date->eval(ctx);
+    TimeZone zone;
+    if (timezone) {
+      OwnedValue tz = timezone->eval(ctx);
+      if (nullish(tz.view())) return null_value();
+      zone = TimeZone::parse(tz.view());
+    }
+    bool iso = false;
+    if (iso8601) {
+      OwnedValue i = iso8601->eval(ctx);
+      if (nullish(i.view())) return null_value();
+      if (i.view().type() != BsonType::kBool) {
+        fail(40521, "iso8601 must evaluate to a bool, found " + type_name(i.view()));
+      }
+      iso = i.view().as_bool();
+    }
+    std::optional<int64_t> ms = date_millis(d.view());
+    if (!ms) return null_value();
+    Parts p = parts_of(*ms + int64_t{zone.offset_seconds_at(*ms)} * 1000);
+    bson::DocumentBuilder b;
+    if (iso) {
+      int64_t iso_year = 0;
+      int week = 0;
+      iso_week(p, &iso_year, &week);
+      b.append("isoWeekYear", static_cast<int32_t>(iso_year));
+      b.append("isoWeek", week);
+      b.append("isoDayOfWeek", iso_dow(p));
+    } else {
+      b.append("year", static_cast<int32_t>(p.year));
+      b.append("month", p.month);
+      b.append("day", p.day);
+    }
+    b.append("hour", p.hour).append("minute", p.minute).append("second", p.second);
+    b.append("millisecond", p.millis);
+    Document parts = b.finish();
+    return make_document_value(parts.view());
+  }
+};
+
+ExprPtr parse_date_to_parts(std::string_view, const Value& args) {
+  if (!args.is_document()) fail(40524, "$dateToParts only supports an object as its argument");
+  auto node = std::make_shared<DateToPartsNode>();
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "date") {
+      node->date = parse_expression(e.value);
+    } else if (e.key == "timezone") {
+      node->timezone = parse_expression(e.value);
+    } else if (e.key == "iso8601") {
+      node->iso8601 = parse_expression(e.value);
+    } else {
+      fail(40520, "Unrecognized argument to $dateToParts: " + std::string(e.key));
+    }
+  }
+  if (!node->date) fail(40522, "Missing 'date' parameter to $dateToParts");
+  return node;
+}
+
+// Components are integers; out-of-range values carry into the next larger unit (month 14 is
+// February of the next year), as mongod's.
+class DateFromPartsNode : public ExprNode {
+ public:
+  std::map<std::string, ExprPtr, std::less<>> parts;
+  bool iso = false;
+  ExprPtr timezone;
+
+  OwnedValue eval(EvalContext& ctx) const override {
+    std::map<std::string, int64_t, std::less<>> v;
+    for (const auto& [name, expr] : parts) {
+      OwnedValue value = expr->eval(ctx);
+      if (nullish(value.view())) return null_value();
+      Value x = value.view();
+      double d = x.is_number() ? x.number_as_double() : 0;
+      if (!x.is_number() || d != std::trunc(d)) {
+        fail(40515, "'" + name + "' must evaluate to an integer, found " + type_name(x) +
+                        " with value " + render(x));
+      }
+      bool year = name == "year" || name == "isoWeekYear";
+      if (year && (d < 1 || d > 9999)) {
+        fail(40523, "'" + name + "' must evaluate to an integer in the range 1 to 9999, found " +
+                        render(x));
+      }
+      if (!year && (d < -32768 || d > 32767)) {
+        fail(31034, "'" + name + "' must evaluate to a value in the range [-32768, 32767]; value " +
+                        render(x) + " is not in range");
+      }
+      v[name] = static_cast<int64_t>(d);
+    }
+    TimeZone zone;
+    if (timezone) {
+      OwnedValue tz = timezone->eval(ctx);
+      if (nullish(tz.view())) return null_value();
+      zone = TimeZone::parse(tz.view());
+    }
+    auto get = [&](const char* name, int64_t fallback) {
+      auto it = v.find(name);
+      return it == v.end() ? fallback : it->second;
+    };
+    int64_t days = 0;
+    if (iso) {
+      // Week 1 is the week of January 4th; weeks start on Monday.
+      int64_t jan4 = days_from_civil(get("isoWeekYear", 1970), 1, 4);
+      int64_t since_monday = ((jan4 + 3) % 7 + 7) % 7;  // 1970-01-01 was a Thursday
+      days = jan4 - since_monday + (get("isoWeek", 1) - 1) * 7 + (get("isoDayOfWeek", 1) - 1);
+    } else {
+      int64_t months = get("month", 1) - 1;
+      int64_t year = get("year", 1970) + floor_div(months, 12);
+      int64_t month = months - floor_div(months, 12) * 12 + 1;
+      days = days_from_civil(year, static_cast<unsigned>(month), 1) + get("day", 1) - 1;
+    }
+    int64_t local = days * 86'400'000 + get("hour", 0) * 3'600'000 + get("minute", 0) * 60'000 +
+                    get("second", 0) * 1000 + get("millisecond", 0);
+    return make_value(bson::DateTime{zone.utc_of_local(local)});
+  }
+};
+
+ExprPtr parse_date_from_parts(std::string_view, const Value& args) {
+  if (!args.is_document()) fail(40519, "$dateFromParts only supports an object as its argument");
+  auto node = std::make_shared<DateFromPartsNode>();
+  bool natural = false;
+  for (const bson::Element& e : args.as_document()) {
+    std::string_view k = e.key;
+    if (k == "timezone") {
+      node->timezone = parse_expression(e.value);
+      continue;
+    }
+    bool is_natural = k == "year" || k == "month" || k == "day";
+    bool is_iso = k == "isoWeekYear" || k == "isoWeek" || k == "isoDayOfWeek";
+    if (!is_natural && !is_iso && k != "hour" && k != "minute" && k != "second" &&
+        k != "millisecond") {
+      fail(40518, "Unrecognized argument to $dateFromParts: " + std::string(k));
+    }
+    natural = natural || is_natural;
+    node->iso = node->iso || is_iso;
+    node->parts[std::string(k)] = parse_expression(e.value);
+  }
+  if (natural && node->iso) {
+    fail(40489, "$dateFromParts does not allow mixing natural dates with ISO dates");
+  }
+  if (!node->parts.count("year") && !node->parts.count("isoWeekYear")) {
+    fail(40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present");
+  }
+  return node;
+}
+
 }  // namespace
 
 std::string format_iso_date(int64_t millis) {
@@ -404,6 +555,8 @@ bool parse_iso_date(std::string_view s, int64_t* millis) {
 }
 
 void register_date(OperatorTable& t) {
+  t["$dateToParts"] = parse_date_to_parts;
+  t["$dateFromParts"] = parse_date_from_parts;
   t["$dateToString"] = parse_date_to_string;
   t["$year"] = date_part(Part::kYear);
   t["$month"] = date_part(Part::kMonth);
