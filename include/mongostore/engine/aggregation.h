@@ -9,7 +9,8 @@
 //
 // Stages: $match (including a top-level $expr) $project $addFields/$set $unset
 // $replaceRoot/$replaceWith $sort $limit $skip $unwind $group $count $sortByCount $lookup
-// (equality and pipeline/let forms) $unionWith $facet $bucket $sample $documents $out $merge.
+// (equality and pipeline/let forms) $unionWith $setWindowFields $facet $bucket $sample
+// $documents $out $merge.
 //
 // Expressions: field paths (through arrays as MongoDB), $$ROOT $$CURRENT $$REMOVE $$NOW and
 // let variables; $literal $let; arithmetic ($add $subtract $multiply $divide $mod $abs $ceil

@@ -296,6 +296,7 @@ std::unique_ptr<DocumentSource> read_foreign(const RunContext& ctx, std::string_
 
 StagePtr parse_match(const Value& spec);
 StagePtr parse_union_with(const Value& spec);
+StagePtr parse_set_window_fields(const Value& spec);
 StagePtr parse_limit(const Value& spec);
 StagePtr parse_skip(const Value& spec);
 StagePtr parse_sort(const Value& spec);

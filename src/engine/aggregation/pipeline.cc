@@ -47,6 +47,7 @@ StagePtr parse_stage(const bson::Document& stage) {
   if (n == "$bucket") return parse_bucket(v);
   if (n == "$lookup") return parse_lookup(v);
   if (n == "$unionWith") return parse_union_with(v);
+  if (n == "$setWindowFields") return parse_set_window_fields(v);
   if (n == "$facet") return parse_facet(v);
   if (n == "$sample") return parse_sample(v);
   if (n == "$documents") return parse_documents(v);
