@@ -75,8 +75,9 @@ TEST(AggGroup, SumIsExactForIntegersAndCompensatedForDoubles) {
   EXPECT_EQ(R(sum, R"([{"v": {"$numberDouble": "Infinity"}},
                       {"v": {"$numberDouble": "-Infinity"}}])"),
             canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDouble": "NaN"}}])")));
-  EXPECT_EQ(R(sum, R"([{"v": {"$numberDecimal": "0.1"}}, {"v": 2}, {"v": 0.25}])"),
-            canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDecimal": "2.350000000000000"}}])")));
+  EXPECT_EQ(
+      R(sum, R"([{"v": {"$numberDecimal": "0.1"}}, {"v": 2}, {"v": 0.25}])"),
+      canon_docs(docs_of(R"([{"_id": null, "s": {"$numberDecimal": "2.350000000000000"}}])")));
 }
 
 TEST(AggGroup, StandardDeviations) {
@@ -97,6 +98,69 @@ TEST(AggGroup, StandardDeviations) {
   EXPECT_EQ(E(R"({"$stdDevSamp": [5]})"), V("null"));
   EXPECT_EQ(E(R"({"$avg": []})"), V("null"));
   EXPECT_EQ(E(R"({"$sum": []})"), V("0"));
+}
+
+// The n-accumulators, with the game-scores example of MongoDB's documentation.
+const char* kScores = R"([
+  {"playerId": "PlayerA", "gameId": "G1", "score": 31},
+  {"playerId": "PlayerB", "gameId": "G1", "score": 33},
+  {"playerId": "PlayerC", "gameId": "G1", "score": 99},
+  {"playerId": "PlayerD", "gameId": "G1", "score": 1},
+  {"playerId": "PlayerA", "gameId": "G2", "score": 10},
+  {"playerId": "PlayerB", "gameId": "G2", "score": 14},
+  {"playerId": "PlayerC", "gameId": "G2", "score": 66},
+  {"playerId": "PlayerD", "gameId": "G2", "score": 80}])";
+
+TEST(AggGroup, TopAndBottomN) {
+  EXPECT_EQ(R(R"([{"$group": {"_id": "$gameId",
+                   "top": {"$topN": {"output": ["$playerId", "$score"], "sortBy": {"score": -1},
+                                     "n": 3}},
+                   "bottom": {"$bottomN": {"output": ["$playerId", "$score"],
+                                           "sortBy": {"score": -1}, "n": 3}},
+                   "best": {"$top": {"output": "$playerId", "sortBy": {"score": -1}}},
+                   "worst": {"$bottom": {"output": "$playerId", "sortBy": {"score": -1}}}}},
+                  {"$sort": {"_id": 1}}])",
+              kScores),
+            canon_docs(docs_of(R"([
+              {"_id": "G1", "top": [["PlayerC", 99], ["PlayerB", 33], ["PlayerA", 31]],
+               "bottom": [["PlayerB", 33], ["PlayerA", 31], ["PlayerD", 1]],
+               "best": "PlayerC", "worst": "PlayerD"},
+              {"_id": "G2", "top": [["PlayerD", 80], ["PlayerC", 66], ["PlayerB", 14]],
+               "bottom": [["PlayerC", 66], ["PlayerB", 14], ["PlayerA", 10]],
+               "best": "PlayerD", "worst": "PlayerA"}])")));
+}
+
+TEST(AggGroup, FirstLastMaxMinN) {
+  EXPECT_EQ(R(R"([{"$group": {"_id": "$gameId",
+                   "first": {"$firstN": {"input": "$score", "n": 3}},
+                   "last": {"$lastN": {"input": "$score", "n": 3}},
+                   "max": {"$maxN": {"input": "$score", "n": 2}},
+                   "min": {"$minN": {"input": "$score", "n": 10}}}},
+                  {"$sort": {"_id": 1}}])",
+              kScores),
+            canon_docs(docs_of(R"([
+              {"_id": "G1", "first": [31, 33, 99], "last": [33, 99, 1], "max": [99, 33],
+               "min": [1, 31, 33, 99]},
+              {"_id": "G2", "first": [10, 14, 66], "last": [14, 66, 80], "max": [80, 66],
+               "min": [10, 14, 66, 80]}])")));
+  // $firstN keeps nulls (a missing value becomes null); $maxN/$minN skip them.
+  EXPECT_EQ(R(R"([{"$group": {"_id": null, "f": {"$firstN": {"input": "$v", "n": 2}},
+                               "m": {"$maxN": {"input": "$v", "n": 2}}}}])",
+              R"([{"x": 1}, {"v": null}, {"v": 5}])"),
+            canon_docs(docs_of(R"([{"_id": null, "f": [null, null], "m": [5]}])")));
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$firstN": {"input": "$v", "n": 0}}}}])"), 5787908);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$firstN": {"input": "$v", "n": 1.5}}}}])"),
+            5787903);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$firstN": {"input": "$v", "n": "x"}}}}])"),
+            5787902);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$firstN": {"input": "$v"}}}}])"), 5787906);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$maxN": {"n": 1}}}}])"), 5787907);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$maxN": 5}}}])"), 5787900);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$topN": {"output": 1, "n": 1}}}}])"), 5788005);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$top": {"output": 1, "sortBy": {"a": 1},
+                                                       "n": 1}}}}])"),
+            5788002);
+  EXPECT_EQ(RE(R"([{"$group": {"_id": 1, "f": {"$firstN": {"input": "$v", "n": "$k"}}}}])"), 238);
 }
 
 TEST(AggGroup, Errors) {

@@ -171,6 +171,20 @@ TEST(AggSpill, GroupStandardDeviationsMatchInMemory) {
   }
 }
 
+TEST(AggSpill, GroupNAccumulatorsMatchInMemory) {
+  const auto docs = make_docs();
+  const char* p = R"([{"$group": {"_id": "$g",
+      "first": {"$firstN": {"input": "$_id", "n": 3}}, "last": {"$lastN": {"input": "$_id", "n": 3}},
+      "max": {"$maxN": {"input": "$v", "n": 2}}, "min": {"$minN": {"input": "$sq", "n": 2}},
+      "top": {"$topN": {"output": "$_id", "sortBy": {"sq": -1, "_id": 1}, "n": 2}},
+      "bottom": {"$bottom": {"output": "$_id", "sortBy": {"sq": -1, "_id": 1}}}}}])";
+  Spill spill;
+  auto expected = run(p, docs, spill.context(kHugeLimit));
+  auto got = run(p, docs, spill.context());
+  EXPECT_GE(spill.stats.runs, 2);
+  EXPECT_EQ(keyed_by_id(got), keyed_by_id(expected));
+}
+
 TEST(AggSpill, GroupSumKeepsNumericTypes) {
   // Each group holds only int32, only int64 or a mix with a double; the sum's type must be
   // the same spilled or not, as must an int32 sum that overflows to int64.

@@ -11,6 +11,8 @@
 // $replaceRoot/$replaceWith $sort $limit $skip $unwind $group $count $sortByCount $lookup
 // (equality and pipeline/let forms) $unionWith $setWindowFields $facet $bucket $sample
 // $documents $out $merge.
+// $group accumulators: $sum $avg $min $max $first $last $push $addToSet $count $mergeObjects
+// $stdDevPop $stdDevSamp $firstN $lastN $maxN $minN $top $bottom $topN $bottomN.
 //
 // Expressions: field paths (through arrays as MongoDB), $$ROOT $$CURRENT $$REMOVE $$NOW and
 // let variables; $literal $let; arithmetic ($add $subtract $multiply $divide $mod $abs $ceil

@@ -1,5 +1,5 @@
 // $group accumulators: $sum $avg $min $max $first $last $push $addToSet $count
-// $mergeObjects $stdDevPop $stdDevSamp.
+// $mergeObjects $stdDevPop $stdDevSamp (the n-accumulators are in accumulators_n.cc).
 #include <cmath>
 #include <set>
 
@@ -393,12 +393,16 @@ AccumulatorSpec parse_accumulator(std::string_view field, const Value& spec) {
     fail(40238, "The field '" + std::string(field) + "' must specify one accumulator");
   }
   bson::Element e = *d.begin();
-  bool known = false;
+  bool known = is_n_accumulator(e.key);
   for (const char* a : kAccumulators) known = known || e.key == a;
   if (!known) fail(15952, "unknown group operator '" + std::string(e.key) + "'");
   AccumulatorSpec out;
   out.field = std::string(field);
   out.op = std::string(e.key);
+  if (is_n_accumulator(out.op)) {
+    parse_n_accumulator(&out, e.value);
+    return out;
+  }
   if (out.op == "$count") {
     if (!e.value.is_document() || !e.value.as_document().empty()) {
       fail(40237, "$count takes no arguments, i.e. $count:{}");
@@ -419,6 +423,11 @@ AccumulatorSpec parse_accumulator(std::string_view field, const Value& spec) {
   }
   out.arg = parse_expression(e.value);
   return out;
+}
+
+std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec) {
+  if (is_n_accumulator(spec.op)) return make_n_accumulator(spec);
+  return make_accumulator(spec.op);
 }
 
 std::unique_ptr<Accumulator> make_accumulator(const std::string& op) {

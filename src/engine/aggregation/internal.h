@@ -202,10 +202,20 @@ struct AccumulatorSpec {
   std::string field;
   std::string op;
   ExprPtr arg;
+  int64_t n = 0;                 // the n-accumulators ($firstN ... $bottomN)
+  std::vector<bool> descending;  // $top/$bottom(N): the sortBy directions
 };
 /// Parses {field: {$op: expr}} entries of $group; throws for bad specs.
 AccumulatorSpec parse_accumulator(std::string_view field, const Value& spec);
+/// The accumulator of a unary operator ($sum, $push, ...).
 std::unique_ptr<Accumulator> make_accumulator(const std::string& op);
+/// The accumulator of a parsed spec (also the n-accumulators).
+std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec);
+/// The n-accumulators (accumulators_n.cc): $firstN $lastN $maxN $minN $top $bottom $topN
+/// $bottomN, whose argument is an object ({n, input} or {n, output, sortBy}).
+bool is_n_accumulator(std::string_view op);
+void parse_n_accumulator(AccumulatorSpec* spec, const Value& args);
+std::unique_ptr<Accumulator> make_n_accumulator(const AccumulatorSpec& spec);
 
 // ---- stages ---------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ std::unique_ptr<Group> new_group(std::string key, const Value& id,
   auto g = std::make_unique<Group>();
   g->key = std::move(key);
   g->id = OwnedValue(id);
-  for (const AccumulatorSpec& s : specs) g->accumulators.push_back(make_accumulator(s.op));
+  for (const AccumulatorSpec& s : specs) g->accumulators.push_back(make_accumulator(s));
   return g;
 }
 
@@ -120,7 +120,7 @@ class Grouper {
 
   void spill() {
     for (const AccumulatorSpec& s : *specs_) {
-      if (!make_accumulator(s.op)->can_spill()) {
+      if (!make_accumulator(s)->can_spill()) {
         fail(ErrorCode::kNotImplemented, stage_ +
                                              " exceeded its memory limit and cannot spill "
                                              "to disk: accumulator " +
