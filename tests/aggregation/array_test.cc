@@ -101,6 +101,41 @@ TEST(AggArray, FilterMapReduce) {
   EXPECT_EQ(EE(R"({"$reduce": {"input": 5, "initialValue": 0, "in": 1}})"), 40080);
 }
 
+TEST(AggArray, SortArray) {
+  EXPECT_EQ(E(R"({"$sortArray": {"input": [3, "a", 1, null, 2.5], "sortBy": 1}})"),
+            V(R"([null, 1, 2.5, 3, "a"])"));
+  EXPECT_EQ(E(R"({"$sortArray": {"input": [3, 1, 2], "sortBy": -1}})"), V("[3, 2, 1]"));
+  EXPECT_EQ(E(R"({"$sortArray": {"input": [{"a": 2, "i": 0}, {"a": 1, "i": 1}, 5, {"a": 1, "i": 2}],
+                                 "sortBy": {"a": 1}}})"),
+            V(R"([5, {"a": 1, "i": 1}, {"a": 1, "i": 2}, {"a": 2, "i": 0}])"));
+  EXPECT_EQ(E(R"({"$sortArray": {"input": "$missing", "sortBy": 1}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$sortArray": {"input": 1, "sortBy": 1}})"), 2942504);
+  EXPECT_EQ(EE(R"({"$sortArray": {"input": [1], "sortBy": 2}})"), 2942506);
+  EXPECT_EQ(EE(R"({"$sortArray": {"input": [1], "sortBy": true}})"), 2942507);
+  EXPECT_EQ(EE(R"({"$sortArray": {"input": [1]}})"), 2942503);
+  EXPECT_EQ(EE(R"({"$sortArray": {"sortBy": 1}})"), 2942502);
+  EXPECT_EQ(EE(R"({"$sortArray": {"input": [1], "sortBy": 1, "x": 1}})"), 2942501);
+  EXPECT_EQ(EE(R"({"$sortArray": [1]})"), 2942500);
+}
+
+TEST(AggArray, Zip) {
+  EXPECT_EQ(E(R"({"$zip": {"inputs": [[1, 2, 3], ["a", "b"]]}})"), V(R"([[1, "a"], [2, "b"]])"));
+  EXPECT_EQ(E(R"({"$zip": {"inputs": [[1, 2, 3], ["a"]], "useLongestLength": true}})"),
+            V(R"([[1, "a"], [2, null], [3, null]])"));
+  EXPECT_EQ(E(R"({"$zip": {"inputs": [[1, 2], ["a"]], "useLongestLength": true,
+                           "defaults": [0, "z"]}})"),
+            V(R"([[1, "a"], [2, "z"]])"));
+  EXPECT_EQ(E(R"({"$zip": {"inputs": [[1], "$missing"]}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": [[1], 2]}})"), 34468);
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": []}})"), 34465);
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": [[1]], "defaults": [1]}})"), 34466);
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": [[1]], "useLongestLength": true, "defaults": [1, 2]}})"),
+            34467);
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": [[1]], "useLongestLength": 1}})"), 34463);
+  EXPECT_EQ(EE(R"({"$zip": {"inputs": [[1]], "x": 1}})"), 34464);
+  EXPECT_EQ(EE(R"({"$zip": [1]})"), 34460);
+}
+
 }  // namespace
 }  // namespace mongostore::engine::agg_test
 

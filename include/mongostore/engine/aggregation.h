@@ -19,7 +19,8 @@
 // $floor $round $trunc $sqrt $pow $exp $ln $log $log10 $rand); comparison ($cmp $eq $ne $gt
 // $gte $lt $lte); boolean ($and $or $not); conditional ($cond $ifNull $switch); array ($in
 // $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first $last $indexOfArray
-// $isArray $range $reverseArray, and $sum $avg $min $max $stdDevPop $stdDevSamp over
+// $isArray $range $reverseArray $sortArray $zip, and $sum $avg $min $max $stdDevPop
+// $stdDevSamp over
 // arrays); set ($setUnion $setIntersection $setDifference $setEquals $setIsSubset
 // $allElementsTrue $anyElementTrue);
 // string ($concat $substrCP $substrBytes $substr $toLower $toUpper $split $strLenCP

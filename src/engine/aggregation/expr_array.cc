@@ -1,6 +1,6 @@
 // Array expressions: $in $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first
-// $last $indexOfArray $isArray $range $reverseArray, and the accumulator expressions $sum
-// $avg $min $max (over an array argument or over several arguments).
+// $last $indexOfArray $isArray $range $reverseArray $sortArray $zip, and the accumulator
+// expressions $sum $avg $min $max (over an array argument or over several arguments).
 #include <limits>
 
 #include "engine/aggregation/internal.h"
@@ -392,9 +392,163 @@ EagerFn accumulate(std::string op) {
   };
 }
 
+// $sortArray {input, sortBy}: sortBy 1/-1 orders whole values, a document orders documents
+// by its fields as $sort does (stably; equal elements keep their order).
+class SortArrayNode : public ExprNode {
+ public:
+  SortArrayNode(ExprPtr input, std::optional<DocumentSorter> by_fields, bool descending)
+      : input_(std::move(input)), by_fields_(std::move(by_fields)), descending_(descending) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue in = input_->eval(ctx);
+    if (nullish(in.view())) return null_value();
+    if (!in.view().is_array()) {
+      fail(2942504, "The input argument to $sortArray must be an array, but was of type: " +
+                        type_name(in.view()));
+    }
+    std::vector<Value> elements = array_elements(in.view());
+    if (by_fields_) {
+      static const Document kEmpty;
+      std::vector<std::pair<std::string, size_t>> keyed;
+      for (size_t i = 0; i < elements.size(); ++i) {
+        DocumentView d = elements[i].is_document() ? elements[i].as_document() : kEmpty.view();
+        keyed.emplace_back(by_fields_->key_for(d), i);
+      }
+      std::stable_sort(keyed.begin(), keyed.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<Value> sorted;
+      for (const auto& k : keyed) sorted.push_back(elements[k.second]);
+      return make_array_value(sorted);
+    }
+    std::stable_sort(elements.begin(), elements.end(), [this](const Value& a, const Value& b) {
+      int c = bson::compare_values(a, b);
+      return descending_ ? c > 0 : c < 0;
+    });
+    return make_array_value(elements);
+  }
+
+ private:
+  ExprPtr input_;
+  std::optional<DocumentSorter> by_fields_;
+  bool descending_;
+};
+
+ExprPtr parse_sort_array(std::string_view, const Value& args) {
+  if (!args.is_document()) {
+    fail(2942500, "$sortArray requires an object as an argument, found: " + type_name(args));
+  }
+  ExprPtr input;
+  std::optional<Value> sort_by;
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "input") {
+      input = parse_expression(e.value);
+    } else if (e.key == "sortBy") {
+      sort_by = e.value;
+    } else {
+      fail(2942501, "$sortArray found an unknown argument: " + std::string(e.key));
+    }
+  }
+  if (!input) fail(2942502, "$sortArray requires 'input' to be specified");
+  if (!sort_by) fail(2942503, "$sortArray requires 'sortBy' to be specified");
+  if (sort_by->is_document()) {
+    return std::make_shared<SortArrayNode>(input, DocumentSorter::compile(sort_by->as_document()),
+                                           false);
+  }
+  int64_t direction = 0;
+  if (sort_by->type() == BsonType::kBool || !sort_by->is_number()) {
+    fail(2942507,
+         "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort "
+         "embedded fields");
+  }
+  if (!sort_by->number_as_exact_int64(&direction) || (direction != 1 && direction != -1)) {
+    fail(2942506, "The $sort element value must be either 1 or -1");
+  }
+  return std::make_shared<SortArrayNode>(input, std::nullopt, direction == -1);
+}
+
+// $zip {inputs, useLongestLength, defaults}: the n-th elements of each input array together.
+class ZipNode : public ExprNode {
+ public:
+  std::vector<ExprPtr> inputs, defaults;
+  bool longest = false;
+  OwnedValue eval(EvalContext& ctx) const override {
+    std::vector<std::vector<Value>> arrays;
+    std::vector<OwnedValue> held;
+    for (const ExprPtr& e : inputs) {
+      held.push_back(e->eval(ctx));
+      Value v = held.back().view();
+      if (nullish(v)) return null_value();
+      if (!v.is_array()) {
+        fail(34468, "$zip found a non-array expression in input: " + render(v));
+      }
+      arrays.push_back(array_elements(v));
+    }
+    std::vector<OwnedValue> fill;
+    for (const ExprPtr& e : defaults) fill.push_back(e->eval(ctx));
+    size_t n = arrays.empty() ? 0 : arrays[0].size();
+    for (const auto& a : arrays) n = longest ? std::max(n, a.size()) : std::min(n, a.size());
+    std::vector<OwnedValue> rows;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<Value> row;
+      for (size_t k = 0; k < arrays.size(); ++k) {
+        if (i < arrays[k].size()) {
+          row.push_back(arrays[k][i]);
+        } else {
+          row.push_back(k < fill.size() ? fill[k].view() : Value());  // missing: null
+        }
+      }
+      rows.push_back(make_array_value(row));
+    }
+    return make_array_value(rows);
+  }
+};
+
+ExprPtr parse_zip(std::string_view, const Value& args) {
+  if (!args.is_document()) {
+    fail(34460, "$zip only supports an object as an argument, found " + type_name(args));
+  }
+  auto node = std::make_shared<ZipNode>();
+  bool has_inputs = false, has_defaults = false;
+  for (const bson::Element& e : args.as_document()) {
+    if (e.key == "inputs") {
+      if (!e.value.is_array()) {
+        fail(34461, "inputs must be an array of expressions, found " + type_name(e.value));
+      }
+      for (const bson::Element& i : e.value.as_array()) {
+        node->inputs.push_back(parse_expression(i.value));
+      }
+      has_inputs = true;
+    } else if (e.key == "defaults") {
+      if (!e.value.is_array()) {
+        fail(34462, "defaults must be an array of expressions, found " + type_name(e.value));
+      }
+      for (const bson::Element& d : e.value.as_array()) {
+        node->defaults.push_back(parse_expression(d.value));
+      }
+      has_defaults = true;
+    } else if (e.key == "useLongestLength") {
+      if (e.value.type() != BsonType::kBool) {
+        fail(34463, "useLongestLength must be a bool, found " + type_name(e.value));
+      }
+      node->longest = e.value.as_bool();
+    } else {
+      fail(34464, "$zip found an unknown argument: " + std::string(e.key));
+    }
+  }
+  if (!has_inputs || node->inputs.empty()) fail(34465, "$zip requires at least one input array");
+  if (has_defaults && !node->longest) {
+    fail(34466, "cannot specify defaults unless useLongestLength is true");
+  }
+  if (has_defaults && node->defaults.size() != node->inputs.size()) {
+    fail(34467, "defaults and inputs must have the same length");
+  }
+  return node;
+}
+
 }  // namespace
 
 void register_array(OperatorTable& t) {
+  t["$sortArray"] = parse_sort_array;
+  t["$zip"] = parse_zip;
   for (const char* op : {"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"}) {
     add_eager(t, op, 0, -1, accumulate(op));  // {$avg: []} is null, as mongod's
   }
