@@ -20,9 +20,8 @@
 // $gte $lt $lte); boolean ($and $or $not); conditional ($cond $ifNull $switch); array ($in
 // $size $arrayElemAt $filter $map $reduce $concatArrays $slice $first $last $indexOfArray
 // $isArray $range $reverseArray $sortArray $zip, and $sum $avg $min $max $stdDevPop
-// $stdDevSamp over
-// arrays); set ($setUnion $setIntersection $setDifference $setEquals $setIsSubset
-// $allElementsTrue $anyElementTrue);
+// $stdDevSamp over arrays); set ($setUnion $setIntersection $setDifference $setEquals
+// $setIsSubset $allElementsTrue $anyElementTrue);
 // string ($concat $substrCP $substrBytes $substr $toLower $toUpper $split $strLenCP
 // $strcasecmp $trim $ltrim $rtrim $regexMatch $regexFind $regexFindAll $replaceOne
 // $replaceAll $indexOfCP);
