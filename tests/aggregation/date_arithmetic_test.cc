@@ -203,6 +203,40 @@ TEST(AggDateParts, ToPartsAndBack) {
   EXPECT_EQ(EE(R"({"$dateFromParts": {"year": 2017, "bogus": 1}})"), 40518);
 }
 
+TEST(AggDateFromString, IsoTextFormatsZonesAndFallbacks) {
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "2017-02-08T12:10:40.787Z"}})"),
+            D("2017-02-08T12:10:40.787Z"));
+  // Text without an offset is local time in the zone (mongod's documented example).
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "2017-02-08T12:10:40.787",
+                                      "timezone": "America/New_York"}})"),
+            D("2017-02-08T17:10:40.787Z"));
+  EXPECT_EQ(
+      E(R"({"$dateFromString": {"dateString": "2017-02-08 12:10:40", "timezone": "+05:30"}})"),
+      D("2017-02-08T06:40:40Z"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "15-06-2018", "format": "%d-%m-%Y"}})"),
+            D("2018-06-15T00:00:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "2018/06/15 10:20 +0200",
+                                      "format": "%Y/%m/%d %H:%M %z"}})"),
+            D("2018-06-15T08:20:00Z"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "2018-032", "format": "%Y-%j"}})"),
+            D("2018-02-01T00:00:00Z"));
+  // Failures to parse (and a non-string) are caught by onError; null by onNull.
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "junk", "onError": "bad"}})"), V(R"("bad")"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": 5, "onError": "bad"}})"), V(R"("bad")"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "2018-13-01", "format": "%Y-%m-%d",
+                                      "onError": "bad"}})"),
+            V(R"("bad")"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": null, "onNull": "none"}})"), V(R"("none")"));
+  EXPECT_EQ(E(R"({"$dateFromString": {"dateString": "$missing"}})"), V("null"));
+  EXPECT_EQ(EE(R"({"$dateFromString": {"dateString": "junk"}})"), 241);
+  EXPECT_EQ(EE(R"({"$dateFromString": {"dateString": "2017-02-08T12:10:40Z",
+                                       "timezone": "Europe/Paris"}})"),
+            40554);
+  EXPECT_EQ(EE(R"({"$dateFromString": {"dateString": "2018", "format": "%Q"}})"), 18536);
+  EXPECT_EQ(EE(R"({"$dateFromString": {"dateString": "2018", "bogus": 1}})"), 40541);
+  EXPECT_EQ(EE(R"({"$dateFromString": {"format": "%Y"}})"), 40542);
+}
+
 TEST(AggDateToString, DefaultFormatHasAZOnlyInUtc) {
   EXPECT_EQ(E(R"({"$dateToString": {"date": {"$date": "2020-03-04T05:06:07.089Z"},
                                     "timezone": "+05:30"}})"),

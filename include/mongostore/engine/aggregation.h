@@ -29,7 +29,8 @@
 // $toDate $toObjectId); object ($mergeObjects $getField $setField $unsetField
 // $objectToArray $arrayToObject); date ($dateToString $year $month $dayOfMonth $hour $minute
 // $second $millisecond $dayOfWeek $dayOfYear $week $isoWeek $isoWeekYear $isoDayOfWeek
-// $dateAdd $dateSubtract $dateDiff $dateTrunc $dateToParts $dateFromParts, with
+// $dateAdd $dateSubtract $dateDiff $dateTrunc $dateToParts $dateFromParts $dateFromString
+// (ISO 8601 text, or a format of %Y %m %d %H %M %S %L %j %z %Z), with
 // UTC, fixed-offset or Olson time zones). Errors carry mongod's codes and messages.
 //
 // Blocking stages ($sort, $group, $bucket, $sortByCount, $facet, $sample) count the bytes

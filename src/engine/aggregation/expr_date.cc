@@ -468,13 +468,196 @@ ExprPtr parse_date_from_parts(std::string_view, const Value& args) {
   return node;
 }
 
+// ---- $dateFromString --------------------------------------------------------------------------
+
+// Parses `text` with a $dateToString-style `format` into local milliseconds since the epoch;
+// `offset_seconds` receives an offset the text states (%z, %Z), if any. False when the text
+// does not match the format.
+bool parse_with_format(std::string_view text, std::string_view format, int64_t* local,
+                       std::optional<int>* offset_seconds) {
+  int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
+  int64_t day_of_year = -1;
+  size_t pos = 0;
+  auto digits = [&](size_t min, size_t max, int64_t* out) {
+    size_t start = pos;
+    int64_t v = 0;
+    while (pos < text.size() && pos - start < max && text[pos] >= '0' && text[pos] <= '9') {
+      v = v * 10 + (text[pos++] - '0');
+    }
+    if (pos - start < min) return false;
+    *out = v;
+    return true;
+  };
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') {
+      if (pos >= text.size() || text[pos] != format[i]) return false;
+      ++pos;
+      continue;
+    }
+    if (++i >= format.size()) return false;
+    bool ok = true;
+    switch (format[i]) {
+      case 'Y':
+        ok = digits(4, 4, &year);
+        break;
+      case 'm':
+        ok = digits(1, 2, &month);
+        break;
+      case 'd':
+        ok = digits(1, 2, &day);
+        break;
+      case 'H':
+        ok = digits(1, 2, &hour);
+        break;
+      case 'M':
+        ok = digits(1, 2, &minute);
+        break;
+      case 'S':
+        ok = digits(1, 2, &second);
+        break;
+      case 'L':
+        ok = digits(1, 3, &millis);
+        break;
+      case 'j':
+        ok = digits(1, 3, &day_of_year);
+        break;
+      case 'z': {  // +hhmm or -hhmm
+        if (pos >= text.size() || (text[pos] != '+' && text[pos] != '-')) return false;
+        bool negative = text[pos++] == '-';
+        int64_t hh = 0, mm = 0;
+        ok = digits(2, 2, &hh) && digits(2, 2, &mm);
+        *offset_seconds = static_cast<int>((hh * 60 + mm) * 60 * (negative ? -1 : 1));
+        break;
+      }
+      case 'Z': {  // minutes east of UTC, signed
+        bool negative = pos < text.size() && text[pos] == '-';
+        if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
+        int64_t m = 0;
+        ok = digits(1, 4, &m);
+        *offset_seconds = static_cast<int>(m * 60 * (negative ? -1 : 1));
+        break;
+      }
+      case '%':
+        ok = pos < text.size() && text[pos++] == '%';
+        break;
+      default:
+        fail(18536,
+             "Invalid format character '%" + std::string(1, format[i]) + "' in format string");
+    }
+    if (!ok) return false;
+  }
+  if (pos != text.size()) return false;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return false;
+  }
+  int64_t days = day_of_year >= 0 ? days_from_civil(year, 1, 1) + day_of_year - 1
+                                  : days_from_civil(year, static_cast<unsigned>(month),
+                                                    static_cast<unsigned>(day));
+  *local = days * 86'400'000 + hour * 3'600'000 + minute * 60'000 + second * 1000 + millis;
+  return true;
+}
+
+class DateFromStringNode : public ExprNode {
+ public:
+  ExprPtr date_string, format, timezone, on_error, on_null;
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue text = date_string->eval(ctx);
+    OwnedValue f;
+    if (format) {
+      f = format->eval(ctx);
+      if (!nullish(f.view()) && f.view().type() != BsonType::kString) {
+        fail(40684, "$dateFromString requires that 'format' be a string, found: " +
+                        type_name(f.view()) + " with value " + render(f.view()));
+      }
+    }
+    TimeZone zone;
+    bool has_zone = false;
+    if (timezone) {
+      OwnedValue tz = timezone->eval(ctx);
+      if (nullish(tz.view())) return null_value();
+      zone = TimeZone::parse(tz.view());
+      has_zone = true;
+    }
+    if (nullish(text.view())) return on_null ? on_null->eval(ctx) : null_value();
+    if (format && nullish(f.view())) return null_value();
+    try {
+      if (text.view().type() != BsonType::kString) {
+        fail(241, "$dateFromString requires that 'dateString' be a string, found: " +
+                      type_name(text.view()) + " with value " + render(text.view()));
+      }
+      std::string_view s = text.view().as_string();
+      if (format) {
+        int64_t local = 0;
+        std::optional<int> stated;
+        if (!parse_with_format(s, f.view().as_string(), &local, &stated)) {
+          fail(241, "Error parsing date string '" + std::string(s) +
+                        "'; the string does not "
+                        "match the format '" +
+                        std::string(f.view().as_string()) + "'");
+        }
+        if (stated && has_zone) {
+          fail(40554,
+               "you cannot pass in a date/time string with GMT offset together with a "
+               "timezone argument");
+        }
+        int64_t utc = stated ? local - int64_t{*stated} * 1000 : zone.utc_of_local(local);
+        return make_value(bson::DateTime{utc});
+      }
+      // No format: ISO 8601 ("2017-02-08T12:10:40.787Z", "2017-02-08 12:10:40",
+      // "2017-02-08T12:10:40+02:00", "2017-02-08").
+      int64_t as_utc = 0;
+      bool stated = false;
+      if (!parse_iso_date(s, &as_utc, &stated)) {
+        fail(241, "Error parsing date string '" + std::string(s) + "'");
+      }
+      if (stated && has_zone) {
+        fail(40554,
+             "you cannot pass in a date/time string with time zone information together "
+             "with a timezone argument");
+      }
+      // Without a stated offset the text is local time in the zone.
+      return make_value(bson::DateTime{stated ? as_utc : zone.utc_of_local(as_utc)});
+    } catch (const Error& e) {
+      if (on_error && e.code() == 241) return on_error->eval(ctx);
+      throw;
+    }
+  }
+};
+
+ExprPtr parse_date_from_string(std::string_view, const Value& args) {
+  if (!args.is_document()) {
+    fail(40540,
+         "$dateFromString only supports an object as an argument, found: " + type_name(args));
+  }
+  auto node = std::make_shared<DateFromStringNode>();
+  for (const bson::Element& e : args.as_document()) {
+    ExprPtr parsed = parse_expression(e.value);
+    if (e.key == "dateString") {
+      node->date_string = parsed;
+    } else if (e.key == "format") {
+      node->format = parsed;
+    } else if (e.key == "timezone") {
+      node->timezone = parsed;
+    } else if (e.key == "onError") {
+      node->on_error = parsed;
+    } else if (e.key == "onNull") {
+      node->on_null = parsed;
+    } else {
+      fail(40541, "Unrecognized argument to $dateFromString: " + std::string(e.key));
+    }
+  }
+  if (!node->date_string) fail(40542, "Missing 'dateString' parameter to $dateFromString");
+  return node;
+}
+
 }  // namespace
 
 std::string format_iso_date(int64_t millis) {
   return format_date(millis, "%Y-%m-%dT%H:%M:%S.%LZ", 0);
 }
 
-bool parse_iso_date(std::string_view s, int64_t* millis) {
+bool parse_iso_date(std::string_view s, int64_t* millis, bool* stated_offset) {
+  if (stated_offset) *stated_offset = false;
   // mongod's date parser (timelib) takes white space around the date and a bare year-month.
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
@@ -532,7 +715,9 @@ bool parse_iso_date(std::string_view s, int64_t* millis) {
     if (pos < s.size()) {
       if (s[pos] == 'Z') {
         ++pos;
+        if (stated_offset) *stated_offset = true;
       } else if (s[pos] == '+' || s[pos] == '-') {
+        if (stated_offset) *stated_offset = true;
         int oh = 0, om = 0;
         bool neg = s[pos] == '-';
         if (!num(pos + 1, 2, &oh)) return false;
@@ -557,6 +742,7 @@ bool parse_iso_date(std::string_view s, int64_t* millis) {
 void register_date(OperatorTable& t) {
   t["$dateToParts"] = parse_date_to_parts;
   t["$dateFromParts"] = parse_date_from_parts;
+  t["$dateFromString"] = parse_date_from_string;
   t["$dateToString"] = parse_date_to_string;
   t["$year"] = date_part(Part::kYear);
   t["$month"] = date_part(Part::kMonth);

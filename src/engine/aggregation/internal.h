@@ -156,7 +156,8 @@ std::optional<int64_t> date_millis(const Value& v);
 /// Dates: "2018-03-27T16:58:51.538Z" and back (accepts the same shape, 'Z' or +hh:mm
 /// offsets, optional milliseconds, or a bare date).
 std::string format_iso_date(int64_t millis);
-bool parse_iso_date(std::string_view text, int64_t* millis);
+/// `stated_offset`, when given, tells whether the text gave its own offset (Z or +hh:mm).
+bool parse_iso_date(std::string_view text, int64_t* millis, bool* stated_offset = nullptr);
 /// Shortest text that round-trips a double ("2.5", "1", "1e+100", "NaN", "Infinity").
 std::string format_double(double d);
 
