@@ -13,6 +13,17 @@ FakeDb make_db() {
   return db;
 }
 
+// The context of `db`, noting the filter of every collection read in `filters` (as JSON).
+AggregationContext recording_reads(FakeDb& db, std::vector<std::string>* filters) {
+  AggregationContext ctx = db.context();
+  auto read = ctx.read_collection;
+  ctx.read_collection = [read, filters](std::string_view coll, bson::DocumentView filter) {
+    filters->push_back(bson::Document::copy_of(filter).to_json());
+    return read(coll, filter);
+  };
+  return ctx;
+}
+
 TEST(AggLookup, EqualityForm) {
   FakeDb db = make_db();
   AggregationContext ctx = db.context();
@@ -50,13 +61,8 @@ TEST(AggLookup, PipelineFormWithLet) {
 // serve it), combined with the equality part; an $expr in it gets the `let` values bound.
 TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
   FakeDb db = make_db();
-  AggregationContext ctx = db.context();
   std::vector<std::string> filters;
-  auto read = ctx.read_collection;
-  ctx.read_collection = [&](std::string_view coll, bson::DocumentView filter) {
-    filters.push_back(bson::Document::copy_of(filter).to_json());
-    return read(coll, filter);
-  };
+  AggregationContext ctx = recording_reads(db, &filters);
   const char* input = R"([{"_id": 1, "item": "a"}])";
   EXPECT_EQ(R(R"([{"$lookup": {"from": "inventory", "pipeline": [{"$match": {"stock": 5}},
                    {"$project": {"_id": 1}}], "as": "m"}}])",
@@ -89,13 +95,8 @@ TEST(AggLookup, LeadingMatchIsPushedIntoTheForeignRead) {
 
 TEST(AggUnionWith, InputThenTheOtherCollectionThroughItsPipeline) {
   FakeDb db = make_db();
-  AggregationContext ctx = db.context();
   std::vector<std::string> filters;
-  auto read = ctx.read_collection;
-  ctx.read_collection = [&](std::string_view coll, bson::DocumentView filter) {
-    filters.push_back(bson::Document::copy_of(filter).to_json());
-    return read(coll, filter);
-  };
+  AggregationContext ctx = recording_reads(db, &filters);
   const char* input = R"([{"_id": "x"}, {"_id": "y"}])";
   EXPECT_EQ(R(R"([{"$unionWith": "inventory"}, {"$project": {"_id": 1}}])", input, ctx),
             canon_docs(docs_of(R"([{"_id": "x"}, {"_id": "y"}, {"_id": 1}, {"_id": 2}, {"_id": 3},

@@ -12,6 +12,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/engine/engine.h"
+#include "support/explain.h"
 
 namespace mongostore::engine {
 namespace {
@@ -44,15 +45,10 @@ class EngineIndex : public ::testing::Test {
   Document explain(const Document& filter, FindOptions o = {}) {
     return e_->explain_find("db", "c", filter, o);
   }
-  static std::string stage(const Document& explain) {
-    return std::string(explain.get_path("queryPlanner.winningPlan.stage").as_string());
-  }
-  static std::string index_name(const Document& explain) {
-    bson::Value v = explain.get_path("queryPlanner.winningPlan.inputStage.indexName");
-    return v.is_string() ? std::string(v.as_string()) : std::string();
-  }
+  static std::string stage(const Document& explain) { return testing::plan_stage(explain); }
+  static std::string index_name(const Document& explain) { return testing::plan_index(explain); }
   static int64_t stat(const Document& explain, const char* name) {
-    return explain.get("executionStats").as_document().get(name).as_int64();
+    return testing::plan_stat(explain, name);
   }
   std::shared_ptr<Engine> e_;
 };

@@ -44,7 +44,22 @@ OwnedValue array_of(const std::vector<OwnedValue>& values) {
   return make_array_value(values);
 }
 
-class FirstLastN : public Accumulator {
+// $firstN/$lastN/$maxN/$minN: the result is the kept values, and so is the partial state;
+// merging adds a partial's values in order.
+class KeepsValues : public Accumulator {
+ public:
+  size_t memory() const override { return bytes_; }
+  bool can_spill() const override { return true; }
+  OwnedValue partial() const override { return result(); }
+  void merge(const Value& p) override {
+    for (const Value& v : array_elements(p)) add(v);
+  }
+
+ protected:
+  size_t bytes_ = 0;
+};
+
+class FirstLastN : public KeepsValues {
  public:
   FirstLastN(int64_t n, bool first) : n_(static_cast<size_t>(n)), first_(first) {}
   void add(const Value& v) override {
@@ -57,18 +72,11 @@ class FirstLastN : public Accumulator {
     bytes_ += kept_.back().view().size();
   }
   OwnedValue result() const override { return array_of({kept_.begin(), kept_.end()}); }
-  size_t memory() const override { return bytes_; }
-  bool can_spill() const override { return true; }
-  OwnedValue partial() const override { return result(); }
-  void merge(const Value& p) override {
-    for (const Value& v : array_elements(p)) add(v);
-  }
 
  private:
   size_t n_;
   bool first_;
   std::deque<OwnedValue> kept_;
-  size_t bytes_ = 0;
 };
 
 struct ValueOrder {
@@ -77,7 +85,7 @@ struct ValueOrder {
   }
 };
 
-class MinMaxN : public Accumulator {
+class MinMaxN : public KeepsValues {
  public:
   MinMaxN(int64_t n, bool max) : n_(static_cast<size_t>(n)), max_(max) {}
   void add(const Value& v) override {
@@ -95,18 +103,11 @@ class MinMaxN : public Accumulator {
   OwnedValue result() const override {
     return max_ ? array_of({kept_.rbegin(), kept_.rend()}) : array_of({kept_.begin(), kept_.end()});
   }
-  size_t memory() const override { return bytes_; }
-  bool can_spill() const override { return true; }
-  OwnedValue partial() const override { return result(); }
-  void merge(const Value& p) override {
-    for (const Value& v : array_elements(p)) add(v);
-  }
 
  private:
   size_t n_;
   bool max_;
   std::multiset<OwnedValue, ValueOrder> kept_;
-  size_t bytes_ = 0;
 };
 
 // The argument is [output, sortValue1, sortValue2, ...] (see parse_n_accumulator).

@@ -360,6 +360,26 @@ int start_of_week_of(const ExprPtr& e, Unit unit, EvalContext& ctx, const std::s
   return parse_start_of_week(v.view(), op);
 }
 
+// The unit, startOfWeek and timezone of $dateDiff and $dateTrunc, in mongod's order of
+// evaluation; nullopt when one of them is null (the result is then null).
+struct UnitAndZone {
+  Unit unit;
+  int start_of_week;
+  TimeZone zone;
+};
+std::optional<UnitAndZone> unit_and_zone(const std::map<std::string, ExprPtr, std::less<>>& args,
+                                         EvalContext& ctx, const std::string& op) {
+  OwnedValue unit_value = get(args, "unit")->eval(ctx);
+  if (nullish(unit_value.view())) return std::nullopt;
+  Unit unit = parse_unit(unit_value.view(), op);
+  int sow = start_of_week_of(get(args, "startOfWeek"), unit, ctx, op);
+  if (sow == 0) return std::nullopt;
+  bool null = false;
+  TimeZone zone = zone_of(get(args, "timezone"), ctx, &null);
+  if (null) return std::nullopt;
+  return UnitAndZone{unit, sow, zone};
+}
+
 class DateDiffNode : public ExprNode {
  public:
   std::map<std::string, ExprPtr, std::less<>> args;
@@ -369,17 +389,11 @@ class DateDiffNode : public ExprNode {
     if (nullish(start.view())) return null_value();
     OwnedValue end = get(args, "endDate")->eval(ctx);
     if (nullish(end.view())) return null_value();
-    OwnedValue unit_value = get(args, "unit")->eval(ctx);
-    if (nullish(unit_value.view())) return null_value();
-    Unit unit = parse_unit(unit_value.view(), op);
-    int sow = start_of_week_of(get(args, "startOfWeek"), unit, ctx, op);
-    if (sow == 0) return null_value();
-    bool null = false;
-    TimeZone tz = zone_of(get(args, "timezone"), ctx, &null);
-    if (null) return null_value();
+    std::optional<UnitAndZone> u = unit_and_zone(args, ctx, op);
+    if (!u) return null_value();
     int64_t s = required_date(start.view(), op, "startDate");
     int64_t e = required_date(end.view(), op, "endDate");
-    return make_value(date_diff(s, e, unit, tz, sow));
+    return make_value(date_diff(s, e, u->unit, u->zone, u->start_of_week));
   }
 };
 
@@ -421,16 +435,10 @@ class DateTruncNode : public ExprNode {
              op + " requires 'binSize' to be greater than 0, but got value " + std::to_string(bin));
       }
     }
-    OwnedValue unit_value = get(args, "unit")->eval(ctx);
-    if (nullish(unit_value.view())) return null_value();
-    Unit unit = parse_unit(unit_value.view(), op);
-    int sow = start_of_week_of(get(args, "startOfWeek"), unit, ctx, op);
-    if (sow == 0) return null_value();
-    bool null = false;
-    TimeZone tz = zone_of(get(args, "timezone"), ctx, &null);
-    if (null) return null_value();
+    std::optional<UnitAndZone> u = unit_and_zone(args, ctx, op);
+    if (!u) return null_value();
     int64_t d = required_date(date.view(), op, "date");
-    return make_value(bson::DateTime{date_trunc(d, unit, bin, tz, sow)});
+    return make_value(bson::DateTime{date_trunc(d, u->unit, bin, u->zone, u->start_of_week)});
   }
 };
 
