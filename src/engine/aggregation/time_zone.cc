@@ -339,7 +339,15 @@ TimeZone TimeZone::parse(const bson::Value& name) {
     tz.fixed_seconds_ = *offset;
     return tz;
   }
-  tz.rules_ = load_zone(std::string(s));
+  // The date operators parse their `timezone` for every document; the zone named last on
+  // this thread is kept, so a constant zone costs one comparison, not a lock and a lookup.
+  thread_local std::string last_name;
+  thread_local std::shared_ptr<const ZoneRules> last_rules;
+  if (!last_rules || last_name != s) {
+    last_rules = load_zone(std::string(s));
+    last_name = s;
+  }
+  tz.rules_ = last_rules;
   if (!tz.rules_) fail(40485, "unrecognized time zone identifier: \"" + std::string(s) + "\"");
   return tz;
 }
