@@ -228,6 +228,11 @@ asio::awaitable<void> AsyncExecutionStore::delete_timer(std::string execution_id
   co_await impl_->run(std::move(op));
 }
 
+asio::awaitable<std::vector<DueTimer>> AsyncExecutionStore::timers(std::string execution_id) {
+  auto op = [this, id = std::move(execution_id)] { return store_->timers(id); };
+  co_return co_await impl_->run(std::move(op));
+}
+
 asio::awaitable<void> AsyncExecutionStore::append_trace(std::string execution_id,
                                                         bson::Document entry) {
   auto op = [this, id = std::move(execution_id), entry = std::move(entry)] {

@@ -89,9 +89,9 @@ bson::Document CommitPlan::insert() const {
       .append("version", new_version)
       .append("data", data);
   append_promoted(b, *this);
-  if (std::optional<double> earliest = earliest_armed_timer()) {
-    b.append("next_fire_at", *earliest);
-  }
+  // Always a number: +infinity stands for "no timer", so a missing or null bound can only
+  // come from another writer, and due_timers finds those through the index's null key.
+  b.append("next_fire_at", earliest_armed_timer().value_or(kNoTimer));
   b.open_array("outbox");
   for (const bson::Document& e : outbox) b.push(e);
   b.close();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,12 @@
 #include "mongostore/exec/execution.h"
 
 namespace mongostore::exec {
+
+/// The `next_fire_at` of an execution with no timer. A number, never null or absent: MongoDB
+/// sorts null below every number, so a null bound would swallow the next commit's `$min`, and
+/// an absent one would be set by it above an older timer. Absent or null therefore means "not
+/// written by this store", and due_timers looks those up and repairs them.
+inline constexpr double kNoTimer = std::numeric_limits<double>::infinity();
 
 struct CommitPlan {
   std::string execution_id;
@@ -41,9 +48,9 @@ struct CommitPlan {
   /// $set or $unset, never both.
   ///
   /// next_fire_at is a lower bound of the document's timers (indexed, so due_timers reads
-  /// only documents with something due): arming lowers it here, a cancel leaves it low
-  /// (too early is safe, too late would lose a timer), and due_timers / delete_timer bring
-  /// it back up to the true minimum.
+  /// only documents with something due), kNoTimer when there are none: arming lowers it here,
+  /// a cancel leaves it low (too early is safe, too late would lose a timer), and due_timers /
+  /// delete_timer bring it back up to the true minimum.
   bson::Document update() const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target.

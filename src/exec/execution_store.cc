@@ -156,6 +156,10 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // Archived dedupe marks are found by (execution, mark): one multikey point lookup, however
     // many marks the execution has archived.
     processed_.create_index(make_document("execution_id", 1, "marks", 1));
+    // Documents another writer left without a bound (the seed's layout) get one now, before a
+    // commit's $min could set it above a timer they already hold (that timer would then fire
+    // only when the later one does). due_timers also repairs any that appear after this.
+    repair_unbounded_timers();
   }
 }
 
@@ -507,37 +511,61 @@ ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {
   // Every filter runs on the server, against the promoted top-level fields each commit
   // writes: a page holds `limit` matches whenever that many exist, and nothing that does not
   // match crosses the wire. (harel filtered status and parent inside `data`, client-side.)
+  // A document without the promoted `status` (the seed's layout: it keeps both inside `data`
+  // only) cannot be judged on the server, so it is read and judged on its `data` here.
   DocumentBuilder filter;
   if (query.definition_id) filter.append("definition_id", *query.definition_id);
-  if (!query.statuses.empty()) {
-    filter.open_document("status").open_array("$in");
-    for (ExecutionStatus status : query.statuses) filter.push(status_name(status));
-    filter.close().close();
+  const bool promoted_filter = !query.statuses.empty() || query.roots_only;
+  if (promoted_filter) {
+    filter.open_array("$or");
+    filter.push(make_document("status", make_document("$exists", false)));
+    DocumentBuilder promoted;
+    if (!query.statuses.empty()) {
+      promoted.open_document("status").open_array("$in");
+      for (ExecutionStatus status : query.statuses) promoted.push(status_name(status));
+      promoted.close().close();
+    }
+    // {parent_id: null} also matches a document without the field.
+    if (query.roots_only) promoted.append("parent_id", bson::Null{});
+    filter.push(promoted.finish());
+    filter.close();
   }
-  // {parent_id: null} also matches a document without the field.
-  if (query.roots_only) filter.append("parent_id", bson::Null{});
   if (query.cursor) {
     filter.open_document("_id").append("$gt", decode_list_cursor(*query.cursor)).close();
   }
   client::FindOptions options;
-  options.projection = make_document("version", 1, "data", 1);
+  options.projection = make_document("version", 1, "data", 1, "status", 1);
   options.sort = make_document("_id", 1);
   // One look-ahead match says whether a next page exists (a cursor is handed out exactly
-  // when there is more to see, never a full page followed by an empty one).
-  options.limit = query.limit + 1;
+  // when there is more to see, never a full page followed by an empty one). Seed-layout
+  // documents that do not match are skipped, so the read goes on until limit + 1 matches.
   options.batch_size = static_cast<size_t>(std::clamp<int64_t>(query.limit + 1, 2, 1000));
-  std::vector<Document> docs = executions_.find(filter.finish(), options)->to_vector();
+  auto matches = [&](const Execution& exe) {
+    if (!query.statuses.empty() && std::find(query.statuses.begin(), query.statuses.end(),
+                                             exe.status) == query.statuses.end()) {
+      return false;
+    }
+    return !query.roots_only || !exe.parent_id;
+  };
+  std::unique_ptr<client::Cursor> cursor = executions_.find(filter.finish(), options);
 
   ExecutionPage page;
-  for (const Document& doc : docs) {
-    if (static_cast<int64_t>(page.items.size()) == query.limit) {
-      page.next_cursor = encode_list_cursor(page.items.back().id);
-      break;
+  bool full = false;
+  while (!full) {
+    std::vector<Document> batch = cursor->next_batch();
+    if (batch.empty()) break;
+    for (const Document& doc : batch) {
+      std::string id = id_of(doc);
+      Execution exe = parse_stored(doc, id);
+      if (!doc.has("status") && !matches(exe)) continue;
+      if (static_cast<int64_t>(page.items.size()) == query.limit) {
+        page.next_cursor = encode_list_cursor(page.items.back().id);
+        full = true;
+        break;
+      }
+      page.items.push_back(ExecutionSummary{id, exe.definition_id, exe.status, exe.outcome,
+                                            exe.active_path, exe.version, exe.parent_id});
     }
-    std::string id = id_of(doc);
-    Execution exe = parse_stored(doc, id);
-    page.items.push_back(ExecutionSummary{id, exe.definition_id, exe.status, exe.outcome,
-                                          exe.active_path, exe.version, exe.parent_id});
   }
   return page;
 }
@@ -631,47 +659,116 @@ void ExecutionStore::ack_spawn(int64_t seq) {
       make_document("$pull", make_document("spawns", make_document("seq", seq))));
 }
 
-std::vector<DueTimer> ExecutionStore::due_timers(double now) {
-  require_open();
-  client::FindOptions options;
-  options.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
-  // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
-  // range [.., now] holds every document with a due timer, plus documents whose bound went
-  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
-  std::unique_ptr<client::Cursor> cursor =
-      executions_.find(make_document("next_fire_at", make_document("$lte", now)), options);
-  std::vector<DueTimer> due;
-  for (const Document& doc : cursor->to_vector()) {
-    bson::Value timers = doc.get("timers");
-    if (timers.is_document()) {
-      for (const bson::Element& e : timers.as_document()) {
-        if (!e.value.is_number()) {
-          throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
-                                                     quoted(decode_timer_path(e.key)) +
-                                                     " is not a number");
-        }
-        double fire_at = e.value.number_as_double();
-        if (fire_at <= now) due.push_back({id_of(doc), decode_timer_path(e.key), fire_at});
-      }
+namespace {
+
+// Every timer of one execution document as DueTimers (any fire time), in document order.
+std::vector<DueTimer> timers_in(DocumentView doc) {
+  std::vector<DueTimer> out;
+  bson::Value timers = doc.get("timers");
+  if (!timers.is_document()) return out;
+  for (const bson::Element& e : timers.as_document()) {
+    if (!e.value.is_number()) {
+      throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
+                                                 quoted(decode_timer_path(e.key)) +
+                                                 " is not a number");
     }
-    std::optional<double> earliest = earliest_timer(timers);
-    double bound = doc.get("next_fire_at").number_as_double();
-    if (!earliest || *earliest > bound) {
-      // Raise the stale bound. Guarded on version and the bound read: a commit in between
-      // may have armed an earlier timer (it bumps version), and then this must not land.
-      Document update = earliest ? make_document("$set", make_document("next_fire_at", *earliest))
-                                 : make_document("$unset", make_document("next_fire_at", ""));
-      executions_.update_one(make_document("_id", doc.get("_id"), "version", doc.get("version"),
-                                           "next_fire_at", doc.get("next_fire_at")),
-                             update);
-    }
+    out.push_back({id_of(doc), decode_timer_path(e.key), e.value.number_as_double()});
   }
-  std::sort(due.begin(), due.end(), [](const DueTimer& a, const DueTimer& b) {
+  return out;
+}
+
+void sort_timers(std::vector<DueTimer>& timers) {
+  std::sort(timers.begin(), timers.end(), [](const DueTimer& a, const DueTimer& b) {
     if (a.fire_at != b.fire_at) return a.fire_at < b.fire_at;
     if (a.execution_id != b.execution_id) return a.execution_id < b.execution_id;
     return a.path < b.path;
   });
+}
+
+// {field: value as read}, or {field: {$exists: false}} when it was absent: a guard that
+// matches only if the field is still what this process saw.
+void append_unchanged(DocumentBuilder& b, std::string_view field, DocumentView doc) {
+  bson::Value v = doc.get(field);
+  if (v.is_missing()) {
+    b.append(field, make_document("$exists", false));
+  } else {
+    b.append(field, make_document("$eq", v));
+  }
+}
+
+client::FindOptions timer_projection() {
+  client::FindOptions options;
+  options.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+  return options;
+}
+
+}  // namespace
+
+void ExecutionStore::repair_timer_bound(DocumentView doc) {
+  // Guarded on version and the bound as read: a commit in between may have armed an earlier
+  // timer (it bumps version), and then this must not land.
+  DocumentBuilder guard;
+  guard.append("_id", doc.get("_id"));
+  append_unchanged(guard, "version", doc);
+  append_unchanged(guard, "next_fire_at", doc);
+  double bound = earliest_timer(doc.get("timers")).value_or(kNoTimer);
+  executions_.update_one(guard.finish(),
+                         make_document("$set", make_document("next_fire_at", bound)));
+}
+
+std::vector<Document> ExecutionStore::repair_unbounded_timers() {
+  // The null key of the next_fire_at index holds exactly the documents whose bound is absent
+  // or null: this store always writes a number (kNoTimer when there is no timer).
+  std::vector<Document> unbounded =
+      executions_.find(make_document("next_fire_at", bson::Null{}), timer_projection())
+          ->to_vector();
+  for (const Document& doc : unbounded) repair_timer_bound(doc);
+  return unbounded;
+}
+
+std::vector<DueTimer> ExecutionStore::due_timers(double now) {
+  require_open();
+  // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
+  // range [.., now] holds every document with a due timer, plus documents whose bound went
+  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
+  // Documents without a usable bound are read through the null key and repaired first.
+  std::vector<Document> docs = repair_unbounded_timers();
+  std::vector<Document> bounded =
+      executions_
+          .find(make_document("next_fire_at", make_document("$lte", now)), timer_projection())
+          ->to_vector();
+  std::vector<DueTimer> due;
+  std::set<std::string> repaired;  // their new bound may put them in `bounded` as well
+  for (const Document& doc : docs) {
+    repaired.insert(id_of(doc));
+    for (DueTimer& t : timers_in(doc)) {
+      if (t.fire_at <= now) due.push_back(std::move(t));
+    }
+  }
+  for (const Document& doc : bounded) {
+    if (!repaired.empty() && repaired.count(id_of(doc))) continue;
+    std::optional<double> earliest;
+    for (DueTimer& t : timers_in(doc)) {
+      if (!earliest || t.fire_at < *earliest) earliest = t.fire_at;
+      if (t.fire_at <= now) due.push_back(std::move(t));
+    }
+    if (earliest.value_or(kNoTimer) > doc.get("next_fire_at").number_as_double()) {
+      repair_timer_bound(doc);
+    }
+  }
+  sort_timers(due);
   return due;
+}
+
+std::vector<DueTimer> ExecutionStore::timers(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  std::optional<Document> doc =
+      executions_.find_one(make_document("_id", execution_id), timer_projection());
+  if (!doc) return {};
+  std::vector<DueTimer> out = timers_in(*doc);
+  sort_timers(out);
+  return out;
 }
 
 void ExecutionStore::delete_timer(std::string_view execution_id, std::string_view path,
@@ -682,23 +779,21 @@ void ExecutionStore::delete_timer(std::string_view execution_id, std::string_vie
   std::string key = "timers." + encode_timer_path(path);
   // Guarded on the stored time: a sweep holding a stale fire_at must not delete the timer
   // the execution has since re-armed. An update pipeline removes the timer and recomputes
-  // next_fire_at from what is left in the same atomic write ($min of no timers is null,
-  // which no `$lte: now` matches).
+  // next_fire_at from what is left in the same atomic write; $min of no timers is null, which
+  // becomes kNoTimer (a null bound would keep every later $min at null).
+  Document earliest = make_document(
+      "$min",
+      make_document(
+          "$map",
+          make_document("input",
+                        make_document("$objectToArray",
+                                      make_document("$ifNull", make_array("$timers", Document()))),
+                        "in", "$$this.v")));
   std::vector<Document> pipeline = {
       make_document("$unset", make_array(key)),
       make_document(
           "$set",
-          make_document(
-              "next_fire_at",
-              make_document(
-                  "$min",
-                  make_document(
-                      "$map",
-                      make_document("input",
-                                    make_document("$objectToArray",
-                                                  make_document("$ifNull",
-                                                                make_array("$timers", Document()))),
-                                    "in", "$$this.v"))))),
+          make_document("next_fire_at", make_document("$ifNull", make_array(earliest, kNoTimer)))),
   };
   executions_.update_one(make_document("_id", execution_id, key, fire_at), pipeline);
 }

@@ -8,7 +8,9 @@
 #include <sstream>
 #include <string>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
+#include "mongostore/client/client.h"
 #include "mongostore/exec/execution_store.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -246,6 +248,34 @@ TEST_F(DemoTest, InspectionCommandsShowWhatTheStoreHolds) {
   Output trace_table = run("exec trace --data " + data() + " " + first.id);
   EXPECT_NE(trace_table.out.find(std::to_string(exe->processed_events) + " steps"),
             std::string::npos);
+}
+
+// A document written in the seed's layout (no next_fire_at, no promoted status): `exec show`
+// reads the execution's own timers, so its timer shows (it showed "timers (0)" before).
+TEST_F(DemoTest, ShowListsTheTimersOfASeedLayoutExecution) {
+  {
+    auto client = client::connect("embedded:" + data());
+    exec::Execution exe;
+    exe.id = "seed-1";
+    exe.definition_id = "order";
+    exe.status = exec::ExecutionStatus::kRunning;
+    exe.version = 2;
+    client->database("harel")
+        .collection("executions")
+        .insert_one(bson::make_document(
+            "_id", "seed-1", "definition_id", "order", "version", 2, "data", exe.to_json(),
+            "outbox", bson::make_array(), "spawns", bson::make_array(), "processed",
+            bson::make_array(), "timers", bson::make_document("AwaitingPayment", 1.7e9), "trace",
+            bson::make_array()));
+  }
+  Output show = run("exec show --json --data " + data() + " seed-1");
+  ASSERT_EQ(show.status, 0) << show.err;
+  Document d = Document::from_json(show.out);
+  ASSERT_EQ(d.get("timers").as_array().count(), 1u) << show.out;
+  EXPECT_EQ(d.get("timers").as_array().begin()->value.as_document().get("path").as_string(),
+            "AwaitingPayment");
+  Output table = run("exec show --data " + data() + " seed-1");
+  EXPECT_NE(table.out.find("timers (1)"), std::string::npos) << table.out;
 }
 
 TEST_F(DemoTest, BadInputGivesOneLineAndANonZeroExit) {

@@ -149,10 +149,7 @@ void register_exec_commands(CLI::App& app, Action* action) {
       for (auto& e : store.pending_outbox()) {
         if (e.source_id == id) outbox.push_back(std::move(e));
       }
-      std::vector<exec::DueTimer> timers;
-      for (auto& t : store.due_timers(INFINITY)) {
-        if (t.execution_id == id) timers.push_back(std::move(t));
-      }
+      std::vector<exec::DueTimer> timers = store.timers(id);
       if (json) {
         bson::DocumentBuilder b;
         b.append("execution", bson::Document::from_json(exe->to_json()).view());

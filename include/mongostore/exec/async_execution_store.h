@@ -74,6 +74,7 @@ class AsyncExecutionStore {
   asio::awaitable<void> ack_spawn(int64_t seq);
   asio::awaitable<std::vector<DueTimer>> due_timers(double now);
   asio::awaitable<void> delete_timer(std::string execution_id, std::string path, double fire_at);
+  asio::awaitable<std::vector<DueTimer>> timers(std::string execution_id);
   asio::awaitable<void> append_trace(std::string execution_id, bson::Document entry);
   asio::awaitable<std::vector<bson::Document>> read_trace(std::string execution_id);
 

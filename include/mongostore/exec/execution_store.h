@@ -49,7 +49,8 @@ struct ExecutionStoreOptions {
   /// Trace steps kept per execution (a ring); 0 keeps all.
   int64_t trace_max = kDefaultTraceMax;
   /// Create the indexes that make the sweeps cost what the work costs (outbox.seq,
-  /// spawns.seq) at construction. harel creates none.
+  /// spawns.seq, next_fire_at, the archive's marks) at construction, and give documents that
+  /// lack a `next_fire_at` bound (the seed's layout) one. harel creates none.
   bool create_indexes = true;
   /// Dedupe marks kept in the execution document's `processed` array. Each time a commit
   /// reaches a multiple of this version, the marks beyond the newest `processed_in_document`
@@ -123,10 +124,15 @@ class ExecutionStore {
   void ack_outbox(int64_t seq);
   std::vector<SpawnEntry> pending_spawns();
   void ack_spawn(int64_t seq);
-  /// Timers with fire_at <= now, across executions, earliest first.
+  /// Timers with fire_at <= now, across executions, earliest first. Reads only executions
+  /// whose `next_fire_at` bound is <= now, plus those with no usable bound (a document in the
+  /// seed's layout, or one some other writer left without it), whose bound it then repairs.
   std::vector<DueTimer> due_timers(double now);
   /// Removes the timer only if it still fires at `fire_at` (a re-armed timer survives).
   void delete_timer(std::string_view execution_id, std::string_view path, double fire_at);
+  /// The armed timers of one execution, earliest first ([] for an unknown execution). Reads
+  /// that execution's document alone.
+  std::vector<DueTimer> timers(std::string_view execution_id);
 
   /// Appends a trace step outside a commit (keeps an `index` already on the entry). No-op
   /// for an unknown execution (it never creates a stub document).
@@ -158,6 +164,12 @@ class ExecutionStore {
   };
   std::optional<DedupeProbe> dedupe_probe(std::string_view execution_id, std::string_view event_id,
                                           bool with_snapshot);
+  /// Sets `next_fire_at` of a document read with its `timers`, `next_fire_at` and `version`
+  /// to its earliest timer (+infinity when it has none), unless a commit has changed it since.
+  void repair_timer_bound(bson::DocumentView doc);
+  /// Repairs every execution that has no usable `next_fire_at` (one indexed read of the null
+  /// key); returns the documents it read.
+  std::vector<bson::Document> repair_unbounded_timers();
   /// The `processed` array of the stored document (projected alone), or nullopt.
   std::optional<bson::Document> stored_marks(std::string_view execution_id);
   /// One connect attempt (connect, ping, build the store); connect() and the async twin's
