@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 
 #include "mongostore/error.h"
 #include "records/utf8.h"
@@ -64,20 +65,52 @@ void append_float_hex(std::string& out, double value) {
   out += std::to_string(e < 0 ? -e : e);
 }
 
+const EVP_MD* sha256_md() {
+  static const EVP_MD* md = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+  if (md == nullptr) throw Error(ErrorCode::kInternalError, "OpenSSL has no SHA-256");
+  return md;
+}
+
+// One digest context per thread, reused: creating and freeing one per digest costs about as
+// much as hashing a small child record's form.
+struct DigestContext {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  ~DigestContext() { EVP_MD_CTX_free(ctx); }
+};
+
 void append_digest_hex(std::string& out, std::string_view bytes) {
-  static const EVP_MD* sha256 = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
-  if (sha256 == nullptr) throw Error(ErrorCode::kInternalError, "OpenSSL has no SHA-256");
+  thread_local DigestContext context;
+  if (context.ctx == nullptr) throw Error(ErrorCode::kInternalError, "OpenSSL: out of memory");
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, sha256, nullptr) != 1) {
+  if (EVP_DigestInit_ex2(context.ctx, sha256_md(), nullptr) != 1 ||
+      EVP_DigestUpdate(context.ctx, bytes.data(), bytes.size()) != 1 ||
+      EVP_DigestFinal_ex(context.ctx, digest, &length) != 1) {
     throw Error(ErrorCode::kInternalError, "OpenSSL SHA-256 failed");
   }
   append_hex(out, std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
+/// Buffers for the canonical forms of nested records, one per nesting level, kept per thread
+/// so that a save's many child digests reuse their capacity. A deque keeps references to a
+/// level's buffer valid while deeper levels are added.
+std::string& scratch(size_t level) {
+  thread_local std::deque<std::string> buffers;
+  while (buffers.size() <= level) buffers.emplace_back();
+  std::string& buffer = buffers[level];
+  buffer.clear();
+  return buffer;
+}
+
+/// A scratch buffer grown by an unusually large record is given back rather than kept.
+void release_if_large(std::string& buffer) {
+  constexpr size_t kKeep = size_t{1} << 20;
+  if (buffer.capacity() > kKeep) std::string().swap(buffer);
+}
+
 class Writer {
  public:
-  explicit Writer(std::string& out) : out_(out) {}
+  explicit Writer(std::string& out, size_t level = 0) : out_(out), level_(level) {}
 
   void record(const IdentityNode& node, std::span<const IdentityNode::Entry> extras, int depth) {
     if (node.kind() != IdentityNode::Kind::kRecord) {
@@ -172,11 +205,11 @@ class Writer {
         return;
       case K::kRecord: {
         // A nested record is a Merkle reference: the digest of its own canonical form.
-        std::string child;
-        child.reserve(256);
-        Writer(child).record(node, {}, depth + 1);
+        std::string& child = scratch(level_ + 1);
+        Writer(child, level_ + 1).record(node, {}, depth + 1);
         out_ += "{\"content_id\":\"";
         append_digest_hex(out_, child);
+        release_if_large(child);
         out_ += "\",\"type\":\"record_ref\"}";
         return;
       }
@@ -267,6 +300,7 @@ class Writer {
   }
 
   std::string& out_;
+  size_t level_;  // the scratch level of out_ (0: the caller's buffer)
 };
 
 }  // namespace
@@ -340,10 +374,12 @@ std::string canonical_form(const IdentityNode& record,
 }
 
 std::string content_id(const IdentityNode& record, std::span<const IdentityNode::Entry> extras) {
-  std::string form = canonical_form(record, extras);
+  std::string& form = scratch(0);
+  Writer(form, 0).record(record, extras, 0);
   std::string id;
   id.reserve(64);
   append_digest_hex(id, form);
+  release_if_large(form);
   return id;
 }
 

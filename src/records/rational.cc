@@ -3,6 +3,7 @@
 #include <gmp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -154,9 +155,20 @@ std::string Rational::to_string() const {
 }
 
 void Rational::append_to(std::string& out) const {
-  append_mpz(out, mpq_numref(Q(*this)));
+  mpz_srcptr num = mpq_numref(Q(*this));
+  mpz_srcptr den = mpq_denref(Q(*this));
+  if (mpz_fits_slong_p(num) && mpz_fits_slong_p(den)) {
+    // The common case of small values, without GMP's general base conversion.
+    char buf[48];
+    char* end = std::to_chars(buf, buf + 20, mpz_get_si(num)).ptr;
+    *end++ = '/';
+    end = std::to_chars(end, buf + sizeof buf, mpz_get_si(den)).ptr;
+    out.append(buf, end);
+    return;
+  }
+  append_mpz(out, num);
   out += '/';
-  append_mpz(out, mpq_denref(Q(*this)));
+  append_mpz(out, den);
 }
 
 double Rational::nearest_double() const {
