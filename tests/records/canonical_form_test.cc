@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mongostore/error.h"
@@ -202,6 +203,25 @@ TEST(IdentityNodes, DeepNestingIsRefusedNotACrash) {
   } catch (const Error& e) {
     EXPECT_EQ(e.error_code(), ErrorCode::kBadValue);
   }
+}
+
+TEST(IdentityNodes, ContentIdsAgreeAcrossThreads) {
+  // The per-thread scratch buffers and digest contexts must not leak between threads.
+  std::vector<IdentityNode> children;
+  for (int i = 0; i < 20; ++i) {
+    children.push_back(IdentityNode::record("t.Child", {{"i", IdentityNode::integer(i)}}));
+  }
+  IdentityNode root = IdentityNode::record("t.Root", {{"cs", IdentityNode::list(children)}});
+  std::string want = content_id(root);
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) mismatches[t] += content_id(root) != want;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
 }
 
 }  // namespace
