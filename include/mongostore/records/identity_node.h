@@ -76,13 +76,18 @@ class IdentityNode {
   /// values.size(); an empty shape is a scalar of one value). Written as
   /// {"type":"frac_vector","value":{"denominator":d,"nominators":[…]}} with d the least
   /// common denominator (httk's `simplify()`: the smallest positive shared denominator) and
-  /// nominators nested as the shape, as JSON integers.
+  /// nominators nested as the shape, as JSON integers (not strings).
+  /// Verified by reading httk-core's code (identity.py `_frac` and FracVector.simplify at
+  /// 0352cc25), not by golden vectors: none covers FracVector. httk writes a FracScalar as a
+  /// `rational` node, so use rational() for a single value. (surd_scalar/surd_vector nodes are
+  /// not supported.)
   static IdentityNode frac_vector(std::span<const Rational> values, std::vector<size_t> shape);
 
-  /// A datetime. `utc_offset_seconds` absent → naive; present → aware, converted to UTC for the
-  /// identity (|offset| < 24 h). Fields as Python's datetime: year 1…9999 (also after the
-  /// conversion to UTC), month 1…12, day valid for the month, hour 0…23, minute and second
-  /// 0…59, microsecond 0…999999.
+  /// A datetime. `aware` false → naive; true → aware with `utc_offset_seconds` east of UTC
+  /// (whole seconds, |offset| < 24 h), converted to UTC for the identity and written with
+  /// "+00:00". Six microsecond digits always (Python's isoformat(timespec="microseconds")). Fields
+  /// as Python's datetime: year 1…9999 (also after the conversion to UTC), month 1…12, day valid
+  /// for the month, hour 0…23, minute and second 0…59, microsecond 0…999999.
   struct Datetime {
     int year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, microsecond = 0;
     bool aware = false;
