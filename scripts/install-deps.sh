@@ -10,7 +10,8 @@ PACKAGES=(
   libasio-dev                # networking for the server and the async twins
   libcli11-dev libfmt-dev    # the command-line tool
   libgtest-dev libgmock-dev libbenchmark-dev
-  libssl-dev libpcre2-dev    # SCRAM/TLS; $regex
+  libssl-dev libpcre2-dev    # SCRAM/TLS, SHA-256 content ids; $regex
+  libgmp-dev                 # exact rationals of any size in the RecordStore
   libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server
   tzdata                     # Olson time zones of the date expressions
   python3-pymongo            # a real client driving `mongostore serve` in the tests
