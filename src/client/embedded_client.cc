@@ -1,6 +1,8 @@
 // The embedded backend: the Client seam straight onto an in-process Engine.
 #include "mongostore/client/client.h"
 
+#include "mongostore/bson/builder.h"
+
 namespace mongostore::client {
 namespace {
 
@@ -11,6 +13,11 @@ class EmbeddedClient final : public Client {
   std::vector<std::string> list_database_names() override { return engine_->list_databases(); }
   void ping() override {}
   std::string_view backend_name() const override { return "embedded"; }
+  bson::Document hello() override {
+    // A standalone server: no setName (no multi-document transactions yet).
+    return bson::make_document("isWritablePrimary", true, "maxBsonObjectSize",
+                               static_cast<int32_t>(engine::kMaxDocumentSize), "ok", 1.0);
+  }
 
   std::vector<std::string> list_collection_names(std::string_view db) override {
     return engine_->list_collections(db);

@@ -190,6 +190,9 @@ class RemoteClient final : public Client {
   void ping() override {
     runner_->run(CommandKind::kRead, "admin", bson::make_document("ping", 1));
   }
+  bson::Document hello() override {
+    return runner_->run(CommandKind::kRead, "admin", bson::make_document("hello", 1));
+  }
 
   std::vector<std::string> list_database_names() override {
     Document reply = runner_->run(CommandKind::kRead, "admin",

@@ -49,6 +49,9 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual void ping() = 0;
   /// "embedded" or "remote".
   virtual std::string_view backend_name() const = 0;
+  /// The deployment's `hello` reply: a store reads `setName` (a replica set) and
+  /// `maxBsonObjectSize` from it. The embedded engine answers as a standalone server.
+  virtual bson::Document hello() = 0;
 
   // The operations behind Database and Collection, by namespace. Prefer the handles.
   virtual std::vector<std::string> list_collection_names(std::string_view db) = 0;
