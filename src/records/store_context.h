@@ -1,0 +1,58 @@
+// StoreContext: what every operation of one open RecordStore shares: the database, the options,
+// the transaction mode found at open, collection setup, sid allocation, the identity cache,
+// the entry families and their dispatch collections.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mongostore/client/client.h"
+#include "mongostore/records/record_store.h"
+#include "records/collection_setup.h"
+#include "records/identity_cache.h"
+#include "records/sid_allocator.h"
+
+namespace mongostore::records {
+
+/// One family as the store uses it: its declaration and, with two or more backing records, its
+/// dispatch collection.
+struct FamilyBinding {
+  EntryFamily declaration;
+  std::string dispatch;  // empty for a single-record family
+};
+
+/// `_httk_entry_dispatch_<safe>_<h8>` (reference §1.2): safe = the lowercased family name with
+/// every non-alphanumeric character as '_', stripped of '_' ("entry" when nothing is left);
+/// h8 = the first 8 hex digits of the name's SHA-256; a name over 63 characters keeps its
+/// first 54 and appends "_" + h8.
+std::string dispatch_collection_name(const std::string& family);
+
+struct StoreContext {
+  StoreContext(std::shared_ptr<client::Client> c, RecordStoreOptions o);
+
+  std::shared_ptr<client::Client> client;
+  RecordStoreOptions options;
+  client::Database db;
+  bool transactions = false;
+  int64_t max_bson_size = 16 * 1024 * 1024;
+  CollectionSetup setup;
+  SidAllocator sids;
+  IdentityCache cache;
+  std::vector<FamilyBinding> families;
+  /// Saves are serialised per store (httk's process write mutex): a save reads what earlier
+  /// saves wrote, and dedup races are then only between processes, which the unique content
+  /// id index settles.
+  std::mutex write_mutex;
+
+  client::Collection collection(const std::string& name) const { return db.collection(name); }
+  /// The family bindings `schema` backs with a dispatch collection (a type may back several).
+  std::vector<const FamilyBinding*> dispatching_families(const RecordSchema& schema) const;
+  /// The store_timestamp of a save starting now (clock ns // resolution).
+  int64_t timestamp_now() const;
+};
+
+}  // namespace mongostore::records

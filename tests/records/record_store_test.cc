@@ -1,0 +1,592 @@
+// The RecordStore's contract (seed 003; reference httk-store-mongo.md), written once and run on
+// every backend: embedded memory, embedded durable, and remote through `mongostore serve`.
+// Every store here runs in degraded mode (no backend offers multi-document transactions through
+// the Client seam yet); the transaction-mode cases assert exactly that.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/records/content_id.h"
+#include "mongostore/records/record_store.h"
+#include "records/record_identity.h"
+#include "records/record_types.h"
+#include "support/backend.h"
+
+namespace mongostore::records::testing {
+namespace {
+
+using bson::Document;
+using bson::make_document;
+using mongostore::testing::Backend;
+
+class RecordStoreContract : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { client_ = backend_.connect(GetParam()); }
+
+  RecordStoreOptions options(std::vector<EntryFamily> families = {}) {
+    RecordStoreOptions o;
+    o.database = "records_test";
+    o.families = std::move(families);
+    o.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
+    return o;
+  }
+  RecordStore open(RecordStoreOptions o) { return RecordStore::open(client_, std::move(o)); }
+  RecordStore open() { return open(options()); }
+  client::Collection coll(const std::string& name) const {
+    return client_->database("records_test").collection(name);
+  }
+  Document raw(const std::string& collection, int64_t sid) const {
+    auto doc = coll(collection).find_one(make_document("_id", sid));
+    EXPECT_TRUE(doc) << collection << " " << sid;
+    return doc ? *doc : Document();
+  }
+
+  mongostore::testing::BackendHolder backend_;
+  std::shared_ptr<client::Client> client_;
+  std::vector<std::string> warnings_;
+};
+
+uint64_t bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+// --- save and fetch ---------------------------------------------------------------------------
+
+TEST_P(RecordStoreContract, EveryFieldTypeRoundTripsExactly) {
+  RecordStore store = open();
+  Structure s = make_structure("TiO2", 3);
+  s.charges.push_back(R::parse("123456789012345678901234567890/7"));
+  s.magmoms.push_back(std::nextafter(1.0, 2.0));
+  s.created = DateTime::from_fields(1999, 12, 31, 23, 59, 59, 0, std::nullopt);  // naive
+  int64_t sid = store.save(s);
+  auto back = store.fetch<Structure>(sid);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->formula, s.formula);
+  EXPECT_EQ(back->spacegroup, 225);
+  EXPECT_EQ(back->cell, s.cell);
+  ASSERT_EQ(back->sites.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(back->sites[i].element, s.sites[i].element);
+    EXPECT_EQ(back->sites[i].position, s.sites[i].position);
+    EXPECT_EQ(bits(back->sites[i].occupancy), bits(s.sites[i].occupancy));
+  }
+  ASSERT_TRUE(back->author);
+  EXPECT_EQ(back->author->name, "Ada");
+  EXPECT_EQ(back->author->email, "ada@example.org");
+  EXPECT_EQ(back->energy, -12.5);
+  EXPECT_EQ(back->tags, s.tags);
+  ASSERT_EQ(back->magmoms.size(), s.magmoms.size());
+  for (size_t i = 0; i < s.magmoms.size(); ++i) {
+    EXPECT_EQ(bits(back->magmoms[i]), bits(s.magmoms[i])) << i;  // -0.0 and subnormals too
+  }
+  EXPECT_EQ(back->charges, s.charges);
+  EXPECT_EQ(back->created, s.created);
+  EXPECT_FALSE(back->created.aware);
+  EXPECT_EQ(back->published, s.published);
+  EXPECT_EQ(back->blob, s.blob);
+  EXPECT_TRUE(back->relaxed);
+  EXPECT_EQ(back->forces, s.forces);
+  EXPECT_EQ(back->note, "from a test");
+  EXPECT_EQ(back->scratch, 7);  // skip: the C++ default, not what was saved
+
+  // An optional left empty, a null reference, empty lists.
+  Structure bare;
+  bare.formula = "X";
+  bare.created = DateTime::from_fields(2020, 1, 1);
+  auto bare_back = store.fetch<Structure>(store.save(bare));
+  EXPECT_FALSE(bare_back->author);
+  EXPECT_FALSE(bare_back->energy);
+  EXPECT_FALSE(bare_back->published);
+  EXPECT_TRUE(bare_back->sites.empty());
+  EXPECT_TRUE(bare_back->forces.empty());
+}
+
+TEST_P(RecordStoreContract, DocumentsHaveHttksLayout) {
+  RecordStore store = open();
+  Structure s = make_structure("SrTiO3", 2);
+  int64_t sid = store.save(s);
+  Document doc = raw("structure", sid);
+  std::vector<std::string> keys;
+  for (const auto& e : doc) keys.emplace_back(e.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"_id", "_httk_role", "f", "logical_id",
+                                            "store_timestamp", "content_id"}));
+  EXPECT_EQ(doc.get("_id").type(), bson::BsonType::kInt64);
+  EXPECT_EQ(doc.get("logical_id").as_int64(), sid);
+  EXPECT_EQ(doc.get("_httk_role").as_string(), "main");
+  EXPECT_EQ(doc.get("content_id").as_string(), store.content_id(s));
+  EXPECT_EQ(doc.get("content_id").as_string().size(), 64u);
+  EXPECT_EQ(doc.get("store_timestamp").type(), bson::BsonType::kInt64);
+
+  bson::DocumentView f = doc.get("f").as_document();
+  std::vector<std::string> fkeys;
+  for (const auto& e : f) fkeys.emplace_back(e.key);
+  std::vector<std::string> want = {"formula", "spacegroup"};
+  for (int i = 0; i < 9; ++i) want.push_back("cell_" + std::to_string(i));
+  for (const char* k :
+       {"cell_exact", "sites", "author_sid", "energy", "energy_exact", "tags", "magmoms", "charges",
+        "created", "published", "blob", "relaxed", "forces", "note"}) {
+    want.emplace_back(k);
+  }
+  EXPECT_EQ(fkeys, want);
+  EXPECT_EQ(f.get("spacegroup").type(), bson::BsonType::kInt64);
+  EXPECT_EQ(f.get("cell_0").as_double(), 1.0 / 3);
+  EXPECT_EQ(f.get("cell_exact").as_string(), "6;2,0,0,0,-21,0,0,0,30");
+  EXPECT_EQ(f.get("energy_exact").as_string(), "-0x1.9000000000000p+3");
+  EXPECT_EQ(f.get("created").as_string(), "2026-01-02T02:04:05.000600+00:00");
+  EXPECT_EQ(f.get("published").as_string(), "2026-02-28");
+  EXPECT_EQ(f.get("blob").type(), bson::BsonType::kBinary);
+  bson::DocumentView site0 = f.get("sites").as_array().begin()->value.as_document();
+  EXPECT_EQ(site0.get("sites_sid").type(), bson::BsonType::kInt64);
+  bson::DocumentView tag0 = f.get("tags").as_array().begin()->value.as_document();
+  EXPECT_EQ(tag0.get("tags").as_string(), "perovskite");
+  bson::DocumentView charge0 = f.get("charges").as_array().begin()->value.as_document();
+  EXPECT_EQ(charge0.get("charges_exact").as_string(), "2/3");
+  bson::DocumentView force0 = f.get("forces").as_array().begin()->value.as_document();
+  EXPECT_EQ(force0.get("forces_exact").as_string(), "10;1,0,-1");
+  EXPECT_EQ(force0.get("forces_2").as_double(), -0.1);
+  EXPECT_FALSE(f.has("scratch"));
+
+  // Children and references are `dep` documents of their own collections.
+  Document author = raw("author", f.get("author_sid").as_int64());
+  EXPECT_EQ(author.get("_httk_role").as_string(), "dep");
+  EXPECT_EQ(author.get("f").as_document().get("name").as_string(), "Ada");
+  // Counters hold the last sid issued, per collection.
+  auto counter = coll("_httk_counters").find_one(make_document("_id", "structure"));
+  ASSERT_TRUE(counter);
+  EXPECT_EQ(counter->get("next").number_as_double(), static_cast<double>(sid));
+
+  // The indexes of reference §1.5.
+  std::set<std::string> names;
+  for (const Document& ix : coll("structure").list_indexes()) {
+    names.insert(std::string(ix.get("name").as_string()));
+  }
+  for (const char* n :
+       {"uq_structure_content_id", "ix_structure__httk_role", "ix_structure_logical_id",
+        "ix_structure_store_timestamp", "ix_structure_formula", "ix_structure_spacegroup",
+        "ix_structure_spacegroup_formula"}) {
+    EXPECT_TRUE(names.count(n)) << n;
+  }
+}
+
+TEST_P(RecordStoreContract, ContentIdDedupReusesTheSidAndPromotesADependency) {
+  RecordStore store = open();
+  Structure s = make_structure("BaTiO3", 2, "Grace");
+  int64_t first = store.save(s);
+  EXPECT_EQ(store.save(s), first);
+  EXPECT_EQ(coll("structure").count_documents(Document()), 1);
+  EXPECT_EQ(coll("site").count_documents(Document()), 2);  // children not visited again
+
+  // The author is a dependency; saving it at the top promotes it.
+  Author grace{"Grace", "ada@example.org"};
+  int64_t author_sid = raw("structure", first).get("f").as_document().get("author_sid").as_int64();
+  EXPECT_EQ(raw("author", author_sid).get("_httk_role").as_string(), "dep");
+  EXPECT_EQ(store.save(grace), author_sid);
+  EXPECT_EQ(raw("author", author_sid).get("_httk_role").as_string(), "main");
+  EXPECT_EQ(store.sid_of(grace), author_sid);
+  EXPECT_EQ(store.fetch_by_content_id<Author>(store.content_id(grace))->name, "Grace");
+  EXPECT_FALSE(store.fetch_by_content_id<Author>(std::string(64, '0')));
+}
+
+TEST_P(RecordStoreContract, AMetadataConflictNamesThePath) {
+  RecordStore store = open();
+  Structure s = make_structure("CaTiO3", 1);
+  store.save(s);
+  Structure other = s;
+  other.note = "changed";  // identity_skip: same content id, different metadata
+  try {
+    store.save(other);
+    FAIL() << "expected EntryMetadataConflictError";
+  } catch (const EntryMetadataConflictError& e) {
+    EXPECT_EQ(e.path(), "mongostore.tests.Structure.note");
+    EXPECT_NE(std::string(e.what()).find("from a test"), std::string::npos) << e.what();
+  }
+  // Metadata of a referenced record is compared too.
+  Structure other_author = s;
+  other_author.author = std::make_shared<const Author>(Author{"Ada", "other@example.org"});
+  EXPECT_THROW(store.save(other_author), EntryMetadataConflictError);
+  EXPECT_EQ(coll("structure").count_documents(Document()), 1);
+}
+
+TEST_P(RecordStoreContract, ByValueDedupComparesFieldsNotChildren) {
+  RecordStore store = open();
+  Label a{"x", std::nullopt, {"p"}};
+  int64_t sid = store.save(a);
+  EXPECT_EQ(store.save(Label{"x", std::nullopt, {"p"}}), sid);
+  // None is not a wildcard.
+  EXPECT_NE(store.save(Label{"x", 3, {"p"}}), sid);
+  // Same label with other child contents dedups to the same sid (httk's rule).
+  EXPECT_EQ(store.save(Label{"x", std::nullopt, {"q", "r"}}), sid);
+  EXPECT_EQ(coll("label").count_documents(Document()), 2);
+  // Same-named shelves with different labels: one shelf, and the losing child stays behind as
+  // an unreachable dep (degraded mode: fsck collects it).
+  int64_t shelf = store.save(Shelf{"s", {Label{"y", 1, {}}}});
+  EXPECT_EQ(store.save(Shelf{"s", {Label{"z", 2, {}}}}), shelf);
+  EXPECT_EQ(coll("shelf").count_documents(Document()), 1);
+  EXPECT_EQ(coll("label").count_documents(make_document("f.text", "z")), 1);
+}
+
+TEST_P(RecordStoreContract, DedupNoneAlwaysInsertsAndSidsAreNeverReused) {
+  RecordStore store = open();
+  int64_t a = store.save(Event{"boot"});
+  int64_t b = store.save(Event{"boot"});
+  EXPECT_EQ(b, a + 1);
+  coll("event").delete_many(Document());
+  EXPECT_EQ(store.save(Event{"boot"}), b + 1);
+}
+
+TEST_P(RecordStoreContract, ACycleIsRefused) {
+  RecordStore store = open();
+  auto a = std::make_shared<Node>();
+  auto b = std::make_shared<Node>();
+  a->name = "a";
+  b->name = "b";
+  a->next = b;
+  b->next = a;  // a -> b -> a
+  EXPECT_THROW(store.save(std::shared_ptr<const Node>(a)), StorageProjectionCycleError);
+  b->next = nullptr;  // break the cycle before the shared_ptrs leak
+  int64_t sid = store.save(std::shared_ptr<const Node>(a));
+  EXPECT_EQ(store.fetch<Node>(sid)->next->name, "b");
+}
+
+TEST_P(RecordStoreContract, NonOptionalNoneIsASchemaError) {
+  RecordStore store = open();
+  Node n;  // nullable next: fine
+  n.name = "n";
+  EXPECT_NO_THROW(store.save(n));
+  Structure s = make_structure("NaCl", 0);
+  s.magmoms = {std::nan("")};
+  EXPECT_THROW(store.save(s), Error);  // a NaN has no identity
+  EXPECT_EQ(coll("structure").count_documents(Document()), 0);
+}
+
+TEST_P(RecordStoreContract, ARecordOverTheBsonLimitWritesNothingOfItself) {
+  RecordStore store = open();
+  Structure s = make_structure("Huge", 1);
+  s.note = std::string(17 * 1024 * 1024, 'x');
+  try {
+    store.save(s);
+    FAIL() << "expected RecordTooLargeError";
+  } catch (const RecordTooLargeError& e) {
+    EXPECT_EQ(e.collection(), "structure");
+    EXPECT_GT(e.size(), e.limit());
+    EXPECT_EQ(e.code(), 10334);
+  }
+  EXPECT_EQ(coll("structure").count_documents(Document()), 0);
+}
+
+TEST_P(RecordStoreContract, FetchSharesLiveObjectsAndReadsInSidOrder) {
+  RecordStore store = open();
+  int64_t a = store.save(make_structure("A", 1, "P"));
+  int64_t b = store.save(make_structure("B", 1, "Q"));
+  auto one = store.fetch<Structure>(a);
+  EXPECT_EQ(store.fetch<Structure>(a).get(), one.get());  // the same live object
+  EXPECT_EQ(store.sid_of(one), a);
+  auto many = store.fetch_many<Structure>({b, a});
+  ASSERT_EQ(many.size(), 2u);
+  EXPECT_EQ(many[0]->formula, "A");
+  EXPECT_EQ(many[1]->formula, "B");
+  EXPECT_EQ(many[0].get(), one.get());
+  try {
+    store.fetch<Structure>(999);
+    FAIL();
+  } catch (const RecordNotFound& e) {
+    EXPECT_EQ(e.sid(), 999);
+    EXPECT_EQ(e.code(), 4);
+  }
+  // referring: the structures whose author is P.
+  int64_t p = *store.sid_of(Author{"P", "ada@example.org"});
+  auto refs = store.referring<Structure>("author", p);
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0]->formula, "A");
+  EXPECT_THROW(store.referring<Structure>("formula", p), SchemaError);
+  EXPECT_FALSE(store.sid_of(make_structure("never saved")));
+}
+
+TEST_P(RecordStoreContract, AUniqueUserIndexHoldsUnderRacingWriters) {
+  RecordStore store = open();
+  store.save(Account{"root", "first"});
+  EXPECT_THROW(store.save(Account{"root", "second"}), DuplicateKeyError);
+  std::atomic<int> wins{0}, dups{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        RecordStore own = RecordStore::open(client_, options());
+        own.save(Account{"race", "t" + std::to_string(t)});
+        ++wins;
+      } catch (const DuplicateKeyError&) {
+        ++dups;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "writer " << t << ": " << e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wins.load(), 1);
+  EXPECT_EQ(dups.load(), 3);
+}
+
+TEST_P(RecordStoreContract, WritersRacingOnOneContentGetOneSidAndOneDocument) {
+  std::vector<int64_t> sids(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      // Separate stores: the per-store write mutex does not serialise them.
+      try {
+        RecordStore own = RecordStore::open(client_, options());
+        sids[t] = own.save(make_structure("Racer", 3, "Same"));
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "writer " << t << ": " << e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int64_t sid : sids) EXPECT_EQ(sid, sids[0]);
+  EXPECT_EQ(coll("structure").count_documents(Document()), 1);
+  EXPECT_EQ(coll("author").count_documents(Document()), 1);
+}
+
+// --- entry families ---------------------------------------------------------------------------
+
+std::vector<EntryFamily> materials_family() {
+  return {EntryFamily{"Materials Entry",
+                      "def:materials",
+                      {EntryRecord{"crystal", schema_of<Crystal>(), "def:crystal"},
+                       EntryRecord{"molecule", schema_of<Molecule>(), "def:molecule"}}}};
+}
+
+TEST_P(RecordStoreContract, FamiliesDispatchContentIdsToTheirBacking) {
+  RecordStore store = open(options(materials_family()));
+  std::string dispatch =
+      "_httk_entry_dispatch_materials_entry_" + sha256_hex("Materials Entry").substr(0, 8);
+  Crystal c{"NaCl"};
+  Molecule m{"H2O", 0};
+  int64_t cs = store.save(c);
+  int64_t ms = store.save(m);
+  auto entry = store.fetch_entry("Materials Entry", store.content_id(m));
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->record_name, "molecule");
+  EXPECT_EQ(entry->sid, ms);
+  EXPECT_EQ(entry->record->get("formula").as<std::string>(), "H2O");
+  auto d = coll(dispatch).find_one(make_document("_id", store.content_id(c)));
+  ASSERT_TRUE(d) << dispatch;
+  EXPECT_EQ(d->to_json(),
+            make_document("_id", store.content_id(c), "record", "crystal", "sid", cs).to_json());
+  EXPECT_FALSE(store.fetch_entry("Materials Entry", std::string(64, 'a')));
+  EXPECT_THROW(store.fetch_entry("nope", store.content_id(c)), Error);
+
+  // A lost dispatch document: fetch_entry raises, a re-save restores it.
+  coll(dispatch).delete_one(make_document("_id", store.content_id(c)));
+  EXPECT_THROW(store.fetch_entry("Materials Entry", store.content_id(c)),
+               EntryDispatchIntegrityError);
+  EXPECT_EQ(store.save(c), cs);
+  EXPECT_EQ(store.fetch_entry("Materials Entry", store.content_id(c))->sid, cs);
+  // A dispatch naming another record is an integrity error, on read and on save.
+  coll(dispatch).update_one(
+      make_document("_id", store.content_id(c)),
+      make_document("$set", make_document("record", "molecule", "sid", int64_t{999})));
+  EXPECT_THROW(store.fetch_entry("Materials Entry", store.content_id(c)),
+               EntryDispatchIntegrityError);
+  EXPECT_THROW(store.save(c), EntryDispatchIntegrityError);
+}
+
+TEST_P(RecordStoreContract, FamiliesMustBeSuppliedAgainOnReopen) {
+  open(options(materials_family()));
+  RecordStoreOptions bare = options();
+  bare.families.reset();
+  EXPECT_THROW(open(bare), EntryLayoutBindingError);
+  EXPECT_NO_THROW(open(options(materials_family())));
+  // Other families (here: none) are a declaration difference.
+  EXPECT_THROW(open(options()), StorageLayoutUpgradeRequiredError);
+  // A backing that does not dedup by content id is refused at declaration.
+  std::vector<EntryFamily> bad = {
+      EntryFamily{"Events", "def:e", {EntryRecord{"event", schema_of<Event>(), "def:ev"}}}};
+  EXPECT_THROW(RecordStore::open(client_,
+                                 [&] {
+                                   auto o = options(bad);
+                                   o.database = "records_test_other";
+                                   return o;
+                                 }()),
+               SchemaError);
+}
+
+// --- layout and schema ------------------------------------------------------------------------
+
+TEST_P(RecordStoreContract, TheFirstOpenWritesTheSevenKeyLayout) {
+  RecordStoreOptions bare = options();
+  bare.families.reset();
+  EXPECT_THROW(open(bare), Error);  // an empty database needs a declaration
+  open();
+  auto layout = coll("_httk_store_metadata").find_one(make_document("_id", "layout"));
+  ASSERT_TRUE(layout);
+  std::vector<std::string> keys;
+  for (const auto& e : *layout) keys.emplace_back(e.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"_id", "protocol", "entry_declaration", "entry_schemas",
+                                            "document_layout", "generation", "store_timestamps"}));
+  EXPECT_EQ(layout->get("protocol").as_string(), "2");
+  EXPECT_EQ(layout->get("entry_declaration").as_string(), R"({"families":[],"format":2})");
+  EXPECT_EQ(layout->get("entry_schemas").as_string(), R"({"tables":{}})");
+  EXPECT_EQ(layout->get("document_layout").as_string(), "mongo-v2");
+  EXPECT_EQ(layout->get("store_timestamps").as_string(), "v1:1000");
+  EXPECT_NO_THROW(open(bare));  // a bare reopen trusts it
+
+  RecordStoreOptions off = options();
+  off.store_timestamps = false;
+  EXPECT_THROW(open(off), StorageLayoutUpgradeRequiredError);
+}
+
+TEST_P(RecordStoreContract, ADatabaseWithOtherCollectionsAndNoLayoutIsRefused) {
+  coll("somebody_elses").insert_one(make_document("_id", 1));
+  try {
+    open();
+    FAIL();
+  } catch (const StorageLayoutUpgradeRequiredError& e) {
+    EXPECT_NE(e.diff().find("somebody_elses"), std::string::npos) << e.diff();
+    EXPECT_NE(e.diff().find("unversioned"), std::string::npos) << e.diff();
+  }
+}
+
+// Two runtime declarations of one collection, as two versions of a program would have.
+std::shared_ptr<const RecordSchema> gadget_schema(int version) {
+  std::vector<FieldSchema> fields;
+  fields.push_back(FieldSchema{"name", FieldType{FieldKind::kString}});
+  if (version == 2) {  // additive: nullable IdentitySkip
+    FieldSchema note{"comment", FieldType{FieldKind::kString}};
+    note.optional = true;
+    note.identity = Identity::kIdentitySkip;
+    fields.push_back(note);
+  }
+  if (version == 3) {  // not additive: a new identity field
+    fields.push_back(FieldSchema{"size", FieldType{FieldKind::kInt}});
+  }
+  return std::make_shared<const RecordSchema>("mongostore.tests.Gadget", "gadget",
+                                              Dedup::kContentId, std::move(fields),
+                                              std::vector<std::vector<std::string>>{});
+}
+
+TEST_P(RecordStoreContract, ASchemaChangeNeedsAnUpgradeAndOnlyAnAdditiveOneGetsIt) {
+  auto v1 = gadget_schema(1);
+  int64_t sid;
+  {
+    RecordStore store = open();
+    sid = store.save(std::make_shared<const DynamicRecord>(v1, std::vector<Value>{Value("g")}));
+  }
+  auto v2 = gadget_schema(2);
+  auto rec2 = std::make_shared<const DynamicRecord>(v2, std::vector<Value>{Value("h"), Value()});
+  {
+    RecordStore store = open();
+    try {
+      store.save(rec2);
+      FAIL();
+    } catch (const StorageLayoutUpgradeRequiredError& e) {
+      EXPECT_NE(e.diff().find("gadget"), std::string::npos) << e.diff();
+      EXPECT_NE(e.hint().find("upgrade"), std::string::npos) << e.hint();
+    }
+  }
+  {
+    RecordStoreOptions o = options();
+    o.upgrade = true;
+    RecordStore store = open(o);
+    store.save(rec2);
+    auto old = store.fetch(v2, sid);  // old documents read the new field as None
+    EXPECT_EQ(old->get("name").as<std::string>(), "g");
+    EXPECT_TRUE(old->get("comment").is_null());
+  }
+  {
+    RecordStoreOptions o = options();
+    o.upgrade = true;
+    RecordStore store = open(o);
+    auto v3 = gadget_schema(3);
+    EXPECT_THROW(store.save(std::make_shared<const DynamicRecord>(
+                     v3, std::vector<Value>{Value("i"), Value(int64_t{1})})),
+                 StorageLayoutUpgradeRequiredError);
+  }
+}
+
+// --- transaction modes ------------------------------------------------------------------------
+
+TEST_P(RecordStoreContract, DegradedModeIsAnnouncedAndRequireIsRefused) {
+  RecordStore store = open();
+  EXPECT_FALSE(store.transactions_enabled());
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("degraded mode"), std::string::npos) << warnings_[0];
+  RecordStoreOptions require = options();
+  require.transactions = TransactionMode::kRequire;
+  EXPECT_THROW(open(require), TransactionsUnavailableError);
+  RecordStoreOptions never = options();
+  never.transactions = TransactionMode::kNever;
+  EXPECT_FALSE(open(never).transactions_enabled());
+  bool ran = false;
+  EXPECT_THROW(store.transaction([&](RecordStore&) { ran = true; }), TransactionsUnavailableError);
+  EXPECT_FALSE(ran);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RecordStoreContract, mongostore::testing::all_backends(),
+                         mongostore::testing::backend_test_name);
+
+// --- declarations (no backend) ----------------------------------------------------------------
+
+struct Bad {
+  std::string sid;
+  std::string a;
+};
+
+TEST(RecordDeclaration, ReservedAndRepeatedNamesFailNamingTheField) {
+  auto make = [](std::string name) {
+    std::vector<FieldSchema> fields{FieldSchema{name, FieldType{FieldKind::kString}}};
+    return RecordSchema("x.Bad", "bad", Dedup::kContentId, fields, {});
+  };
+  for (const char* reserved :
+       {"sid", "content_id", "_httk_role", "store_timestamp", "logical_id"}) {
+    try {
+      make(reserved);
+      FAIL() << reserved;
+    } catch (const SchemaError& e) {
+      EXPECT_NE(std::string(e.what()).find(reserved), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(make("a.b"), SchemaError);
+  EXPECT_THROW(RecordSchema("x.Bad", "_httk_bad", Dedup::kContentId, {}, {}), SchemaError);
+  EXPECT_THROW(RecordSchema("x.Bad", "bad", Dedup::kContentId,
+                            {FieldSchema{"a", FieldType{FieldKind::kInt}},
+                             FieldSchema{"a", FieldType{FieldKind::kInt}}},
+                            {}),
+               SchemaError);
+  EXPECT_THROW(RecordSchema("x.Bad", "bad", Dedup::kContentId,
+                            {FieldSchema{"a", FieldType{FieldKind::kInt}}}, {{"b"}}),
+               SchemaError);
+  EXPECT_EQ(default_storage_name("CrystalStructure"), "crystal_structure");
+  EXPECT_EQ(default_storage_name("HTTPServer"), "http_server");
+}
+
+TEST(RecordDeclaration, ContentIdsFollowHttksCanonicalForm) {
+  // A record with one int field, hashed through the schema path, has the content id httk
+  // computes for it (case "int_zero" of the shared vectors).
+  std::vector<FieldSchema> fields{FieldSchema{"value", FieldType{FieldKind::kInt}}};
+  auto schema =
+      std::make_shared<const RecordSchema>("httk.vectors.Int1", "int1", Dedup::kContentId, fields,
+                                           std::vector<std::vector<std::string>>{});
+  DynamicRecord r(schema, {Value(int64_t{0})});
+  EXPECT_EQ(RecordIdentity().content_id(r),
+            "c291b598f7f09c6f838bdad8f7524838c4f60d2b21ffe2946ca9e176c3044544");
+  // Skip and IdentitySkip fields are left out; a None optional is a null node.
+  std::vector<FieldSchema> more = fields;
+  FieldSchema meta{"meta", FieldType{FieldKind::kString}};
+  meta.identity = Identity::kIdentitySkip;
+  more.push_back(meta);
+  auto schema2 =
+      std::make_shared<const RecordSchema>("httk.vectors.Int1", "int1b", Dedup::kContentId, more,
+                                           std::vector<std::vector<std::string>>{});
+  EXPECT_EQ(RecordIdentity().content_id(DynamicRecord(schema2, {Value(int64_t{0}), Value("x")})),
+            RecordIdentity().content_id(r));
+}
+
+}  // namespace
+}  // namespace mongostore::records::testing
