@@ -353,12 +353,12 @@ client::Database RecordStore::database() const {
 }
 
 int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, const void* source,
-                          std::shared_ptr<const void> keep_alive) {
+                          std::shared_ptr<const void> keep_alive, std::optional<int64_t> lineage) {
   if (!record) throw SchemaError("save: no record");
   std::lock_guard lock(impl_->write_mutex);
   impl_->prepare(record->schema_ptr());
   SaveOperation op(*impl_, impl_->timestamp_now());
-  int64_t sid = op.save_top(record);
+  int64_t sid = op.save_top(record, lineage);
   const RecordSchema& schema = record->schema();
   for (const FamilyBinding* family : impl_->dispatching_families(schema)) {
     for (const EntryRecord& r : family->declaration.records) {
@@ -370,6 +370,51 @@ int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, co
   if (keep_alive) impl_->cache.note_sid(source, keep_alive, sid);
   if (source == record.get()) impl_->cache.note_sid(source, record, sid);
   return sid;
+}
+
+Document RecordStore::stored_document(const DynamicRecord& record, std::optional<int64_t> sid,
+                                      std::string_view what) {
+  if (!sid) sid = sid_of(record);
+  std::optional<Document> doc;
+  if (sid) {
+    doc = impl_->collection(record.schema().storage_name()).find_one(make_document("_id", *sid));
+  }
+  if (!doc) {
+    throw Error(ErrorCode::kBadValue, std::string(what) + ": this " +
+                                          record.schema().identity_name() +
+                                          " has not been stored or fetched through this store");
+  }
+  return *doc;
+}
+
+int64_t RecordStore::replace(const DynamicRecord& predecessor,
+                             const std::shared_ptr<const DynamicRecord>& record) {
+  return replace(std::shared_ptr<const DynamicRecord>(&predecessor, [](const DynamicRecord*) {}),
+                 std::nullopt, record, record.get());
+}
+
+int64_t RecordStore::replace(const Value::RecordPtr& predecessor,
+                             std::optional<int64_t> predecessor_sid, const Value::RecordPtr& record,
+                             const void* source) {
+  if (!predecessor || !record) throw SchemaError("replace: no record");
+  if (predecessor->schema().storage_name() != record->schema().storage_name()) {
+    throw Error(ErrorCode::kBadValue, "cannot replace a record of collection '" +
+                                          predecessor->schema().storage_name() + "' with one of '" +
+                                          record->schema().storage_name() + "'");
+  }
+  Document pred = stored_document(*predecessor, predecessor_sid, "replace");
+  int64_t lineage = 0;
+  if (!pred.get("logical_id").number_as_exact_int64(&lineage)) {
+    throw Error(ErrorCode::kBadValue, "replace: the predecessor's document has no logical_id");
+  }
+  return save(record, source, nullptr, lineage);
+}
+
+std::vector<std::shared_ptr<const DynamicRecord>> RecordStore::history(const DynamicRecord& record,
+                                                                       std::optional<int64_t> sid) {
+  Document doc = stored_document(record, sid, "history");
+  return RecordReader(*impl_).fetch_matching(record.schema_ptr(),
+                                             make_document("logical_id", doc.get("logical_id")));
 }
 
 std::optional<int64_t> RecordStore::cached_sid(const void* source) {

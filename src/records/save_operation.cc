@@ -77,8 +77,16 @@ std::vector<int64_t> stored_sids(const FieldSchema& f, DocumentView stored_f) {
 
 }  // namespace
 
-int64_t SaveOperation::save_top(const Value::RecordPtr& record) {
+int64_t SaveOperation::save_top(const Value::RecordPtr& record, std::optional<int64_t> lineage) {
+  lineage_ = lineage;
   return save_node(record, true, record->schema().identity_name());
+}
+
+void SaveOperation::check_lineage(const DynamicRecord& record, const Document& hit) {
+  int64_t found = 0;
+  if (hit.get("logical_id").number_as_exact_int64(&found) && found == *lineage_) return;
+  throw EntryReplacementError(record.schema().storage_name(), std::to_string(*lineage_),
+                              hit.get("logical_id").to_json());
 }
 
 int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
@@ -120,7 +128,8 @@ int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
   auto build = [&](int64_t sid) {
     DocumentBuilder doc;
     doc.append("_id", sid).append("_httk_role", top ? "main" : "dep").append("f", f);
-    doc.append("logical_id", sid);
+    // A fresh record starts its own lineage; the top of a replace joins its predecessor's.
+    doc.append("logical_id", top && lineage_ ? *lineage_ : sid);
     if (store_.options.store_timestamps) doc.append("store_timestamp", timestamp_);
     if (!content_id.empty()) doc.append("content_id", content_id);
     return doc.finish();
@@ -176,6 +185,7 @@ int64_t SaveOperation::reuse(const DynamicRecord& record, const Document& hit, b
     throw Error(ErrorCode::kInternalError,
                 record.schema().storage_name() + ": a stored record has a non-integer _id");
   }
+  if (top && lineage_) check_lineage(record, hit);
   bson::Value f = hit.get("f");
   if (metadata && f.is_document()) check_metadata(record, f.as_document(), path);
   bson::Value role = hit.get("_httk_role");

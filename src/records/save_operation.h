@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,8 +37,11 @@ class SaveOperation {
  public:
   SaveOperation(StoreContext& store, int64_t timestamp) : store_(store), timestamp_(timestamp) {}
 
-  /// Saves `record` (top level: its role is `main`) and returns its sid.
-  int64_t save_top(const Value::RecordPtr& record);
+  /// Saves `record` (top level: its role is `main`) and returns its sid. With `lineage`, the
+  /// record is a replacement (reference §5): inserted with that logical_id, and a dedup hit
+  /// must already belong to that lineage (then the save is an idempotent no-op) or the save
+  /// fails with EntryReplacementError.
+  int64_t save_top(const Value::RecordPtr& record, std::optional<int64_t> lineage = std::nullopt);
   /// Every record this save stored or found, with its sid.
   const std::unordered_map<const DynamicRecord*, int64_t>& saved() const { return memo_; }
   RecordIdentity& identity() { return identity_; }
@@ -54,8 +58,12 @@ class SaveOperation {
                       const std::string& path);
   void promote(const std::string& collection, int64_t sid);
 
+  // A dedup hit of the top record of a replace must be in the predecessor's lineage.
+  void check_lineage(const DynamicRecord& record, const bson::Document& hit);
+
   StoreContext& store_;
   int64_t timestamp_;
+  std::optional<int64_t> lineage_;  // the top record's logical_id (a replace)
   RecordIdentity identity_;
   std::unordered_map<const DynamicRecord*, int64_t> memo_;
   std::unordered_set<const DynamicRecord*> active_;

@@ -353,6 +353,68 @@ TEST_P(RecordStoreContract, WritersRacingOnOneContentGetOneSidAndOneDocument) {
   EXPECT_EQ(coll("author").count_documents(Document()), 1);
 }
 
+// --- lineages ---------------------------------------------------------------------------------
+
+TEST_P(RecordStoreContract, ReplaceAppendsToTheLineageAndHistoryListsItOldestFirst) {
+  RecordStore store = open();
+  Structure v1 = make_structure("Fe2O3", 2, "Lin");
+  int64_t s1 = store.save(v1);
+  Document d1 = raw("structure", s1);
+  EXPECT_EQ(d1.get("logical_id").as_int64(), s1);  // a fresh record starts its own lineage
+  int64_t author = d1.get("f").as_document().get("author_sid").as_int64();
+  EXPECT_EQ(raw("author", author).get("logical_id").as_int64(), author);
+
+  Structure v2 = v1;
+  v2.energy = -13.0;  // a correction
+  int64_t s2 = store.replace(v1, v2);
+  EXPECT_GT(s2, s1);
+  EXPECT_EQ(raw("structure", s2).get("logical_id").as_int64(), s1);
+  // Nested records keep their own lineage (the author is reused, unchanged).
+  EXPECT_EQ(raw("structure", s2).get("f").as_document().get("author_sid").as_int64(), author);
+  EXPECT_EQ(store.replace(v1, v2), s2);  // idempotent
+  Structure v3 = v2;
+  v3.energy = -14.0;
+  int64_t s3 = store.replace(v2, v3);
+  auto history = store.history(v1);
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[0]->energy, -12.5);
+  EXPECT_EQ(history[1]->energy, -13.0);
+  EXPECT_EQ(history[2]->energy, -14.0);
+  EXPECT_EQ(store.history(v3).size(), 3u);
+  EXPECT_EQ(coll("structure").count_documents(Document()), 3);  // nothing updated or deleted
+  EXPECT_EQ(raw("structure", s1).get("logical_id").as_int64(), s1);
+  (void)s3;
+
+  // A dedup hit in another lineage is refused, naming both lineages.
+  Structure other = make_structure("Other", 1, "Lin");
+  int64_t so = store.save(other);
+  try {
+    store.replace(v1, other);
+    FAIL() << "expected EntryReplacementError";
+  } catch (const EntryReplacementError& e) {
+    EXPECT_EQ(e.table_name(), "structure");
+    EXPECT_EQ(e.predecessor_logical_id(), std::to_string(s1));
+    EXPECT_EQ(e.conflicting_logical_id(), std::to_string(so));
+  }
+  // An unknown predecessor is refused.
+  EXPECT_THROW(store.replace(make_structure("never saved"), v3), Error);
+  EXPECT_THROW(store.history(make_structure("never saved")), Error);
+}
+
+TEST_P(RecordStoreContract, ReplaceWithDedupNoneAlwaysInserts) {
+  RecordStore store = open();
+  auto first = std::make_shared<const Event>(Event{"v1"});
+  int64_t a = store.save(first);
+  int64_t b = store.replace(first, Event{"v1"});
+  int64_t c = store.replace(first, Event{"v1"});
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, c);
+  EXPECT_EQ(raw("event", c).get("logical_id").as_int64(), a);
+  EXPECT_EQ(store.history(first).size(), 3u);
+  // A by_value or none record is known by object only: a copy was never saved or fetched.
+  EXPECT_THROW(store.replace(Event{"v1"}, Event{"v2"}), Error);
+}
+
 // --- entry families ---------------------------------------------------------------------------
 
 std::vector<EntryFamily> materials_family() {

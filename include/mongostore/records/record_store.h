@@ -163,6 +163,45 @@ class RecordStore {
     for (const auto& r : referring(schema_of<T>(), field, sid)) out.push_back(typed<T>(r));
     return out;
   }
+  /// Saves `record` as the logical successor of `predecessor` (reference §5): the new
+  /// document joins the predecessor's lineage (its logical_id); nothing is updated or deleted.
+  /// Replacing again with the same content is a no-op returning the existing sid; a dedup hit
+  /// in another lineage fails with EntryReplacementError; dedup = none always inserts.
+  /// BadValue when the predecessor is not stored (it must have been saved or fetched, or be
+  /// found by its content id).
+  template <Declared T>
+  int64_t replace(const T& predecessor, const T& record) {
+    ToDynamic ctx;
+    auto pred = RecordType<T>::get().to_dynamic(predecessor, ctx);
+    std::optional<int64_t> sid = cached_sid(&predecessor);
+    ToDynamic ctx2;
+    return replace(pred, sid, RecordType<T>::get().to_dynamic(record, ctx2), &record);
+  }
+  template <Declared T>
+  int64_t replace(const std::shared_ptr<const T>& predecessor, const T& record) {
+    return replace(*predecessor, record);
+  }
+  int64_t replace(const DynamicRecord& predecessor,
+                  const std::shared_ptr<const DynamicRecord>& record);
+  /// Every record of `record`'s lineage, oldest first (the latest is the highest sid).
+  /// BadValue when `record` is not stored.
+  template <Declared T>
+  std::vector<std::shared_ptr<const T>> history(const T& record) {
+    std::optional<int64_t> sid = cached_sid(&record);
+    ToDynamic ctx;
+    auto dynamic = RecordType<T>::get().to_dynamic(record, ctx);
+    std::vector<std::shared_ptr<const T>> out;
+    for (const auto& r : history(*dynamic, sid)) out.push_back(typed<T>(r));
+    return out;
+  }
+  template <Declared T>
+  std::vector<std::shared_ptr<const T>> history(const std::shared_ptr<const T>& record) {
+    return history(*record);
+  }
+  std::vector<std::shared_ptr<const DynamicRecord>> history(const DynamicRecord& record) {
+    return history(record, std::nullopt);
+  }
+
   /// The content id (64 hex) of a record, as httk computes it.
   template <Declared T>
   std::string content_id(const T& record) {
@@ -208,8 +247,16 @@ class RecordStore {
  private:
   explicit RecordStore(std::unique_ptr<Impl> impl);
   int64_t save(const std::shared_ptr<const DynamicRecord>& record, const void* source,
-               std::shared_ptr<const void> keep_alive = nullptr);
+               std::shared_ptr<const void> keep_alive = nullptr,
+               std::optional<int64_t> lineage = std::nullopt);
   std::optional<int64_t> cached_sid(const void* source);
+  int64_t replace(const Value::RecordPtr& predecessor, std::optional<int64_t> predecessor_sid,
+                  const Value::RecordPtr& record, const void* source);
+  std::vector<std::shared_ptr<const DynamicRecord>> history(const DynamicRecord& record,
+                                                            std::optional<int64_t> sid);
+  // The stored document of a record that must be stored (BadValue naming `what` otherwise).
+  bson::Document stored_document(const DynamicRecord& record, std::optional<int64_t> sid,
+                                 std::string_view what);
   FromDynamic converter();
 
   template <class T>
