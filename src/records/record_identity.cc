@@ -50,9 +50,7 @@ IdentityNode RecordIdentity::node(const FieldType& type, const Value& value) {
   return IdentityNode::null();
 }
 
-const std::string& RecordIdentity::content_id(const DynamicRecord& record) {
-  auto it = memo_.find(&record);
-  if (it != memo_.end()) return it->second;
+IdentityNode RecordIdentity::record_node(const DynamicRecord& record) {
   const RecordSchema& schema = record.schema();
   std::vector<IdentityNode::Entry> fields;
   for (size_t i = 0; i < schema.fields().size(); ++i) {
@@ -69,9 +67,19 @@ const std::string& RecordIdentity::content_id(const DynamicRecord& record) {
     }
     fields.emplace_back(f.name, node(f.type, v));
   }
-  std::string digest =
-      records::content_id(IdentityNode::record(schema.identity_name(), std::move(fields)));
+  return IdentityNode::record(schema.identity_name(), std::move(fields));
+}
+
+const std::string& RecordIdentity::content_id(const DynamicRecord& record) {
+  auto it = memo_.find(&record);
+  if (it != memo_.end()) return it->second;
+  std::string digest = records::content_id(record_node(record));
   return memo_.emplace(&record, std::move(digest)).first->second;
+}
+
+std::string RecordIdentity::content_id(const DynamicRecord& record,
+                                       std::span<const IdentityNode::Entry> extras) {
+  return records::content_id(record_node(record), extras);
 }
 
 }  // namespace mongostore::records

@@ -353,12 +353,12 @@ client::Database RecordStore::database() const {
 }
 
 int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, const void* source,
-                          std::shared_ptr<const void> keep_alive, std::optional<int64_t> lineage) {
+                          std::shared_ptr<const void> keep_alive, const TopSave* top) {
   if (!record) throw SchemaError("save: no record");
   std::lock_guard lock(impl_->write_mutex);
   impl_->prepare(record->schema_ptr());
   SaveOperation op(*impl_, impl_->timestamp_now());
-  int64_t sid = op.save_top(record, lineage);
+  int64_t sid = op.save_top(record, top ? *top : TopSave{});
   const RecordSchema& schema = record->schema();
   for (const FamilyBinding* family : impl_->dispatching_families(schema)) {
     for (const EntryRecord& r : family->declaration.records) {
@@ -407,7 +407,75 @@ int64_t RecordStore::replace(const Value::RecordPtr& predecessor,
   if (!pred.get("logical_id").number_as_exact_int64(&lineage)) {
     throw Error(ErrorCode::kBadValue, "replace: the predecessor's document has no logical_id");
   }
-  return save(record, source, nullptr, lineage);
+  TopSave top;
+  top.lineage = lineage;
+  bson::Value kind = pred.get("alt_kind");
+  if (kind.is_string()) {
+    // A replace of an alternative stays an alternative of the same main and kind.
+    int64_t alt_id = 0;
+    pred.get("alt_id").number_as_exact_int64(&alt_id);
+    top.alternative =
+        TopSave::Alternative{alt_id, std::string(kind.as_string()), std::to_string(alt_id)};
+  }
+  return save(record, source, nullptr, &top);
+}
+
+int64_t RecordStore::save_alternative(const Value::RecordPtr& record, int64_t main_sid,
+                                      std::string_view kind, const void* source) {
+  if (!record) throw SchemaError("save_alternative: no record");
+  if (kind.empty() || kind.find('~') != std::string_view::npos) {
+    throw Error(
+        ErrorCode::kBadValue,
+        "an alternative kind must be non-empty and hold no '~' (got '" + std::string(kind) + "')");
+  }
+  const std::string& table = record->schema().storage_name();
+  client::Collection coll = impl_->collection(table);
+  std::optional<Document> main = coll.find_one(make_document("_id", main_sid));
+  if (!main) {
+    throw Error(ErrorCode::kBadValue, "save_alternative: '" + table + "' has no main record sid " +
+                                          std::to_string(main_sid));
+  }
+  if (main->has("alt_kind")) {
+    throw Error(ErrorCode::kBadValue, "save_alternative: " + table + " sid " +
+                                          std::to_string(main_sid) +
+                                          " is itself an alternative, not a main");
+  }
+  int64_t alt_id = 0;
+  if (!main->get("alt_id").number_as_exact_int64(&alt_id)) {
+    throw StorageLayoutUpgradeRequiredError(
+        "'" + table + "' was written before alternatives existed (its documents have no alt_id)",
+        R"({"alternatives": {"missing": "alt_id"}})",
+        "rebuild the store (save its records into a new database) to use alternatives");
+  }
+  TopSave top;
+  top.alternative = TopSave::Alternative{alt_id, std::string(kind), std::to_string(alt_id)};
+  // One lineage per (main, kind): a further alternative of a kind succeeds the first.
+  client::FindOptions first;
+  first.sort = make_document("_id", 1);
+  first.projection = make_document("logical_id", 1);
+  if (std::optional<Document> existing =
+          coll.find_one(make_document("alt_id", alt_id, "alt_kind", kind), first)) {
+    int64_t lineage = 0;
+    if (existing->get("logical_id").number_as_exact_int64(&lineage)) top.lineage = lineage;
+  }
+  return save(record, source, nullptr, &top);
+}
+
+std::shared_ptr<const DynamicRecord> RecordStore::fetch_alternative(const SchemaPtr& schema,
+                                                                    int64_t main_sid,
+                                                                    std::string_view kind) {
+  client::Collection coll = impl_->collection(schema->storage_name());
+  std::optional<Document> main = coll.find_one(make_document("_id", main_sid));
+  int64_t alt_id = 0;
+  if (!main || !main->get("alt_id").number_as_exact_int64(&alt_id)) return nullptr;
+  client::FindOptions latest;
+  latest.sort = make_document("_id", -1);
+  latest.projection = make_document("_id", 1);
+  std::optional<Document> doc =
+      coll.find_one(make_document("alt_id", alt_id, "alt_kind", kind), latest);
+  int64_t sid = 0;
+  if (!doc || !doc->get("_id").number_as_exact_int64(&sid)) return nullptr;
+  return fetch(schema, sid);
 }
 
 std::vector<std::shared_ptr<const DynamicRecord>> RecordStore::history(const DynamicRecord& record,

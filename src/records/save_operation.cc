@@ -77,15 +77,15 @@ std::vector<int64_t> stored_sids(const FieldSchema& f, DocumentView stored_f) {
 
 }  // namespace
 
-int64_t SaveOperation::save_top(const Value::RecordPtr& record, std::optional<int64_t> lineage) {
-  lineage_ = lineage;
+int64_t SaveOperation::save_top(const Value::RecordPtr& record, TopSave top) {
+  top_ = std::move(top);
   return save_node(record, true, record->schema().identity_name());
 }
 
 void SaveOperation::check_lineage(const DynamicRecord& record, const Document& hit) {
   int64_t found = 0;
-  if (hit.get("logical_id").number_as_exact_int64(&found) && found == *lineage_) return;
-  throw EntryReplacementError(record.schema().storage_name(), std::to_string(*lineage_),
+  if (hit.get("logical_id").number_as_exact_int64(&found) && found == *top_.lineage) return;
+  throw EntryReplacementError(record.schema().storage_name(), std::to_string(*top_.lineage),
                               hit.get("logical_id").to_json());
 }
 
@@ -103,8 +103,18 @@ int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
   client::Collection coll = store_.collection(schema.storage_name());
 
   std::string content_id;
+  const TopSave::Alternative* alternative = top && top_.alternative ? &*top_.alternative : nullptr;
   if (schema.dedup() == Dedup::kContentId) {
-    content_id = identity_.content_id(*record);
+    if (alternative) {
+      // The group's main and the kind are folded into the identity: an alternative never
+      // dedups onto its main, nor onto an alternative of another main or kind.
+      std::vector<IdentityNode::Entry> extras;
+      extras.emplace_back("kind", IdentityNode::string(alternative->kind));
+      extras.emplace_back("main", IdentityNode::string(alternative->main));
+      content_id = identity_.content_id(*record, extras);
+    } else {
+      content_id = identity_.content_id(*record);
+    }
     if (std::optional<Document> hit = coll.find_one(make_document("content_id", content_id))) {
       int64_t sid = reuse(*record, *hit, top, path, true);
       active_.erase(key);
@@ -129,7 +139,11 @@ int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
     DocumentBuilder doc;
     doc.append("_id", sid).append("_httk_role", top ? "main" : "dep").append("f", f);
     // A fresh record starts its own lineage; the top of a replace joins its predecessor's.
-    doc.append("logical_id", top && lineage_ ? *lineage_ : sid);
+    int64_t logical_id = top && top_.lineage ? *top_.lineage : sid;
+    doc.append("logical_id", logical_id);
+    // The alternatives group: a record's own lineage, or its main's for an alternative.
+    doc.append("alt_id", alternative ? alternative->alt_id : logical_id);
+    if (alternative) doc.append("alt_kind", alternative->kind);
     if (store_.options.store_timestamps) doc.append("store_timestamp", timestamp_);
     if (!content_id.empty()) doc.append("content_id", content_id);
     return doc.finish();
@@ -185,7 +199,7 @@ int64_t SaveOperation::reuse(const DynamicRecord& record, const Document& hit, b
     throw Error(ErrorCode::kInternalError,
                 record.schema().storage_name() + ": a stored record has a non-integer _id");
   }
-  if (top && lineage_) check_lineage(record, hit);
+  if (top && top_.lineage) check_lineage(record, hit);
   bson::Value f = hit.get("f");
   if (metadata && f.is_document()) check_metadata(record, f.as_document(), path);
   bson::Value role = hit.get("_httk_role");

@@ -33,6 +33,20 @@
 
 namespace mongostore::records {
 
+/// What makes a top-level save special: a replace joins a lineage; an alternative joins its
+/// main's group (reference §5 and seed 003's alternatives).
+struct TopSave {
+  /// The logical_id the top record's document takes (a replace, or a further alternative of
+  /// one kind); nullopt starts a lineage of its own.
+  std::optional<int64_t> lineage;
+  struct Alternative {
+    int64_t alt_id = 0;  // the group: the main's logical_id
+    std::string kind;    // alt_kind
+    std::string main;    // the main's public id, folded into the content id
+  };
+  std::optional<Alternative> alternative;
+};
+
 class SaveOperation {
  public:
   SaveOperation(StoreContext& store, int64_t timestamp) : store_(store), timestamp_(timestamp) {}
@@ -41,7 +55,7 @@ class SaveOperation {
   /// record is a replacement (reference §5): inserted with that logical_id, and a dedup hit
   /// must already belong to that lineage (then the save is an idempotent no-op) or the save
   /// fails with EntryReplacementError.
-  int64_t save_top(const Value::RecordPtr& record, std::optional<int64_t> lineage = std::nullopt);
+  int64_t save_top(const Value::RecordPtr& record, TopSave top = {});
   /// Every record this save stored or found, with its sid.
   const std::unordered_map<const DynamicRecord*, int64_t>& saved() const { return memo_; }
   RecordIdentity& identity() { return identity_; }
@@ -63,7 +77,7 @@ class SaveOperation {
 
   StoreContext& store_;
   int64_t timestamp_;
-  std::optional<int64_t> lineage_;  // the top record's logical_id (a replace)
+  TopSave top_;
   RecordIdentity identity_;
   std::unordered_map<const DynamicRecord*, int64_t> memo_;
   std::unordered_set<const DynamicRecord*> active_;

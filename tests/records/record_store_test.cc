@@ -115,8 +115,9 @@ TEST_P(RecordStoreContract, DocumentsHaveHttksLayout) {
   Document doc = raw("structure", sid);
   std::vector<std::string> keys;
   for (const auto& e : doc) keys.emplace_back(e.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"_id", "_httk_role", "f", "logical_id",
+  EXPECT_EQ(keys, (std::vector<std::string>{"_id", "_httk_role", "f", "logical_id", "alt_id",
                                             "store_timestamp", "content_id"}));
+  EXPECT_EQ(doc.get("alt_id").as_int64(), sid);
   EXPECT_EQ(doc.get("_id").type(), bson::BsonType::kInt64);
   EXPECT_EQ(doc.get("logical_id").as_int64(), sid);
   EXPECT_EQ(doc.get("_httk_role").as_string(), "main");
@@ -413,6 +414,48 @@ TEST_P(RecordStoreContract, ReplaceWithDedupNoneAlwaysInserts) {
   EXPECT_EQ(store.history(first).size(), 3u);
   // A by_value or none record is known by object only: a copy was never saved or fetched.
   EXPECT_THROW(store.replace(Event{"v1"}, Event{"v2"}), Error);
+}
+
+// --- alternatives -----------------------------------------------------------------------------
+
+TEST_P(RecordStoreContract, AlternativesJoinTheirMainsGroupAndNeverDedupOntoIt) {
+  RecordStore store = open();
+  Structure main = make_structure("ZnO", 2, "Alt");
+  int64_t m = store.save(main);
+  Document md = raw("structure", m);
+  EXPECT_EQ(md.get("alt_id").as_int64(), md.get("logical_id").as_int64());  // its own group
+  EXPECT_FALSE(md.has("alt_kind"));
+
+  // The same content as an alternative is a document of its own.
+  int64_t a1 = store.save_alternative(main, m, "conventional");
+  EXPECT_NE(a1, m);
+  Document ad = raw("structure", a1);
+  EXPECT_EQ(ad.get("alt_id").as_int64(), m);
+  EXPECT_EQ(ad.get("alt_kind").as_string(), "conventional");
+  EXPECT_NE(ad.get("content_id").as_string(), md.get("content_id").as_string());
+  EXPECT_EQ(store.save_alternative(main, m, "conventional"), a1);  // idempotent
+
+  // One lineage per (main, kind): a later alternative of that kind succeeds the first.
+  Structure changed = main;
+  changed.energy = -1.0;
+  int64_t a2 = store.save_alternative(changed, m, "conventional");
+  EXPECT_EQ(raw("structure", a2).get("logical_id").as_int64(), a1);
+  EXPECT_EQ(store.fetch_alternative<Structure>(m, "conventional")->energy, -1.0);
+  int64_t p1 = store.save_alternative(main, m, "primitive");
+  EXPECT_EQ(raw("structure", p1).get("logical_id").as_int64(), p1);
+  EXPECT_FALSE(store.fetch_alternative<Structure>(m, "nope"));
+  // Saving the main's content plainly still dedups onto the main, not an alternative.
+  EXPECT_EQ(store.save(main), m);
+
+  EXPECT_THROW(store.save_alternative(main, m, "a~b"), Error);
+  EXPECT_THROW(store.save_alternative(main, m, ""), Error);
+  EXPECT_THROW(store.save_alternative(main, 999, "x"), Error);
+  EXPECT_THROW(store.save_alternative(main, a1, "x"), Error);  // an alternative is no main
+
+  // A store written before the axis (no alt_id) is refused with a rebuild error.
+  coll("structure")
+      .update_one(make_document("_id", m), make_document("$unset", make_document("alt_id", "")));
+  EXPECT_THROW(store.save_alternative(main, m, "other"), StorageLayoutUpgradeRequiredError);
 }
 
 // --- entry families ---------------------------------------------------------------------------

@@ -46,6 +46,8 @@ namespace mongostore::records {
 
 enum class TransactionMode { kAuto, kRequire, kNever };
 
+struct TopSave;  // internal: what a replace or an alternative adds to a top-level save
+
 /// One record type backing an entry family.
 struct EntryRecord {
   std::string name;                            // the record's name within the family
@@ -89,6 +91,8 @@ struct FetchedEntry {
 
 class RecordStore {
  public:
+  using SchemaPtr = std::shared_ptr<const RecordSchema>;
+
   /// Opens (creating on first use) the store in `options.database`: probes the server
   /// (`hello`), reads or writes the layout document, and validates the declarations against
   /// it. Errors: StorageLayoutUpgradeRequiredError (with the diff) when the stored layout or a
@@ -202,6 +206,33 @@ class RecordStore {
     return history(record, std::nullopt);
   }
 
+  /// Saves `record` as an alternative representation, of kind `kind`, of the stored main
+  /// record `main_sid` of the same collection (seed 003's alternatives). The alternative's
+  /// document carries the main's group (`alt_id`, the main's logical_id) and `alt_kind`; its
+  /// content id folds the main and the kind in, so it never dedups onto its main; all
+  /// alternatives of one (main, kind) form one lineage, the latest being the current one.
+  /// BadValue for an unknown main, a main that is itself an alternative, or a kind that is
+  /// empty or holds '~' (entries are served as "<id>~<kind>");
+  /// StorageLayoutUpgradeRequiredError when the main was written before alternatives existed
+  /// (no alt_id): such a store must be rebuilt.
+  template <Declared T>
+  int64_t save_alternative(const T& record, int64_t main_sid, std::string_view kind) {
+    ToDynamic ctx;
+    return save_alternative(RecordType<T>::get().to_dynamic(record, ctx), main_sid, kind, &record);
+  }
+  int64_t save_alternative(const std::shared_ptr<const DynamicRecord>& record, int64_t main_sid,
+                           std::string_view kind) {
+    return save_alternative(record, main_sid, kind, record.get());
+  }
+  /// The current (latest) alternative of kind `kind` of main `main_sid`, or null.
+  template <Declared T>
+  std::shared_ptr<const T> fetch_alternative(int64_t main_sid, std::string_view kind) {
+    auto r = fetch_alternative(schema_of<T>(), main_sid, kind);
+    return r ? typed<T>(r) : nullptr;
+  }
+  std::shared_ptr<const DynamicRecord> fetch_alternative(const SchemaPtr& schema, int64_t main_sid,
+                                                         std::string_view kind);
+
   /// The content id (64 hex) of a record, as httk computes it.
   template <Declared T>
   std::string content_id(const T& record) {
@@ -214,7 +245,6 @@ class RecordStore {
   int64_t save(const std::shared_ptr<const DynamicRecord>& record) {
     return save(record, record.get());
   }
-  using SchemaPtr = std::shared_ptr<const RecordSchema>;
   std::shared_ptr<const DynamicRecord> fetch(const SchemaPtr& schema, int64_t sid);
   std::vector<std::shared_ptr<const DynamicRecord>> fetch_many(const SchemaPtr& schema,
                                                                std::vector<int64_t> sids);
@@ -247,9 +277,10 @@ class RecordStore {
  private:
   explicit RecordStore(std::unique_ptr<Impl> impl);
   int64_t save(const std::shared_ptr<const DynamicRecord>& record, const void* source,
-               std::shared_ptr<const void> keep_alive = nullptr,
-               std::optional<int64_t> lineage = std::nullopt);
+               std::shared_ptr<const void> keep_alive = nullptr, const TopSave* top = nullptr);
   std::optional<int64_t> cached_sid(const void* source);
+  int64_t save_alternative(const Value::RecordPtr& record, int64_t main_sid, std::string_view kind,
+                           const void* source);
   int64_t replace(const Value::RecordPtr& predecessor, std::optional<int64_t> predecessor_sid,
                   const Value::RecordPtr& record, const void* source);
   std::vector<std::shared_ptr<const DynamicRecord>> history(const DynamicRecord& record,
