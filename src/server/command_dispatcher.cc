@@ -325,6 +325,9 @@ class CommandDispatcher::Impl {
       };
       if (among(spec.fields)) continue;
       if (among(spec.unsupported)) {
+        // `false` asks for what mongostore does anyway (returnKey: false, tailable: false,
+        // repair: false, ...): honoured, as drivers send some flags with their default.
+        if (e.value.type() == bson::BsonType::kBool && !e.value.as_bool()) continue;
         throw Error(ErrorCode::kNotImplemented, "the '" + std::string(e.key) + "' option of " +
                                                     spec.name + " is not supported by mongostore");
       }
@@ -1489,6 +1492,12 @@ class CommandDispatcher::Impl {
       throw Error(
           ErrorCode::kFailedToParse,
           "The 'cursor' option is required, except for aggregate with the explain argument");
+    }
+    for (const bson::Element& e : cursor_spec.as_document()) {
+      if (e.key != "batchSize") {
+        throw Error(ErrorCode::kUnknownField, "BSON field 'aggregate.cursor." + std::string(e.key) +
+                                                  "' is an unknown field.");
+      }
     }
     int64_t batch_size = integer_or(cursor_spec.as_document(), "batchSize", kDefaultBatchSize);
     engine::AggregateOptions options;

@@ -102,6 +102,11 @@ TEST_F(CommandOptionsTest, FindHintNamingNoIndexFailsAndMinMaxAreRefused) {
             238, "NotImplemented");
   must_fail("hint", make_document("find", "c", "hint", "a_1", "max", make_document("a", 5)), 238,
             "NotImplemented");
+  // A flag mongostore lacks, sent with its default (false), asks for nothing it lacks.
+  must_run("hint", make_document("find", "c", "returnKey", false, "showRecordId", false, "tailable",
+                                 false, "awaitData", false));
+  must_fail("hint", make_document("find", "c", "returnKey", true), 238, "NotImplemented");
+  must_fail("hint", make_document("find", "c", "tailable", true), 238, "NotImplemented");
 }
 
 TEST_F(CommandOptionsTest, ListDatabasesHonoursFilterAndNameOnly) {
@@ -243,6 +248,10 @@ TEST_F(CommandOptionsTest, ListingCommandsPageWithCursorBatchSize) {
   EXPECT_EQ(more.get_path("cursor.nextBatch").as_array().count(), 1u) << more.to_json();
   must_fail("paging",
             make_document("listIndexes", "a", "cursor", make_document("batchSize", 1, "zz", 1)),
+            40415, "Location40415");
+  must_fail("paging",
+            make_document("aggregate", "a", "pipeline", make_array(), "cursor",
+                          make_document("batchSize", 1, "zz", 1)),
             40415, "Location40415");
 }
 
