@@ -18,6 +18,7 @@
 #include "mongostore/server/server.h"
 #include "server/generic_arguments.h"
 #include "server/message_compression.h"
+#include "server/operation_registry.h"
 
 #include <fmt/core.h>
 #include <sys/utsname.h>
@@ -258,7 +259,8 @@ class CommandDispatcher::Impl {
       check_fields(cmd.view(), spec);
       check_generic_arguments(cmd.view(), {spec.name, (spec.flags & kWrites) != 0,
                                            (spec.flags & kReads) != 0, (spec.flags & kApiV1) != 0});
-      RunningOperation running(*this, cmd.view(), db, name, connection);
+      OperationRegistry::Operation running =
+          operations_.enter(cmd.view(), db, name, connection.id, connection.peer);
       Context ctx{cmd.view(), db, name, connection, running.opid()};
       count_operation(name);
       auto start = Clock::now();
@@ -335,40 +337,6 @@ class CommandDispatcher::Impl {
                   "BSON field '" + spec.name + "." + std::string(e.key) + "' is an unknown field.");
     }
   }
-
-  // The operations in progress (currentOp's inprog), registered for the run of each command.
-  // `cmd` is a view of the command, valid while the entry exists: the entry is removed
-  // before run() returns, under the same mutex currentOp reads it with.
-  struct OperationEntry {
-    DocumentView cmd;
-    std::string db;
-    std::string name;
-    int64_t connection_id;
-    std::string client;
-    Clock::time_point start;
-  };
-
-  class RunningOperation {
-   public:
-    RunningOperation(Impl& impl, DocumentView cmd, const std::string& db, const std::string& name,
-                     const ConnectionInfo& connection)
-        : impl_(impl), opid_(impl.next_opid_.fetch_add(1)) {
-      std::lock_guard lock(impl_.operations_mutex_);
-      impl_.operations_.emplace(
-          opid_, OperationEntry{cmd, db, name, connection.id, connection.peer, Clock::now()});
-    }
-    ~RunningOperation() {
-      std::lock_guard lock(impl_.operations_mutex_);
-      impl_.operations_.erase(opid_);
-    }
-    RunningOperation(const RunningOperation&) = delete;
-    RunningOperation& operator=(const RunningOperation&) = delete;
-    int64_t opid() const { return opid_; }
-
-   private:
-    Impl& impl_;
-    int64_t opid_;
-  };
 
   // A server-side cursor: the engine cursor plus the documents it has produced and no reply
   // has carried yet (the engine hands out fixed-size batches; getMore asks for any size).
@@ -809,53 +777,12 @@ class CommandDispatcher::Impl {
     }
     Document filter_doc = filter.finish();
     engine::Matcher matcher = engine::Matcher::compile(filter_doc.view());
-    std::vector<Document> ops;
-    {
-      std::lock_guard lock(operations_mutex_);
-      auto now = Clock::now();
-      for (const auto& [opid, op] : operations_) {
-        auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - op.start).count();
-        Value target = op.cmd.get(op.name);
-        std::string ns =
-            target.is_string() ? op.db + "." + std::string(target.as_string()) : op.db + ".$cmd";
-        DocumentBuilder d;
-        d.append("type", "op");
-        d.append("host", "mongostore");
-        d.append("desc", "conn" + std::to_string(op.connection_id));
-        d.append("connectionId", op.connection_id);
-        d.append("client", op.client);
-        d.append("active", true);
-        d.append("opid", opid);
-        d.append("secs_running", static_cast<int64_t>(micros / 1000000));
-        d.append("microsecs_running", static_cast<int64_t>(micros));
-        d.append("op", op_kind(op.name));
-        d.append("ns", ns);
-        // Large commands (an insert's documents) are cut, as mongod cuts them.
-        if (op.cmd.size() <= 1024) {
-          d.append("command", op.cmd);
-        } else {
-          d.open_document("command")
-              .append(op.name, target)
-              .append("$truncated", "command larger than 1 KB")
-              .close();
-        }
-        ops.push_back(d.finish());
-      }
-    }
+    std::vector<Document> ops = operations_.describe();
     b.open_array("inprog");
     for (const Document& op : ops) {
       if (matcher.matches(op.view())) b.push(op.view());
     }
     b.close();
-  }
-
-  static std::string_view op_kind(std::string_view name) {
-    if (name == "insert") return "insert";
-    if (name == "update") return "update";
-    if (name == "delete") return "remove";
-    if (name == "find") return "query";
-    if (name == "getMore") return "getmore";
-    return "command";
   }
 
   // killOp: operations here cannot be interrupted, so killing one that is running fails
@@ -868,13 +795,10 @@ class CommandDispatcher::Impl {
     if (!op.is_number() || !op.number_as_exact_int64(&opid)) {
       throw Error(ErrorCode::kTypeMismatch, "Expected field \"op\" to have an integral value");
     }
-    {
-      std::lock_guard lock(operations_mutex_);
-      if (operations_.count(opid) != 0 && opid != ctx.opid) {
-        throw Error(ErrorCode::kNotImplemented,
-                    "killOp of a running operation is not supported by mongostore (operations "
-                    "cannot be interrupted)");
-      }
+    if (opid != ctx.opid && operations_.running(opid)) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "killOp of a running operation is not supported by mongostore (operations "
+                  "cannot be interrupted)");
     }
     b.append("info", "attempting to kill op");
   }
@@ -1629,9 +1553,7 @@ class CommandDispatcher::Impl {
   std::shared_ptr<engine::Engine> engine_;
   DispatcherOptions options_;
   std::map<std::string, CommandSpec, std::less<>> commands_;
-  std::mutex operations_mutex_;
-  std::map<int64_t, OperationEntry> operations_;
-  std::atomic<int64_t> next_opid_{1};
+  OperationRegistry operations_;
   OpCounters opcounters_;
   mutable std::mutex mutex_;
   std::unordered_map<int64_t, OpenCursor> cursors_;
