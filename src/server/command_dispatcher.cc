@@ -168,9 +168,9 @@ class CommandDispatcher::Impl {
     // other field fails as mongod's parser answers: Location40415 "BSON field 'find.x' is an
     // unknown field." (mongostore is stricter than mongod for the few commands mongod does
     // not parse strictly, such as ping: an option ignored there would be a silent no-op.)
-    add({"hello", "isMaster", "ismaster"}, &Impl::hello, kApiV1,
-        {"helloOk", "client", "compression", "saslSupportedMechs", "speculativeAuthenticate",
-         "loadBalanced", "topologyVersion", "maxAwaitTimeMS"});
+    // isMaster is hello's older name, outside the Stable API.
+    add({"hello"}, &Impl::hello, kApiV1, kHelloFields);
+    add({"isMaster", "ismaster"}, &Impl::hello, 0, kHelloFields);
     add({"ping"}, &Impl::ping, kApiV1);
     add({"buildInfo", "buildinfo"}, &Impl::build_info);
     add({"whatsmyuri"}, &Impl::whatsmyuri);
@@ -308,10 +308,19 @@ class CommandDispatcher::Impl {
     std::vector<std::string_view> unsupported;
   };
 
+  static inline const std::vector<std::string_view> kHelloFields = {"helloOk",
+                                                                    "client",
+                                                                    "compression",
+                                                                    "saslSupportedMechs",
+                                                                    "speculativeAuthenticate",
+                                                                    "loadBalanced",
+                                                                    "topologyVersion",
+                                                                    "maxAwaitTimeMS"};
+
   void add(std::initializer_list<std::string> names, Handler handler, unsigned flags = 0,
-           std::initializer_list<std::string_view> fields = {},
-           std::initializer_list<std::string_view> unsupported = {}) {
-    CommandSpec spec{*names.begin(), handler, flags, fields, unsupported};
+           std::vector<std::string_view> fields = {},
+           std::vector<std::string_view> unsupported = {}) {
+    CommandSpec spec{*names.begin(), handler, flags, std::move(fields), std::move(unsupported)};
     for (const std::string& name : names) commands_.emplace(name, spec);
   }
 

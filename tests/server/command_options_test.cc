@@ -185,6 +185,9 @@ TEST_F(CommandOptionsTest, ReadConcernAndApiVersionAreChecked) {
   must_fail("rc", make_document("find", "c", "apiStrict", true), 322, "APIVersionError");
   must_fail("admin", make_document("buildInfo", 1, "apiVersion", "1", "apiStrict", true), 323,
             "APIStrictError");
+  must_run("admin", make_document("hello", 1, "apiVersion", "1", "apiStrict", true));
+  must_fail("admin", make_document("isMaster", 1, "apiVersion", "1", "apiStrict", true), 323,
+            "APIStrictError");
   must_fail("rc", make_document("find", "c", "maxTimeMS", -1), 2, "BadValue");
 }
 
