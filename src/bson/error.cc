@@ -89,6 +89,8 @@ std::string_view code_name(int32_t code) {
       return "InvalidOptions";
     case 73:
       return "InvalidNamespace";
+    case 79:
+      return "UnknownReplWriteConcern";
     case 85:
       return "IndexOptionsConflict";
     case 86:
@@ -97,14 +99,22 @@ std::string_view code_name(int32_t code) {
       return "NetworkTimeout";
     case 96:
       return "OperationFailed";
+    case 100:
+      return "UnsatisfiableWriteConcern";
     case 112:
       return "WriteConflict";
+    case 123:
+      return "NotAReplicaSet";
     case 238:
       return "NotImplemented";
     case 171:
       return "CannotIndexParallelArrays";
     case 175:
       return "QueryPlanKilled";
+    case 322:
+      return "APIVersionError";
+    case 323:
+      return "APIStrictError";
     case 276:
       return "IndexBuildAborted";
     case 292:

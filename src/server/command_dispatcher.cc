@@ -1,22 +1,30 @@
 #include "mongostore/server/command_dispatcher.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <random>
 #include <unordered_map>
+#include <utility>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
+#include "server/generic_arguments.h"
 #include "server/message_compression.h"
+#include "server/operation_registry.h"
 
 #include <fmt/core.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <thread>
 
 namespace mongostore::server {
 namespace {
@@ -77,19 +85,6 @@ engine::IndexHint hint_of(const DocumentView& spec) {
     throw Error(ErrorCode::kFailedToParse, "hint must be a string or an object");
   }
   return hint;
-}
-
-// Options MongoDB has and the engine does not honour fail NotImplemented (238) naming the
-// option: ignoring `collation` or `let` would match other documents than the client asked for.
-void reject_unsupported_options(const DocumentView& cmd, std::string_view command,
-                                std::initializer_list<std::string_view> unsupported) {
-  for (std::string_view option : unsupported) {
-    if (cmd.has(option)) {
-      throw Error(ErrorCode::kNotImplemented, "the '" + std::string(option) + "' option of " +
-                                                  std::string(command) +
-                                                  " is not supported by mongostore");
-    }
-  }
 }
 
 // Checks every statement of an update or delete before any runs (mongod parses the whole
@@ -168,43 +163,75 @@ class CommandDispatcher::Impl {
         options_(std::move(options)),
         random_(std::random_device{}()),
         started_(Clock::now()) {
-    handlers_ = {
-        {"hello", &Impl::hello},
-        {"isMaster", &Impl::hello},
-        {"ismaster", &Impl::hello},
-        {"ping", &Impl::ping},
-        {"buildInfo", &Impl::build_info},
-        {"buildinfo", &Impl::build_info},
-        {"whatsmyuri", &Impl::whatsmyuri},
-        {"connectionStatus", &Impl::connection_status},
-        {"endSessions", &Impl::ping},
-        {"serverStatus", &Impl::server_status},
-        {"collStats", &Impl::coll_stats},
-        {"dbStats", &Impl::db_stats},
-        {"renameCollection", &Impl::rename_collection},
-        {"explain", &Impl::explain},
-        {"getLastError", &Impl::ping},
-        {"listDatabases", &Impl::list_databases},
-        {"listCollections", &Impl::list_collections},
-        {"create", &Impl::create},
-        {"drop", &Impl::drop},
-        {"dropDatabase", &Impl::drop_database},
-        {"insert", &Impl::insert},
-        {"find", &Impl::find},
-        {"getMore", &Impl::get_more},
-        {"killCursors", &Impl::kill_cursors},
-        {"update", &Impl::update},
-        {"delete", &Impl::remove},
-        {"findAndModify", &Impl::find_and_modify},
-        {"findandmodify", &Impl::find_and_modify},
-        {"aggregate", &Impl::aggregate},
-        {"count", &Impl::count},
-        {"distinct", &Impl::distinct},
-        {"createIndexes", &Impl::create_indexes},
-        {"listIndexes", &Impl::list_indexes},
-        {"dropIndexes", &Impl::drop_indexes},
-        {"deleteIndexes", &Impl::drop_indexes},
-    };
+    // Every command with the fields it honours besides its own name and the generic
+    // arguments, and those MongoDB has that mongostore refuses (NotImplemented, 238). Any
+    // other field fails as mongod's parser answers: Location40415 "BSON field 'find.x' is an
+    // unknown field." (mongostore is stricter than mongod for the few commands mongod does
+    // not parse strictly, such as ping: an option ignored there would be a silent no-op.)
+    // isMaster is hello's older name, outside the Stable API.
+    add({"hello"}, &Impl::hello, kApiV1, kHelloFields);
+    add({"isMaster", "ismaster"}, &Impl::hello, 0, kHelloFields);
+    add({"ping"}, &Impl::ping, kApiV1);
+    add({"buildInfo", "buildinfo"}, &Impl::build_info);
+    add({"whatsmyuri"}, &Impl::whatsmyuri);
+    add({"connectionStatus"}, &Impl::connection_status, 0, {"showPrivileges"});
+    add({"endSessions"}, &Impl::ping, kApiV1);
+    add({"serverStatus"}, &Impl::server_status, kOpenFields);
+    add({"collStats"}, &Impl::coll_stats, 0, {"scale"});
+    add({"dbStats"}, &Impl::db_stats, 0, {"scale", "freeStorage"});
+    add({"renameCollection"}, &Impl::rename_collection, kWrites | kAdminOnly,
+        {"to", "dropTarget", "stayTemp"});
+    add({"explain"}, &Impl::explain, kReads, {"verbosity"});
+    add({"listDatabases"}, &Impl::list_databases, kAdminOnly | kApiV1,
+        {"filter", "nameOnly", "authorizedDatabases"});
+    add({"listCollections"}, &Impl::list_collections, kReads | kApiV1,
+        {"filter", "nameOnly", "authorizedCollections", "cursor"});
+    add({"create"}, &Impl::create, kWrites | kApiV1, {"capped", "autoIndexId"},
+        {"validator", "validationLevel", "validationAction", "viewOn", "pipeline", "size", "max",
+         "timeseries", "clusteredIndex", "changeStreamPreAndPostImages", "storageEngine",
+         "indexOptionDefaults", "expireAfterSeconds", "collation", "idIndex", "encryptedFields"});
+    add({"drop"}, &Impl::drop, kWrites | kApiV1);
+    add({"dropDatabase"}, &Impl::drop_database, kWrites | kApiV1);
+    add({"insert"}, &Impl::insert, kWrites | kApiV1,
+        {"documents", "ordered", "bypassDocumentValidation"});
+    add({"find"}, &Impl::find, kReads | kApiV1,
+        {"filter", "projection", "sort", "hint", "skip", "limit", "batchSize", "singleBatch",
+         "allowDiskUse", "let", "noCursorTimeout", "allowPartialResults"},
+        {"min", "max", "returnKey", "showRecordId", "tailable", "awaitData", "oplogReplay",
+         "collation", "readOnce"});
+    add({"getMore"}, &Impl::get_more, kApiV1, {"collection", "batchSize"});
+    add({"killCursors"}, &Impl::kill_cursors, kApiV1, {"cursors"});
+    add({"update"}, &Impl::update, kWrites | kApiV1,
+        {"updates", "ordered", "bypassDocumentValidation", "let"});
+    add({"delete"}, &Impl::remove, kWrites | kApiV1, {"deletes", "ordered", "let"});
+    add({"findAndModify", "findandmodify"}, &Impl::find_and_modify, kWrites | kApiV1,
+        {"query", "fields", "sort", "update", "remove", "new", "upsert", "bypassDocumentValidation",
+         "arrayFilters", "hint", "let"},
+        {"collation"});
+    add({"aggregate"}, &Impl::aggregate, kWrites | kReads | kApiV1,
+        {"pipeline", "cursor", "allowDiskUse", "let", "explain", "bypassDocumentValidation",
+         "hint"},
+        {"collation"});
+    add({"count"}, &Impl::count, kReads | kApiV1, {"query", "limit", "skip", "hint"},
+        {"collation"});
+    add({"distinct"}, &Impl::distinct, kReads, {"key", "query"}, {"collation"});
+    add({"createIndexes"}, &Impl::create_indexes, kWrites | kApiV1, {"indexes", "commitQuorum"},
+        {"ignoreUnknownIndexOptions"});
+    add({"listIndexes"}, &Impl::list_indexes, kReads | kApiV1, {"cursor"},
+        {"includeBuildUUIDs", "includeIndexBuildInfo"});
+    add({"dropIndexes", "deleteIndexes"}, &Impl::drop_indexes, kWrites | kApiV1, {"index"});
+    add({"getCmdLineOpts"}, &Impl::get_cmd_line_opts, kAdminOnly);
+    add({"getParameter"}, &Impl::get_parameter, kAdminOnly | kOpenFields);
+    add({"listCommands"}, &Impl::list_commands);
+    add({"hostInfo"}, &Impl::host_info);
+    add({"profile"}, &Impl::profile, 0, {}, {"slowms", "sampleRate", "filter"});
+    add({"validate"}, &Impl::validate, 0, {"full", "background"},
+        {"repair", "metadata", "checkBSONConformance"});
+    add({"currentOp"}, &Impl::current_op, kAdminOnly | kOpenFields);
+    add({"killOp"}, &Impl::kill_op, kAdminOnly, {"op"});
+    add({"usersInfo"}, &Impl::users_info, 0,
+        {"showCredentials", "showCustomData", "showPrivileges", "showAuthenticationRestrictions",
+         "filter"});
   }
 
   Document run(const Document& cmd, const ConnectionInfo& connection, std::string_view default_db) {
@@ -220,16 +247,26 @@ class CommandDispatcher::Impl {
       if (cmd.has("autocommit") || cmd.has("startTransaction")) {
         throw Error(ErrorCode::kNotImplemented, "transactions are not supported");
       }
-      auto it = handlers_.find(name);
-      if (it == handlers_.end()) {
+      auto it = commands_.find(name);
+      if (it == commands_.end()) {
         throw Error(ErrorCode::kCommandNotFound, "no such command: '" + name + "'");
       }
-      Context ctx{cmd.view(), db, name, connection};
+      const CommandSpec& spec = it->second;
+      if ((spec.flags & kAdminOnly) && db != "admin") {
+        throw Error(ErrorCode::kUnauthorized,
+                    name + " may only be run against the admin database.");
+      }
+      check_fields(cmd.view(), spec);
+      check_generic_arguments(cmd.view(), {spec.name, (spec.flags & kWrites) != 0,
+                                           (spec.flags & kReads) != 0, (spec.flags & kApiV1) != 0});
+      OperationRegistry::Operation running =
+          operations_.enter(cmd.view(), db, name, connection.id, connection.peer);
+      Context ctx{cmd.view(), db, name, connection, running.opid()};
       count_operation(name);
       auto start = Clock::now();
       DocumentBuilder b;
-      (this->*(it->second))(ctx, b);
-      honour_write_concern(ctx);
+      (this->*(spec.handler))(ctx, b);
+      honour_write_concern(ctx, spec);
       b.append("ok", 1.0);
       report_if_slow(ctx, start);
       return b.finish();
@@ -251,8 +288,64 @@ class CommandDispatcher::Impl {
     std::string db;
     std::string name;
     const ConnectionInfo& connection;
+    int64_t opid;
   };
   using Handler = void (Impl::*)(const Context&, DocumentBuilder&);
+
+  enum Flags : unsigned {
+    kWrites = 1,      // takes writeConcern
+    kReads = 2,       // takes readConcern
+    kAdminOnly = 4,   // runs against the admin database only
+    kApiV1 = 8,       // in the Stable API version 1
+    kOpenFields = 16  // the handler reads every other field itself (a filter, names)
+  };
+
+  struct CommandSpec {
+    std::string name;  // the canonical name, as mongod names the command in its errors
+    Handler handler = nullptr;
+    unsigned flags = 0;
+    std::vector<std::string_view> fields;
+    std::vector<std::string_view> unsupported;
+  };
+
+  static inline const std::vector<std::string_view> kHelloFields = {"helloOk",
+                                                                    "client",
+                                                                    "compression",
+                                                                    "saslSupportedMechs",
+                                                                    "speculativeAuthenticate",
+                                                                    "loadBalanced",
+                                                                    "topologyVersion",
+                                                                    "maxAwaitTimeMS"};
+
+  void add(std::initializer_list<std::string> names, Handler handler, unsigned flags = 0,
+           std::vector<std::string_view> fields = {},
+           std::vector<std::string_view> unsupported = {}) {
+    CommandSpec spec{*names.begin(), handler, flags, std::move(fields), std::move(unsupported)};
+    for (const std::string& name : names) commands_.emplace(name, spec);
+  }
+
+  // A field the command honours passes; one MongoDB has and mongostore does not fails
+  // NotImplemented naming it; anything else fails as mongod's parser answers.
+  static void check_fields(const DocumentView& cmd, const CommandSpec& spec) {
+    bool first = true;
+    for (const bson::Element& e : cmd) {
+      if (std::exchange(first, false)) continue;
+      if (is_generic_argument(e.key) || (spec.flags & kOpenFields)) continue;
+      auto among = [&](const std::vector<std::string_view>& names) {
+        return std::find(names.begin(), names.end(), e.key) != names.end();
+      };
+      if (among(spec.fields)) continue;
+      if (among(spec.unsupported)) {
+        // `false` asks for what mongostore does anyway (returnKey: false, tailable: false,
+        // repair: false, ...): honoured, as drivers send some flags with their default.
+        if (e.value.type() == bson::BsonType::kBool && !e.value.as_bool()) continue;
+        throw Error(ErrorCode::kNotImplemented, "the '" + std::string(e.key) + "' option of " +
+                                                    spec.name + " is not supported by mongostore");
+      }
+      throw Error(ErrorCode::kUnknownField,
+                  "BSON field '" + spec.name + "." + std::string(e.key) + "' is an unknown field.");
+    }
+  }
 
   // A server-side cursor: the engine cursor plus the documents it has produced and no reply
   // has carried yet (the engine hands out fixed-size batches; getMore asks for any size).
@@ -261,25 +354,21 @@ class CommandDispatcher::Impl {
     std::string ns;
     Clock::time_point last_used;
     std::deque<Document> pending;
+    bool no_timeout = false;  // noCursorTimeout: kept until exhausted or killed
     bool exhausted() const { return pending.empty() && cursor->exhausted(); }
   };
 
-  static bool is_write_command(std::string_view name) {
-    return name == "insert" || name == "update" || name == "delete" || name == "findAndModify" ||
-           name == "findandmodify" || name == "create" || name == "drop" ||
-           name == "dropDatabase" || name == "createIndexes" || name == "dropIndexes" ||
-           name == "deleteIndexes" || name == "renameCollection" || name == "aggregate";
-  }
-
-  // j: true (and w: "majority", journaled on mongod) wait for stable storage. Only the
-  // journaled engine acknowledges before fsync, so only it needs the extra flush.
-  void honour_write_concern(const Context& ctx) {
-    if (!is_write_command(ctx.name)) return;
+  // j: true, fsync: true (and w: "majority", journaled on mongod) wait for stable storage.
+  // Only the journaled engine acknowledges before fsync, so only it needs the extra flush.
+  // The rest of the write concern was checked before the command ran (generic_arguments.h).
+  void honour_write_concern(const Context& ctx, const CommandSpec& spec) {
+    if (!(spec.flags & kWrites)) return;
     Value wc = ctx.cmd.get("writeConcern");
     if (!wc.is_document()) return;
     Value j = wc.as_document().get("j");
     Value w = wc.as_document().get("w");
-    bool wants_journal = j.truthy() || (w.is_string() && w.as_string() == "majority");
+    bool wants_journal = j.truthy() || wc.as_document().get("fsync").truthy() ||
+                         (w.is_string() && w.as_string() == "majority");
     if (wants_journal && engine_->options().durability == engine::Durability::kJournaled) {
       engine_->flush();
     }
@@ -358,14 +447,34 @@ class CommandDispatcher::Impl {
 
   void whatsmyuri(const Context& ctx, DocumentBuilder& b) { b.append("you", ctx.connection.peer); }
 
-  void connection_status(const Context&, DocumentBuilder& b) {
+  void connection_status(const Context& ctx, DocumentBuilder& b) {
     b.open_document("authInfo");
     b.open_array("authenticatedUsers").close();
     b.open_array("authenticatedUserRoles").close();
+    // No authentication: no user, so no privileges.
+    if (ctx.cmd.get("showPrivileges").truthy()) b.open_array("authenticatedUserPrivileges").close();
     b.close();
   }
 
+  // serverStatus: {serverStatus: 1, <section>: 0 | 1}, as on mongod. A section it reports
+  // can be left out; asking for a section mongostore does not have fails NotImplemented
+  // naming it (an empty answer would read as "nothing to report").
   void server_status(const Context& ctx, DocumentBuilder& b) {
+    static constexpr std::array<std::string_view, 4> kSections = {"connections", "opcounters",
+                                                                  "metrics", "storageEngine"};
+    bool first = true;
+    for (const bson::Element& e : ctx.cmd) {
+      if (std::exchange(first, false) || is_generic_argument(e.key)) continue;
+      bool known = std::find(kSections.begin(), kSections.end(), e.key) != kSections.end();
+      if (!known && e.value.truthy()) {
+        throw Error(ErrorCode::kNotImplemented, "serverStatus section '" + std::string(e.key) +
+                                                    "' is not supported by mongostore");
+      }
+    }
+    auto wants = [&](std::string_view section) {
+      Value v = ctx.cmd.get(section);
+      return v.is_missing() || v.truthy();
+    };
     auto uptime = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
     auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::system_clock::now().time_since_epoch());
@@ -377,28 +486,35 @@ class CommandDispatcher::Impl {
     b.append("uptimeMillis", static_cast<int64_t>(uptime.count()));
     b.append("localTime", bson::DateTime{now.count()});
     const ConnectionInfo& c = ctx.connection;
-    b.open_document("connections")
-        .append("current", static_cast<int32_t>(c.open_connections))
-        .append("available", static_cast<int32_t>(c.max_connections > c.open_connections
-                                                      ? c.max_connections - c.open_connections
-                                                      : 0))
-        .append("totalCreated", c.total_connections)
-        .close();
-    b.open_document("opcounters")
-        .append("insert", opcounters_.insert.load())
-        .append("query", opcounters_.query.load())
-        .append("update", opcounters_.update.load())
-        .append("delete", opcounters_.remove.load())
-        .append("getmore", opcounters_.getmore.load())
-        .append("command", opcounters_.command.load())
-        .close();
-    b.open_document("metrics")
-        .open_document("cursor")
-        .open_document("open")
-        .append("total", static_cast<int64_t>(open_cursors()))
-        .close()
-        .close()
-        .close();
+    if (wants("connections")) {
+      b.open_document("connections")
+          .append("current", static_cast<int32_t>(c.open_connections))
+          .append("available", static_cast<int32_t>(c.max_connections > c.open_connections
+                                                        ? c.max_connections - c.open_connections
+                                                        : 0))
+          .append("totalCreated", c.total_connections)
+          .close();
+    }
+    if (wants("opcounters")) {
+      b.open_document("opcounters")
+          .append("insert", opcounters_.insert.load())
+          .append("query", opcounters_.query.load())
+          .append("update", opcounters_.update.load())
+          .append("delete", opcounters_.remove.load())
+          .append("getmore", opcounters_.getmore.load())
+          .append("command", opcounters_.command.load())
+          .close();
+    }
+    if (wants("metrics")) {
+      b.open_document("metrics")
+          .open_document("cursor")
+          .open_document("open")
+          .append("total", static_cast<int64_t>(open_cursors()))
+          .close()
+          .close()
+          .close();
+    }
+    if (!wants("storageEngine")) return;
     b.append("storageEngine",
              bson::make_document("name", "wiredTiger", "persistent",
                                  engine_->options().durability != engine::Durability::kInMemory));
@@ -410,13 +526,14 @@ class CommandDispatcher::Impl {
       throw Error(ErrorCode::kNamespaceNotFound,
                   "Collection [" + ctx.db + "." + coll + "] not found.");
     }
+    int64_t scale = scale_of(ctx.cmd);
     engine::CollectionStats stats = engine_->collection_stats(ctx.db, coll);
     auto indexes = engine_->list_indexes(ctx.db, coll);
     b.append("ns", ctx.db + "." + coll);
     b.append("count", stats.document_count);
-    b.append("size", stats.data_size);
+    b.append("size", stats.data_size / scale);
     b.append("avgObjSize", stats.document_count ? stats.data_size / stats.document_count : 0);
-    b.append("storageSize", stats.data_size);
+    b.append("storageSize", stats.data_size / scale);
     b.append("nindexes", static_cast<int32_t>(indexes.size()));
     b.open_document("indexSizes");
     for (const Document& index : indexes) b.append(index.get("name").as_string(), int64_t{0});
@@ -424,7 +541,23 @@ class CommandDispatcher::Impl {
     b.append("totalIndexSize", int64_t{0});
   }
 
+  // `scale` of collStats and dbStats: sizes are divided by it (a positive integer; mongod
+  // answers a non-positive one with BadValue).
+  static int64_t scale_of(const DocumentView& cmd) {
+    Value v = cmd.get("scale");
+    if (v.is_missing()) return 1;
+    if (!v.is_number()) throw Error(ErrorCode::kTypeMismatch, "scale has to be a number");
+    int64_t scale = static_cast<int64_t>(v.number_as_double());
+    if (scale < 1) throw Error(ErrorCode::kBadValue, "Scale must be a value >= 1");
+    return scale;
+  }
+
   void db_stats(const Context& ctx, DocumentBuilder& b) {
+    if (ctx.cmd.get("freeStorage").truthy()) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "the 'freeStorage' option of dbStats is not supported by mongostore");
+    }
+    int64_t scale = scale_of(ctx.cmd);
     int64_t objects = 0, size = 0, indexes = 0;
     auto collections = engine_->list_collections(ctx.db);
     for (const std::string& coll : collections) {
@@ -439,8 +572,8 @@ class CommandDispatcher::Impl {
     b.append("objects", objects);
     b.append("avgObjSize",
              objects ? static_cast<double>(size) / static_cast<double>(objects) : 0.0);
-    b.append("dataSize", static_cast<double>(size));
-    b.append("storageSize", static_cast<double>(size));
+    b.append("dataSize", static_cast<double>(size / scale));
+    b.append("storageSize", static_cast<double>(size / scale));
     b.append("indexes", indexes);
     b.append("indexSize", 0.0);
   }
@@ -469,8 +602,8 @@ class CommandDispatcher::Impl {
     engine_->rename_collection(from_db, from, to_db, to, ctx.cmd.get("dropTarget").truthy());
   }
 
-  // explain of a find (the only explainable command here), verbosity ignored: always
-  // executionStats, which is what the engine measures.
+  // explain of a find (the only explainable command here). Every verbosity answers with
+  // executionStats, which is what the engine measures (a superset of queryPlanner's).
   void explain(const Context& ctx, DocumentBuilder& b) {
     Value inner = ctx.cmd.get("explain");
     if (!inner.is_document()) {
@@ -481,12 +614,18 @@ class CommandDispatcher::Impl {
     if (first == find_cmd.end() || first->key != "find") {
       throw Error(ErrorCode::kNotImplemented, "explain is supported for find only");
     }
+    if (Value verbosity = ctx.cmd.get("verbosity"); !verbosity.is_missing()) {
+      if (!verbosity.is_string() ||
+          (verbosity.as_string() != "queryPlanner" && verbosity.as_string() != "executionStats" &&
+           verbosity.as_string() != "allPlansExecution")) {
+        throw Error(ErrorCode::kBadValue,
+                    "verbosity must be queryPlanner, executionStats or allPlansExecution");
+      }
+    }
+    // The explained find's fields are checked as the find command's own.
+    check_fields(find_cmd, commands_.at("find"));
     std::string coll = collection_name(find_cmd, "find");
-    engine::FindOptions options;
-    options.sort = document_or_empty(find_cmd, "sort");
-    options.projection = document_or_empty(find_cmd, "projection");
-    options.let = document_or_empty(find_cmd, "let");
-    options.skip = integer_or(find_cmd, "skip", 0);
+    engine::FindOptions options = find_options(find_cmd);
     options.limit = std::abs(integer_or(find_cmd, "limit", 0));
     Document result =
         engine_->explain_find(ctx.db, coll, document_or_empty(find_cmd, "filter"), options);
@@ -495,9 +634,241 @@ class CommandDispatcher::Impl {
     b.append("serverInfo", bson::make_document("host", "mongostore", "version", "7.0.0"));
   }
 
+  // --- what drivers, shells and tools ask first ------------------------------------------
+  void get_cmd_line_opts(const Context&, DocumentBuilder& b) {
+    b.open_array("argv");
+    for (const std::string& arg : options_.command_line) b.push(arg);
+    b.close();
+    b.append("parsed", options_.parsed_options);
+  }
+
+  // The server parameters mongostore has, with their (fixed) values. Reporting a parameter
+  // means behaving as it says: no table scan is refused (notablescan false), no test
+  // commands exist (enableTestCommands false), no authentication mechanism is offered.
+  Document parameters() const {
+    DocumentBuilder p;
+    p.append("authenticationMechanisms", bson::make_array());
+    p.append("cursorTimeoutMillis", static_cast<int64_t>(options_.cursor_idle_timeout.count()));
+    p.append("enableTestCommands", false);
+    p.append("featureCompatibilityVersion", bson::make_document("version", "7.0"));
+    p.append("logLevel", static_cast<int32_t>(0));
+    p.append("notablescan", false);
+    p.append("requireApiVersion", false);
+    return p.finish();
+  }
+
+  // getParameter: {getParameter: 1, <name>: 1, ...}, {getParameter: "*"} for all, or
+  // {getParameter: {showDetails: true, allParameters: true}}. A name mongostore does not
+  // have fails InvalidOptions (72), mongod's "no option found to get".
+  void get_parameter(const Context& ctx, DocumentBuilder& b) {
+    Value how = ctx.cmd.get("getParameter");
+    bool all = how.is_string() && how.as_string() == "*";
+    bool details = false;
+    if (how.is_document()) {
+      for (const bson::Element& e : how.as_document()) {
+        if (e.key == "showDetails") {
+          details = e.value.truthy();
+        } else if (e.key == "allParameters") {
+          all = e.value.truthy();
+        } else {
+          throw Error(ErrorCode::kUnknownField,
+                      "BSON field 'getParameter." + std::string(e.key) + "' is an unknown field.");
+        }
+      }
+    }
+    Document known = parameters();
+    std::vector<std::string_view> wanted;
+    bool first = true;
+    for (const bson::Element& e : ctx.cmd) {
+      if (std::exchange(first, false) || is_generic_argument(e.key)) continue;
+      if (!known.has(e.key)) {
+        throw Error(ErrorCode::kInvalidOptions,
+                    "no option found to get: '" + std::string(e.key) + "' is not a parameter");
+      }
+      wanted.push_back(e.key);
+    }
+    if (!all && wanted.empty()) throw Error(ErrorCode::kInvalidOptions, "no option found to get");
+    for (const bson::Element& e : known) {
+      if (!all && std::find(wanted.begin(), wanted.end(), e.key) == wanted.end()) continue;
+      if (details) {
+        b.open_document(e.key)
+            .append("value", e.value)
+            .append("settableAtRuntime", false)
+            .append("settableAtStartup", false)
+            .close();
+      } else {
+        b.append(e.key, e.value);
+      }
+    }
+  }
+
+  // listCommands: the command table itself, so it lists exactly what runs.
+  void list_commands(const Context&, DocumentBuilder& b) {
+    b.open_document("commands");
+    for (const auto& [name, spec] : commands_) {
+      b.open_document(name);
+      b.append("help", "");
+      b.append("requiresAuth", false);
+      b.append("secondaryOk", true);
+      b.append("adminOnly", (spec.flags & kAdminOnly) != 0);
+      b.open_array("apiVersions");
+      if (spec.flags & kApiV1) b.push("1");
+      b.close();
+      b.open_array("deprecatedApiVersions").close();
+      b.close();
+    }
+    b.close();
+  }
+
+  void host_info(const Context&, DocumentBuilder& b) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    utsname names{};
+    uname(&names);
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    int64_t mem_mb = pages > 0 && page_size > 0
+                         ? static_cast<int64_t>(pages) * page_size / (1024 * 1024)
+                         : int64_t{0};
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    b.open_document("system")
+        .append("currentTime", bson::DateTime{now.count()})
+        .append("hostname", std::string_view(host))
+        .append("cpuAddrSize", static_cast<int32_t>(sizeof(void*) * 8))
+        .append("memSizeMB", mem_mb)
+        .append("memLimitMB", mem_mb)
+        .append("numCores", static_cast<int32_t>(std::thread::hardware_concurrency()))
+        .append("cpuArch", std::string_view(names.machine))
+        .append("numaEnabled", false)
+        .close();
+    b.open_document("os")
+        .append("type", std::string_view(names.sysname))
+        .append("name", std::string_view(names.sysname))
+        .append("version", std::string_view(names.release))
+        .close();
+    b.open_document("extra").append("versionString", std::string_view(names.version)).close();
+  }
+
+  // profile: mongostore has no profiler, so level 0 (off) is the only level: reading it
+  // (-1) or setting 0 answers was: 0; levels 1 and 2 fail NotImplemented.
+  void profile(const Context& ctx, DocumentBuilder& b) {
+    Value level = ctx.cmd.get("profile");
+    int64_t n = 0;
+    if (!level.is_number() || !level.number_as_exact_int64(&n) || n < -1 || n > 2) {
+      throw Error(ErrorCode::kBadValue, "profile level must be -1, 0, 1 or 2");
+    }
+    if (n > 0) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "profiling (level " + std::to_string(n) + ") is not supported by mongostore");
+    }
+    b.append("was", static_cast<int32_t>(0));
+    b.append("slowms", static_cast<int32_t>(options_.slow_operation.count()));
+    b.append("sampleRate", 1.0);
+  }
+
+  // currentOp: the commands running on this server now (this one included, as on mongod),
+  // narrowed by the command's other fields, which are a filter over the operations. Idle
+  // connections are not tracked, so $all: true (which asks for them) is refused.
+  void current_op(const Context& ctx, DocumentBuilder& b) {
+    DocumentBuilder filter;
+    bool first = true;
+    for (const bson::Element& e : ctx.cmd) {
+      if (std::exchange(first, false) || is_generic_argument(e.key)) continue;
+      if (e.key == "$ownOps") continue;  // no authentication: every operation is one's own
+      if (e.key == "$all") {
+        if (e.value.truthy()) {
+          throw Error(ErrorCode::kNotImplemented,
+                      "currentOp $all (idle connections) is not supported by mongostore");
+        }
+        continue;
+      }
+      filter.append(e.key, e.value);
+    }
+    Document filter_doc = filter.finish();
+    engine::Matcher matcher = engine::Matcher::compile(filter_doc.view());
+    std::vector<Document> ops = operations_.describe();
+    b.open_array("inprog");
+    for (const Document& op : ops) {
+      if (matcher.matches(op.view())) b.push(op.view());
+    }
+    b.close();
+  }
+
+  // killOp: operations here cannot be interrupted, so killing one that is running fails
+  // NotImplemented rather than claiming it was killed. An opid that is not running answers
+  // ok, as mongod answers it ("attempting to kill op": there is nothing left to kill).
+  void kill_op(const Context& ctx, DocumentBuilder& b) {
+    Value op = ctx.cmd.get("op");
+    if (op.is_missing()) throw Error(ErrorCode::kNoSuchKey, "Missing expected field \"op\"");
+    int64_t opid = 0;
+    if (!op.is_number() || !op.number_as_exact_int64(&opid)) {
+      throw Error(ErrorCode::kTypeMismatch, "Expected field \"op\" to have an integral value");
+    }
+    if (opid != ctx.opid && operations_.running(opid)) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "killOp of a running operation is not supported by mongostore (operations "
+                  "cannot be interrupted)");
+    }
+    b.append("info", "attempting to kill op");
+  }
+
+  // validate: the engine walks the collection and its indexes in one snapshot (always the
+  // whole walk, so `full` and `background` are what it does anyway).
+  void validate(const Context& ctx, DocumentBuilder& b) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    engine::ValidateResult result = engine_->validate_collection(ctx.db, coll);
+    b.append("ns", ctx.db + "." + coll);
+    b.append("nInvalidDocuments", int64_t{0});
+    b.append("nNonCompliantDocuments", int64_t{0});
+    b.append("nrecords", result.records);
+    b.append("nIndexes", static_cast<int32_t>(result.keys_per_index.size()));
+    b.open_document("keysPerIndex");
+    for (const auto& [name, keys] : result.keys_per_index) b.append(name, keys);
+    b.close();
+    b.open_document("indexDetails");
+    for (const auto& [name, keys] : result.keys_per_index) {
+      bool index_valid = true;
+      for (const std::string& error : result.errors) {
+        if (error.find("'" + name + "'") != std::string::npos) index_valid = false;
+      }
+      b.open_document(name).append("valid", index_valid).close();
+    }
+    b.close();
+    b.append("valid", result.valid());
+    b.append("repaired", false);
+    b.open_array("warnings").close();
+    b.open_array("errors");
+    for (const std::string& error : result.errors) b.push(error);
+    b.close();
+    b.open_array("extraIndexEntries").close();
+    b.open_array("missingIndexEntries").close();
+    b.open_array("corruptRecords").close();
+  }
+
+  // usersInfo: there is no authentication, so there are no users.
+  void users_info(const Context& ctx, DocumentBuilder& b) {
+    Value which = ctx.cmd.get("usersInfo");
+    if (!(which.is_number() || which.is_string() || which.is_document() || which.is_array())) {
+      throw Error(ErrorCode::kBadValue,
+                  "User and role names must be either strings or objects, or 1");
+    }
+    b.open_array("users").close();
+  }
+
   // --- catalog ---------------------------------------------------------------------------
+  // listDatabases: `filter` is a query over {name, sizeOnDisk, empty} (mongod's fields);
+  // totalSize adds up the databases the filter kept. authorizedDatabases has nothing to
+  // narrow without authentication: every database is the user's.
   void list_databases(const Context& ctx, DocumentBuilder& b) {
     bool name_only = ctx.cmd.get("nameOnly").truthy();
+    Document filter = document_or_empty(ctx.cmd, "filter");
+    engine::Matcher matcher = engine::Matcher::compile(filter.view());
+    if (Value a = ctx.cmd.get("authorizedDatabases");
+        !a.is_missing() && a.type() != bson::BsonType::kBool) {
+      throw Error(ErrorCode::kTypeMismatch,
+                  "BSON field 'listDatabases.authorizedDatabases' is the "
+                  "wrong type, expected type 'bool'");
+    }
     int64_t total = 0;
     b.open_array("databases");
     for (const std::string& db : engine_->list_databases()) {
@@ -505,13 +876,59 @@ class CommandDispatcher::Impl {
       for (const std::string& coll : engine_->list_collections(db)) {
         size += engine_->collection_stats(db, coll).data_size;
       }
+      Document described = bson::make_document("name", db, "sizeOnDisk", size, "empty", false);
+      if (!matcher.matches(described.view())) continue;
       total += size;
-      b.push_document().append("name", db);
-      if (!name_only) b.append("sizeOnDisk", size).append("empty", false);
-      b.close();
+      if (name_only) {
+        b.push_document().append("name", db).close();
+      } else {
+        b.push(described.view());
+      }
     }
     b.close();
     if (!name_only) b.append("totalSize", total);
+  }
+
+  // A cursor over documents already in hand (the listing commands), so they page with
+  // cursor.batchSize and getMore as mongod's do.
+  class ListCursor : public engine::Cursor {
+   public:
+    explicit ListCursor(std::vector<Document> docs) : docs_(std::move(docs)) {}
+    std::vector<Document> next_batch() override {
+      done_ = true;
+      return std::move(docs_);
+    }
+    bool exhausted() const override { return done_; }
+
+   private:
+    std::vector<Document> docs_;
+    bool done_ = false;
+  };
+
+  // cursor: {batchSize: n} of a listing command; 0 (the default) is everything at once.
+  static int64_t listing_batch_size(const DocumentView& cmd) {
+    Value cursor = cmd.get("cursor");
+    if (cursor.is_missing()) return 0;
+    if (!cursor.is_document()) {
+      throw Error(ErrorCode::kTypeMismatch, "BSON field 'cursor' must be an object");
+    }
+    for (const bson::Element& e : cursor.as_document()) {
+      if (e.key != "batchSize") {
+        throw Error(ErrorCode::kUnknownField,
+                    "BSON field 'cursor." + std::string(e.key) + "' is an unknown field.");
+      }
+    }
+    int64_t n = integer_or(cursor.as_document(), "batchSize", 0);
+    if (n < 0) throw Error(ErrorCode::kBadValue, "batchSize must be non-negative");
+    return n;
+  }
+
+  void reply_with_list(DocumentBuilder& b, std::vector<Document> docs, std::string ns,
+                       int64_t batch_size) {
+    OpenCursor open{std::make_unique<ListCursor>(std::move(docs)), std::move(ns), {}, {}};
+    // batchSize 0 of a listing command is everything in the first batch (mongod's default);
+    // take_batch reads that as "one engine batch", which is all of it.
+    reply_with_cursor(b, std::move(open), batch_size == 0 ? -1 : batch_size, false, "firstBatch");
   }
 
   void list_collections(const Context& ctx, DocumentBuilder& b) {
@@ -520,10 +937,8 @@ class CommandDispatcher::Impl {
     // send {name: ...} and {type: ...}; anything else a user writes works the same way).
     engine::Matcher matcher = engine::Matcher::compile(filter.view());
     bool name_only = ctx.cmd.get("nameOnly").truthy();
-    b.open_document("cursor");
-    b.append("id", int64_t{0});
-    b.append("ns", ctx.db + ".$cmd.listCollections");
-    b.open_array("firstBatch");
+    int64_t batch_size = listing_batch_size(ctx.cmd);
+    std::vector<Document> out;
     for (const std::string& coll : engine_->list_collections(ctx.db)) {
       DocumentBuilder info;
       info.append("name", coll).append("type", "collection");
@@ -537,17 +952,35 @@ class CommandDispatcher::Impl {
       Document described = info.finish();
       if (!matcher.matches(described.view())) continue;
       if (name_only) {
-        b.push_document().append("name", coll).append("type", "collection").close();
+        out.push_back(bson::make_document("name", coll, "type", "collection"));
       } else {
-        b.push(described.view());
+        out.push_back(std::move(described));
       }
     }
-    b.close();
-    b.close();
+    reply_with_list(b, std::move(out), ctx.db + ".$cmd.listCollections", batch_size);
   }
 
+  // create makes a plain collection. The options MongoDB has for anything else (validators,
+  // views, capped, time series, clustered, collation, ...) fail NotImplemented before this
+  // runs (the command table), so nothing is made that is not what the client asked for.
   void create(const Context& ctx, DocumentBuilder&) {
-    engine_->create_collection(ctx.db, collection_name(ctx.cmd, ctx.name));
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    if (Value capped = ctx.cmd.get("capped"); !capped.is_missing()) {
+      if (capped.type() != bson::BsonType::kBool && !capped.is_number()) {
+        throw Error(ErrorCode::kTypeMismatch,
+                    "BSON field 'create.capped' is the wrong type, expected type 'bool'");
+      }
+      if (capped.truthy()) {
+        throw Error(ErrorCode::kNotImplemented,
+                    "the 'capped' option of create is not supported by mongostore");
+      }
+    }
+    if (Value auto_id = ctx.cmd.get("autoIndexId"); !auto_id.is_missing() && !auto_id.truthy()) {
+      throw Error(ErrorCode::kNotImplemented,
+                  "the 'autoIndexId' option of create is not supported by mongostore (every "
+                  "collection has its _id index)");
+    }
+    engine_->create_collection(ctx.db, coll);
   }
 
   void drop(const Context& ctx, DocumentBuilder& b) {
@@ -597,8 +1030,7 @@ class CommandDispatcher::Impl {
     check_write_batch_size(updates);
     const Document let = document_or_empty(ctx.cmd, "let");
     check_statements(updates, "update", "updates",
-                     {"q", "u", "upsert", "multi", "arrayFilters", "hint", "sort"},
-                     {"collation", "c"});
+                     {"q", "u", "upsert", "multi", "arrayFilters", "hint"}, {"collation", "c"});
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
     int64_t n = 0, modified = 0, index = 0;
     DocumentBuilder errors, upserted;
@@ -621,7 +1053,6 @@ class CommandDispatcher::Impl {
           }
         }
         options.hint = hint_of(spec);
-        options.sort = document_or_empty(spec, "sort");
         options.let = let;
         engine::UpdateResult result;
         if (u.is_array()) {
@@ -641,7 +1072,6 @@ class CommandDispatcher::Impl {
           engine::ReplaceOptions replace_options;
           replace_options.upsert = options.upsert;
           replace_options.hint = options.hint;
-          replace_options.sort = options.sort;
           replace_options.let = let;
           result = engine_->replace_one(ctx.db, coll, q, u.as_document(), replace_options);
         }
@@ -702,7 +1132,6 @@ class CommandDispatcher::Impl {
 
   void find_and_modify(const Context& ctx, DocumentBuilder& b) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
-    reject_unsupported_options(ctx.cmd, "findAndModify", {"collation"});
     Document query = document_or_empty(ctx.cmd, "query");
     engine::FindAndModifyOptions options;
     options.sort = document_or_empty(ctx.cmd, "sort");
@@ -848,7 +1277,7 @@ class CommandDispatcher::Impl {
   void expire_idle_locked() {
     auto now = Clock::now();
     for (auto it = cursors_.begin(); it != cursors_.end();) {
-      if (now - it->second.last_used > options_.cursor_idle_timeout) {
+      if (!it->second.no_timeout && now - it->second.last_used > options_.cursor_idle_timeout) {
         if (options_.log) {
           options_.log(fmt::format("cursor {} on {} timed out after {} ms idle", it->first,
                                    it->second.ns, options_.cursor_idle_timeout.count()));
@@ -864,17 +1293,24 @@ class CommandDispatcher::Impl {
     return batch_size <= 0 ? kDefaultBatchSize : static_cast<size_t>(batch_size);
   }
 
+  // The engine's options of a find command (its filter is read apart); explain reads the
+  // same fields.
+  static engine::FindOptions find_options(const DocumentView& cmd) {
+    engine::FindOptions options;
+    options.sort = document_or_empty(cmd, "sort");
+    options.projection = document_or_empty(cmd, "projection");
+    options.let = document_or_empty(cmd, "let");
+    options.hint = hint_of(cmd);
+    options.allow_disk_use = cmd.get("allowDiskUse").truthy();
+    options.skip = integer_or(cmd, "skip", 0);
+    if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip must be non-negative");
+    return options;
+  }
+
   void find(const Context& ctx, DocumentBuilder& b) {
-    reject_unsupported_options(ctx.cmd, "find", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Document filter = document_or_empty(ctx.cmd, "filter");
-    engine::FindOptions options;
-    options.sort = document_or_empty(ctx.cmd, "sort");
-    options.projection = document_or_empty(ctx.cmd, "projection");
-    options.let = document_or_empty(ctx.cmd, "let");
-    options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
-    options.skip = integer_or(ctx.cmd, "skip", 0);
-    if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip must be non-negative");
+    engine::FindOptions options = find_options(ctx.cmd);
     int64_t limit = integer_or(ctx.cmd, "limit", 0);
     bool single_batch = ctx.cmd.get("singleBatch").truthy();
     if (limit < 0) {  // legacy negative limit: one batch of |limit|
@@ -891,6 +1327,7 @@ class CommandDispatcher::Impl {
       options.batch_size = static_cast<size_t>(limit);
     }
     OpenCursor open{engine_->find(ctx.db, coll, filter, options), ctx.db + "." + coll, {}, {}};
+    open.no_timeout = ctx.cmd.get("noCursorTimeout").truthy();
     reply_with_cursor(b, std::move(open), batch_size, single_batch, "firstBatch");
   }
 
@@ -944,7 +1381,6 @@ class CommandDispatcher::Impl {
   }
 
   void aggregate(const Context& ctx, DocumentBuilder& b) {
-    reject_unsupported_options(ctx.cmd, "aggregate", {"collation"});
     Value target = ctx.cmd.get("aggregate");
     std::string coll;  // empty: database-level ({aggregate: 1})
     if (target.is_string()) {
@@ -963,7 +1399,26 @@ class CommandDispatcher::Impl {
       if (!e.value.is_document()) {
         throw Error(ErrorCode::kTypeMismatch, "each pipeline stage must be an object");
       }
-      pipeline.push_back(Document::copy_of(e.value.as_document()));
+      DocumentView stage = e.value.as_document();
+      std::string_view stage_name = stage.empty() ? std::string_view() : stage.begin()->key;
+      // A change stream reads the oplog, which only a replica set has: mongod's answer on a
+      // standalone, whatever the rest of the pipeline.
+      if (stage_name == "$changeStream") {
+        throw Error(40573, "The $changeStream stage is only supported on replica sets");
+      }
+      if (stage_name == "$listLocalSessions") {
+        if (!pipeline.empty() || !coll.empty()) {
+          throw Error(ErrorCode::kInvalidNamespace,
+                      "$listLocalSessions must be the first stage of a database-level "
+                      "aggregate ({aggregate: 1})");
+        }
+        check_list_local_sessions(stage.begin()->value);
+        // mongostore keeps no session cache (sessions need no server state here), so there
+        // are no sessions to list: the rest of the pipeline runs over no documents.
+        pipeline.push_back(bson::make_document("$documents", bson::make_array()));
+        continue;
+      }
+      pipeline.push_back(Document::copy_of(stage));
     }
     Value cursor_spec = ctx.cmd.get("cursor");
     if (!cursor_spec.is_document()) {
@@ -971,11 +1426,18 @@ class CommandDispatcher::Impl {
           ErrorCode::kFailedToParse,
           "The 'cursor' option is required, except for aggregate with the explain argument");
     }
+    for (const bson::Element& e : cursor_spec.as_document()) {
+      if (e.key != "batchSize") {
+        throw Error(ErrorCode::kUnknownField, "BSON field 'aggregate.cursor." + std::string(e.key) +
+                                                  "' is an unknown field.");
+      }
+    }
     int64_t batch_size = integer_or(cursor_spec.as_document(), "batchSize", kDefaultBatchSize);
     engine::AggregateOptions options;
     options.allow_disk_use = ctx.cmd.get("allowDiskUse").truthy();
     options.batch_size = engine_batch_size(batch_size);
     options.let = document_or_empty(ctx.cmd, "let");
+    options.hint = hint_of(ctx.cmd);
     OpenCursor open{engine_->aggregate(ctx.db, coll, pipeline, options),
                     ctx.db + "." + (coll.empty() ? std::string("$cmd.aggregate") : coll),
                     {},
@@ -983,20 +1445,52 @@ class CommandDispatcher::Impl {
     reply_with_cursor(b, std::move(open), batch_size, false, "firstBatch");
   }
 
+  // $listLocalSessions: {} or {allUsers: bool} or {users: [{user, db}]}.
+  static void check_list_local_sessions(const Value& spec) {
+    if (!spec.is_document()) {
+      throw Error(ErrorCode::kTypeMismatch, "$listLocalSessions must take an object");
+    }
+    for (const bson::Element& e : spec.as_document()) {
+      if (e.key == "allUsers") {
+        if (e.value.type() != bson::BsonType::kBool) {
+          throw Error(ErrorCode::kTypeMismatch, "$listLocalSessions.allUsers must be a boolean");
+        }
+      } else if (e.key == "users") {
+        if (!e.value.is_array()) {
+          throw Error(ErrorCode::kTypeMismatch, "$listLocalSessions.users must be an array");
+        }
+      } else {
+        throw Error(ErrorCode::kUnknownField, "BSON field '$listLocalSessions." +
+                                                  std::string(e.key) + "' is an unknown field.");
+      }
+    }
+  }
+
   void count(const Context& ctx, DocumentBuilder& b) {
-    reject_unsupported_options(ctx.cmd, "count", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Document query = document_or_empty(ctx.cmd, "query");
     int64_t skip = integer_or(ctx.cmd, "skip", 0);
     int64_t limit = integer_or(ctx.cmd, "limit", 0);
-    int64_t n = engine_->count_documents(ctx.db, coll, query);
+    engine::IndexHint hint = hint_of(ctx.cmd);
+    int64_t n = 0;
+    if (hint.name.empty() && hint.keys.empty()) {
+      n = engine_->count_documents(ctx.db, coll, query);
+    } else {
+      // A hinted count reads through the hinted index (the engine refuses a hint naming no
+      // index, BadValue), counting what the find returns.
+      engine::FindOptions options;
+      options.hint = hint;
+      options.projection = bson::make_document("_id", 1);
+      options.batch_size = 1000;
+      auto cursor = engine_->find(ctx.db, coll, query, options);
+      while (!cursor->exhausted()) n += static_cast<int64_t>(cursor->next_batch().size());
+    }
     n = std::max<int64_t>(0, n - skip);
     if (limit != 0) n = std::min(n, limit < 0 ? -limit : limit);
     b.append("n", static_cast<int32_t>(n));
   }
 
   void distinct(const Context& ctx, DocumentBuilder& b) {
-    reject_unsupported_options(ctx.cmd, "distinct", {"collation"});
     std::string coll = collection_name(ctx.cmd, ctx.name);
     Value key = ctx.cmd.get("key");
     if (!key.is_string()) throw Error(ErrorCode::kFailedToParse, "'key' must be a string");
@@ -1010,6 +1504,11 @@ class CommandDispatcher::Impl {
   // --- indexes ---------------------------------------------------------------------------
   void create_indexes(const Context& ctx, DocumentBuilder& b) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
+    // Index builds wait for a quorum of replica set members; a standalone has none to ask
+    // (mongod's own answer).
+    if (ctx.cmd.has("commitQuorum")) {
+      throw Error(ErrorCode::kBadValue, "Standalones can't specify commitQuorum");
+    }
     bool existed = engine_->collection_exists(ctx.db, coll);
     size_t before = existed ? engine_->list_indexes(ctx.db, coll).size() : 1;
     for (const bson::Element& e : required_array(ctx.cmd, "indexes")) {
@@ -1032,14 +1531,8 @@ class CommandDispatcher::Impl {
 
   void list_indexes(const Context& ctx, DocumentBuilder& b) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
-    auto indexes = engine_->list_indexes(ctx.db, coll);
-    b.open_document("cursor");
-    b.open_array("firstBatch");
-    for (const Document& d : indexes) b.push(d.view());
-    b.close();
-    b.append("id", int64_t{0});
-    b.append("ns", ctx.db + "." + coll);
-    b.close();
+    int64_t batch_size = listing_batch_size(ctx.cmd);
+    reply_with_list(b, engine_->list_indexes(ctx.db, coll), ctx.db + "." + coll, batch_size);
   }
 
   void drop_indexes(const Context& ctx, DocumentBuilder& b) {
@@ -1068,7 +1561,8 @@ class CommandDispatcher::Impl {
 
   std::shared_ptr<engine::Engine> engine_;
   DispatcherOptions options_;
-  std::unordered_map<std::string, Handler> handlers_;
+  std::map<std::string, CommandSpec, std::less<>> commands_;
+  OperationRegistry operations_;
   OpCounters opcounters_;
   mutable std::mutex mutex_;
   std::unordered_map<int64_t, OpenCursor> cursors_;

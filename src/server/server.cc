@@ -25,7 +25,18 @@ using asio::ip::tcp;
 class Server::Impl {
  public:
   Impl(std::shared_ptr<engine::Engine> engine, ServerOptions options)
-      : options_(std::move(options)), dispatcher_(std::move(engine)), acceptor_(io_) {}
+      : options_(std::move(options)),
+        dispatcher_(std::move(engine), dispatcher_options(options_)),
+        acceptor_(io_) {}
+
+  static DispatcherOptions dispatcher_options(const ServerOptions& options) {
+    DispatcherOptions out;
+    out.cursor_idle_timeout = options.cursor_idle_timeout;
+    out.slow_operation = options.slow_operation;
+    out.command_line = options.command_line;
+    out.parsed_options = options.parsed_options;
+    return out;
+  }
 
   ~Impl() { stop(); }
 

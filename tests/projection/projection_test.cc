@@ -43,6 +43,18 @@ TEST(Projection, InclusionExclusionAndId) {
   EXPECT_EQ(code_of(R"({"a": 1, "a.b": 1})"), 31250);
 }
 
+// An inclusion of `_id` alone is an inclusion (only `_id` comes back), as on mongod; `_id`
+// with an exclusion of another field stays an exclusion.
+TEST(Projection, IdAloneIsAnInclusion) {
+  EXPECT_EQ(P(R"({"_id": 1})", R"({"_id": 1, "a": 2, "b": 3})"), J(R"({"_id": 1})"));
+  EXPECT_EQ(P(R"({"_id": true})", R"({"_id": 1, "a": 2})"), J(R"({"_id": 1})"));
+  EXPECT_EQ(P(R"({"_id": 1})", R"({"a": 2})"), J(R"({})"));
+  EXPECT_EQ(P(R"({"_id": 1, "a": 0})", R"({"_id": 1, "a": 2, "b": 3})"),
+            J(R"({"_id": 1, "b": 3})"));
+  EXPECT_EQ(P(R"({"_id": 1, "a": {"$slice": 1}})", R"({"_id": 1, "a": [1, 2], "b": 3})"),
+            J(R"({"_id": 1, "a": [1]})"));
+}
+
 TEST(ProjectionSlice, CountFromTheFrontOrTheBack) {
   const char* doc = R"({"_id": 1, "a": [1, 2, 3, 4, 5], "b": "x"})";
   EXPECT_EQ(P(R"({"a": {"$slice": 2}})", doc), J(R"({"_id": 1, "a": [1, 2], "b": "x"})"));

@@ -241,8 +241,9 @@ const std::map<std::string_view, std::set<std::string_view>>& bulk_model_specs()
 }
 
 // The runner follows MongoDB 7.0 (maxWireVersion 21), whose server rejects an updateOne or
-// replaceOne `sort`; mongostore honours it as 8.0 does, which contradicts the 7.x tests and
-// leaves the 8.0 ones behind the version gate. tests/client covers the sort itself.
+// replaceOne `sort`. `mongostore serve` rejects it too (40415), but the embedded engine
+// honours it as 8.0 does, which contradicts the 7.x tests on that path and leaves the 8.0
+// ones behind the version gate. tests/client covers the sort itself on both paths.
 constexpr const char* kUpdateSortSkip =
     "updateOne/replaceOne sort is 8.0 behaviour (mongostore has it; the 7.x tests expect a "
     "rejection)";

@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include "commands.h"
+#include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
@@ -47,6 +48,29 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.bind = bind;
       options.port = port;
       options.max_connections = max_connections;
+      // getCmdLineOpts: the effective command line (every option, defaults included) and
+      // the same settings under mongod's configuration names.
+      options.command_line = {"mongostore", "serve"};
+      if (memory) {
+        options.command_line.push_back("--memory");
+      } else {
+        options.command_line.insert(options.command_line.end(), {"--dbpath", dbpath});
+      }
+      options.command_line.insert(options.command_line.end(),
+                                  {"--bind", bind, "--port", std::to_string(port),
+                                   "--max-connections", std::to_string(max_connections)});
+      bson::DocumentBuilder parsed;
+      parsed.open_document("net")
+          .append("bindIp", bind)
+          .append("port", static_cast<int32_t>(port))
+          .append("maxIncomingConnections", static_cast<int64_t>(max_connections))
+          .close();
+      if (memory) {
+        parsed.open_document("storage").append("engine", "inMemory").close();
+      } else {
+        parsed.open_document("storage").append("dbPath", dbpath).close();
+      }
+      options.parsed_options = parsed.finish();
       {
         server::Server server(engine, options);
         server.start();

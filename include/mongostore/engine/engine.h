@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mongostore/bson/builder.h"
@@ -189,6 +190,16 @@ struct AggregateOptions {
 };
 
 /// Statistics of one collection.
+/// What validate_collection found.
+struct ValidateResult {
+  int64_t records = 0;
+  /// Entries of each index, `_id_` first, then in the order list_indexes gives.
+  std::vector<std::pair<std::string, int64_t>> keys_per_index;
+  /// What does not agree (an index entry no document gives, a key missing from an index).
+  std::vector<std::string> errors;
+  bool valid() const { return errors.empty(); }
+};
+
 struct CollectionStats {
   int64_t document_count = 0;
   int64_t data_size = 0;  // sum of BSON sizes
@@ -350,6 +361,10 @@ class Engine {
   /// The number of documents in the collection (from a scan of the table).
   virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
   virtual CollectionStats collection_stats(std::string_view db, std::string_view coll) = 0;
+  /// Walks the collection and each of its indexes in one snapshot and checks that every
+  /// index holds exactly the keys its documents give (MongoDB's validate). Throws
+  /// NamespaceNotFound (26) for a missing collection.
+  virtual ValidateResult validate_collection(std::string_view db, std::string_view coll) = 0;
 
   // --- indexes -------------------------------------------------------------------------
   // Each secondary index is its own WiredTiger table, written in the same transaction as the

@@ -7,13 +7,18 @@
 // cursor), which are shared by every connection (as mongod's are) and expire after
 // `cursor_idle_timeout` without use (ten minutes, mongod's cursorTimeoutMillis default).
 //
-// Write concern: `j: true` (or w: "majority", which implies the journal on mongod) makes the
+// Every command is in one table (its handler, the fields it honours, the MongoDB fields it
+// refuses with NotImplemented); any other field fails Location40415 before the command runs,
+// so no option is ever ignored. listCommands answers from that table.
+//
+// Write concern is checked as a standalone mongod checks it (server/generic_arguments.h).
+// `j: true`, `fsync: true` (or w: "majority", which implies the journal on mongod) make the
 // acknowledgement wait until the write is on stable storage. With the durable engine every
 // commit is already fsynced; with the journaled engine the dispatcher forces a checkpoint
 // before replying; the in-memory engine has nothing to make durable and accepts it (as a
 // mongod without journaling answers `j` with `w: 1` semantics). Other session fields drivers
-// send (`lsid`, `$readPreference`, `readConcern`, `$clusterTime`, `txnNumber` without a
-// transaction) are accepted and ignored: a single server has nothing to route or wait for.
+// send (`lsid`, `$readPreference`, `$clusterTime`, `txnNumber` without a transaction) are
+// accepted: a single server has nothing to route or wait for.
 #pragma once
 
 #include <chrono>
@@ -21,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/engine.h"
@@ -46,6 +52,10 @@ struct DispatcherOptions {
   std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
   /// Receives one line per slow operation; empty: nothing is logged.
   std::function<void(const std::string&)> log;
+  /// getCmdLineOpts: the server's command line and its options as mongod's config names
+  /// them ({net: {bindIp, port}, storage: {...}}).
+  std::vector<std::string> command_line;
+  bson::Document parsed_options;
 };
 
 class CommandDispatcher {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mongostore/engine/engine.h"
 
@@ -39,6 +40,10 @@ struct ServerOptions {
   /// Cursor expiry and slow-operation threshold (see CommandDispatcher).
   std::chrono::milliseconds cursor_idle_timeout = std::chrono::minutes(10);
   std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
+  /// What getCmdLineOpts reports: the command line (argv) and the options it set, shaped as
+  /// mongod's configuration ({net: {bindIp, port}, storage: {dbPath}}).
+  std::vector<std::string> command_line;
+  bson::Document parsed_options;
 };
 
 class Server {

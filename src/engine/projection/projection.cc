@@ -238,6 +238,7 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   Projection p;
   auto root = std::make_shared<Node>();
   int includes = 0, excludes = 0, positionals = 0;
+  bool id_specified = false;
   auto count = [&](bool include, std::string_view field) {
     (include ? includes : excludes)++;
     if (includes > 0 && excludes > 0) {
@@ -326,12 +327,16 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
     bool include = e.value.truthy();
     if (field == "_id") {
       p.include_id_ = include;
+      id_specified = true;
       continue;
     }
     count(include, field);
     add_path(*root, field);
   }
-  p.inclusion_ = includes > 0;
+  // `_id` alone decides nothing unless nothing else does: {_id: 1} (with at most operators
+  // that neither include nor exclude, such as $slice) is an inclusion of `_id` only, as on
+  // mongod; {_id: 0} is an exclusion.
+  p.inclusion_ = includes > 0 || (excludes == 0 && id_specified && p.include_id_);
   if (p.inclusion_) {
     if (p.include_id_ && root->children.find("_id") == root->children.end()) {
       add_path(*root, "_id");
