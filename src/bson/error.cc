@@ -43,6 +43,8 @@ std::string_view code_name(int32_t code) {
       return "Unauthorized";
     case 14:
       return "TypeMismatch";
+    case 15:
+      return "Overflow";
     case 16:
       return "InvalidLength";
     case 20:
@@ -99,6 +101,10 @@ std::string_view code_name(int32_t code) {
       return "OperationFailed";
     case 112:
       return "WriteConflict";
+    case 146:
+      return "ExceededMemoryLimit";
+    case 232:
+      return "MaxSubPipelineDepthExceeded";
     case 238:
       return "NotImplemented";
     case 171:
