@@ -28,6 +28,7 @@
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/engine/projection.h"
 #include "mongostore/engine/update.h"
@@ -1175,6 +1176,7 @@ class WiredTigerEngine final : public Engine,
                      bson::DocumentView before, bson::DocumentView after) {
     validate_document_size(after.size(),
                            "Resulting document after update is larger than 16MB; object");
+    check_stored_depth(after, /*inserting=*/false);
     bson::Value old_id = before.get("_id");
     bson::Value new_id = after.get("_id");
     if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
