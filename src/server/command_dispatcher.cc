@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/bson/utf8.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
@@ -144,7 +145,8 @@ bool is_operator_update(const DocumentView& update) {
 void append_error_fields(DocumentBuilder& b, const Error& e) {
   b.append("code", e.code());
   b.append("codeName", e.code_name());
-  b.append("errmsg", e.what());
+  // Messages echo user input; a reply that is not UTF-8 is one a driver cannot decode.
+  b.append("errmsg", bson::to_valid_utf8(e.what()));
   if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
     b.append("keyPattern", dup->key_pattern());
     b.append("keyValue", dup->key_value());
