@@ -243,6 +243,7 @@ class FindCursor final : public Cursor {
 
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
+  size_t buffered_bytes() const override { return sorted_bytes_; }
 
  private:
   std::shared_ptr<WiredTigerEngine> engine_;
@@ -263,6 +264,7 @@ class FindCursor final : public Cursor {
   // Or, with allowDiskUse and no limit, an external sort that spills past the memory limit.
   std::unique_ptr<DocumentSource> external_;
   size_t sorted_next_ = 0;
+  size_t sorted_bytes_ = 0;  // of sorted_[sorted_next_...]
   int64_t skip_;
   int64_t remaining_;  // -1: unlimited
   size_t batch_size_;
@@ -2161,16 +2163,19 @@ std::vector<bson::Document> FindCursor::next_batch() {
     materialized_ = true;
     sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
                                      skip_, remaining_, hint_, allow_disk_use_, memory_limit_);
+    for (const bson::Document& d : sorted_) sorted_bytes_ += d.size();
     started_ = true;
   }
   if (materialized_) {
     std::vector<bson::Document> out;
     while (sorted_next_ < sorted_.size() && out.size() < batch_size_) {
+      sorted_bytes_ -= sorted_[sorted_next_].size();
       out.push_back(std::move(sorted_[sorted_next_++]));
     }
     if (sorted_next_ >= sorted_.size()) {
       done_ = true;
       sorted_.clear();
+      sorted_bytes_ = 0;
     }
     return out;
   }

@@ -264,6 +264,11 @@ class CommandDispatcher::Impl {
     Clock::time_point last_used;
     std::deque<Document> pending;
     bool exhausted() const { return pending.empty() && cursor->exhausted(); }
+    size_t memory() const {
+      size_t bytes = cursor->buffered_bytes();
+      for (const Document& d : pending) bytes += d.size();
+      return bytes;
+    }
   };
 
   static bool is_write_command(std::string_view name) {
@@ -844,7 +849,31 @@ class CommandDispatcher::Impl {
     }
     open.last_used = Clock::now();
     cursors_[id] = std::move(open);
+    limit_cursor_memory_locked(id);
     return id;
+  }
+
+  // Abandoned cursors must not pile up results without bound: past the limit, the least
+  // recently used ones (never `keep`, the one just stored) are closed.
+  void limit_cursor_memory_locked(int64_t keep) {
+    size_t total = 0;
+    for (const auto& [id, open] : cursors_) total += open.memory();
+    while (total > options_.cursor_memory_limit) {
+      auto oldest = cursors_.end();
+      for (auto it = cursors_.begin(); it != cursors_.end(); ++it) {
+        if (it->first != keep &&
+            (oldest == cursors_.end() || it->second.last_used < oldest->second.last_used)) {
+          oldest = it;
+        }
+      }
+      if (oldest == cursors_.end()) return;
+      if (options_.log) {
+        options_.log(fmt::format("cursor {} on {} closed: open cursors hold more than {} bytes",
+                                 oldest->first, oldest->second.ns, options_.cursor_memory_limit));
+      }
+      total -= oldest->second.memory();
+      cursors_.erase(oldest);
+    }
   }
 
   void expire_idle_locked() {

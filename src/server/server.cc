@@ -22,10 +22,24 @@ namespace mongostore::server {
 
 using asio::ip::tcp;
 
+namespace {
+
+DispatcherOptions dispatcher_options(const ServerOptions& options) {
+  DispatcherOptions out;
+  out.cursor_idle_timeout = options.cursor_idle_timeout;
+  out.cursor_memory_limit = options.cursor_memory_limit;
+  out.slow_operation = options.slow_operation;
+  return out;
+}
+
+}  // namespace
+
 class Server::Impl {
  public:
   Impl(std::shared_ptr<engine::Engine> engine, ServerOptions options)
-      : options_(std::move(options)), dispatcher_(std::move(engine)), acceptor_(io_) {}
+      : options_(std::move(options)),
+        dispatcher_(std::move(engine), dispatcher_options(options_)),
+        acceptor_(io_) {}
 
   ~Impl() { stop(); }
 
