@@ -197,20 +197,29 @@ TEST_F(InputLimits, RangeIsSizedBeforeItIsBuilt) {
 }
 
 TEST_F(InputLimits, ReduceCannotGrowItsValuePastTheLimit) {
-  // A string doubled 30 times would reach 2 GB from "ab"; from 1 MB the limit comes sooner.
-  EXPECT_EQ(aggregate_code(coll_, R"({"$project": {"r": {"$reduce": {
-              "input": {"$range": [0, 30]}, "initialValue": "$s",
+  coll_.insert_one(make_document("_id", 2, "big", std::string(1 << 20, 'x')).view());
+  auto code_on_big = [&](std::string_view stage) {
+    return code_of([&] {
+      coll_.aggregate(Stages{J(R"({"$match": {"_id": 2}})"), J(stage)})->to_vector();
+    });
+  };
+  // A string doubled 30 times (2 GB from "ab"; here from 1 MB, so the limit comes sooner).
+  EXPECT_EQ(code_on_big(R"({"$project": {"r": {"$reduce": {
+              "input": {"$range": [0, 30]}, "initialValue": "$big",
               "in": {"$concat": ["$$value", "$$value"]}}}}})"),
             kExceededMemoryLimit);
   // An array appended to itself.
-  coll_.insert_one(make_document("_id", 2, "big", std::string(1 << 20, 'x')).view());
-  Document doubling = J(R"({"$project": {"r": {"$reduce": {
-      "input": {"$range": [0, 40]}, "initialValue": ["$big"],
-      "in": {"$concatArrays": ["$$value", "$$value"]}}}}})");
-  EXPECT_EQ(code_of([&] {
-              coll_.aggregate(Stages{J(R"({"$match": {"_id": 2}})"), doubling})->to_vector();
-            }),
+  EXPECT_EQ(code_on_big(R"({"$project": {"r": {"$reduce": {
+              "input": {"$range": [0, 40]}, "initialValue": ["$big"],
+              "in": {"$concatArrays": ["$$value", "$$value"]}}}}})"),
             kExceededMemoryLimit);
+  // A value nested one level deeper per step: past 200 levels, Overflow.
+  EXPECT_EQ(aggregate_code(coll_, R"({"$project": {"r": {"$reduce": {
+              "input": {"$range": [0, 5000]}, "initialValue": [], "in": ["$$value"]}}}})"),
+            kOverflow);
+  EXPECT_EQ(aggregate_code(coll_, R"({"$project": {"r": {"$reduce": {
+              "input": {"$range": [0, 150]}, "initialValue": [], "in": ["$$value"]}}}})"),
+            0);
 }
 
 TEST_F(InputLimits, StringOperatorsCannotBuildStringsPastTheLimit) {

@@ -51,8 +51,8 @@ class CursorLimitsTest : public ::testing::Test {
     return reply->body.get("cursor").as_document().get("id").as_int64();
   }
   int32_t get_more_code(WireConnection& c, int64_t id) {
-    auto reply = c.command(make_document("getMore", id, "collection", "c", "batchSize", 1, "$db",
-                                         "db"));
+    auto reply =
+        c.command(make_document("getMore", id, "collection", "c", "batchSize", 1, "$db", "db"));
     EXPECT_TRUE(reply.has_value());
     if (!reply || reply->body.get("ok").number_as_double() == 1.0) return 0;
     return reply->body.get("code").as_int32();

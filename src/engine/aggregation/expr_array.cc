@@ -382,6 +382,14 @@ class ReduceNode : public ExprNode {
       acc = a_.body->eval(ctx);
       // A value that grows each step (a string doubled, an array appended to) is bounded.
       check_expression_bytes("$reduce", acc.view().size());
+      // It is also the one expression that can nest a value one level deeper per step
+      // ({in: ["$$value"]}); what compares or copies values recursively must not see that.
+      Value v = acc.view();
+      if ((v.is_document() || v.is_array()) &&
+          bson::nesting_exceeds(DocumentView(v.data(), v.size()), kMaxInputDepth)) {
+        fail(ErrorCode::kOverflow, "$reduce would nest its value more than " +
+                                       std::to_string(kMaxInputDepth) + " levels deep");
+      }
     }
     return acc;
   }
