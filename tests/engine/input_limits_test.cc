@@ -274,6 +274,24 @@ TEST_F(InputLimits, AddToSetWithAHundredThousandValuesFinishes) {
   EXPECT_EQ(it->value.number_as_double(), 0);
 }
 
+TEST_F(InputLimits, PullAllOfAHundredThousandValuesFinishes) {
+  bson::DocumentBuilder set;
+  set.open_document("$set").open_array("v");
+  for (int i = 0; i < 100000; ++i) set.push(int32_t{i});
+  set.close().close();
+  coll_.update_one(J(R"({"_id": 1})").view(), set.finish().view());
+  bson::DocumentBuilder pull;
+  pull.open_document("$pullAll").open_array("v");
+  for (int i = 0; i < 100000; i += 2) pull.push(static_cast<double>(i));  // 2.0 equals 2
+  pull.close().close();
+  coll_.update_one(J(R"({"_id": 1})").view(), pull.finish().view());
+  auto doc = coll_.find_one(J(R"({"_id": 1})").view());
+  ASSERT_TRUE(doc);
+  bson::DocumentView v = doc->get("v").as_array();
+  EXPECT_EQ(v.count(), 50000u);
+  EXPECT_EQ(v.begin()->value.number_as_double(), 1);
+}
+
 TEST_F(InputLimits, GroupWithAHundredThousandAccumulatorsParses) {
   bson::DocumentBuilder b;
   b.open_document("$group");

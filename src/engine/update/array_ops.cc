@@ -188,11 +188,13 @@ void apply_pull(const Op& op, const Value& existing, std::string_view key, bson:
   std::vector<Value> kept;
   std::vector<Value> remove_all =
       op.kind == OpKind::kPullAll ? elements_of(op.arg) : std::vector<Value>{};
+  // Sorted, each element is looked up in O(log n): a scan per element would make $pullAll of
+  // a large list from a large array quadratic.
+  std::sort(remove_all.begin(), remove_all.end(), bson::ValueLess());
   for (const Value& v : items) {
     bool remove = false;
     if (op.kind == OpKind::kPullAll) {
-      remove = std::any_of(remove_all.begin(), remove_all.end(),
-                           [&](const Value& x) { return bson::values_equal(x, v); });
+      remove = std::binary_search(remove_all.begin(), remove_all.end(), v, bson::ValueLess());
     } else if (op.pull) {
       remove = op.pull->matches(v);
     } else {
