@@ -243,7 +243,9 @@ class FindCursor final : public Cursor {
 
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
-  size_t buffered_bytes() const override { return sorted_bytes_; }
+  size_t memory_bytes() const override {
+    return sorted_bytes_ + matcher_.filter().size() + sort_spec_.size();
+  }
 
  private:
   std::shared_ptr<WiredTigerEngine> engine_;

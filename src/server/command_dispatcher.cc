@@ -265,7 +265,7 @@ class CommandDispatcher::Impl {
     std::deque<Document> pending;
     bool exhausted() const { return pending.empty() && cursor->exhausted(); }
     size_t memory() const {
-      size_t bytes = cursor->buffered_bytes();
+      size_t bytes = cursor->memory_bytes();
       for (const Document& d : pending) bytes += d.size();
       return bytes;
     }

@@ -1,6 +1,7 @@
-// Open cursors cannot hold results without bound: sorted finds abandoned after their first
-// batch each keep their whole sorted result, and past ServerOptions::cursor_memory_limit the
-// least recently used are closed (their getMore fails CursorNotFound). Idle cursors are closed
+// Open cursors cannot hold memory without bound: sorted finds abandoned after their first
+// batch each keep their whole sorted result (any find keeps its filter), and past
+// ServerOptions::cursor_memory_limit the least recently used are closed (their getMore fails
+// CursorNotFound). Idle cursors are closed
 // after ServerOptions::cursor_idle_timeout. In-process servers with small settings.
 #include <gtest/gtest.h>
 
@@ -80,6 +81,27 @@ TEST_F(CursorLimitsTest, PastTheMemoryLimitTheLeastRecentlyUsedCursorsClose) {
   for (int i = 0; i < 18; ++i) EXPECT_EQ(get_more_code(c, ids[i]), 43) << i;
   EXPECT_EQ(get_more_code(c, ids[18]), 0);
   EXPECT_EQ(get_more_code(c, ids[19]), 0);
+}
+
+TEST_F(CursorLimitsTest, ACursorsQueryCountsTowardTheLimit) {
+  server::ServerOptions options;
+  options.cursor_memory_limit = 5 * 1024 * 1024;
+  start(options);
+  WireConnection c(server_->port());
+  // Unsorted finds hold no results, but each keeps its 2 MB filter.
+  Document filter = make_document("f", make_document("$ne", std::string(2 << 20, 'y')));
+  auto open = [&] {
+    auto reply =
+        c.command(make_document("find", "c", "filter", filter, "batchSize", 1, "$db", "db"));
+    EXPECT_TRUE(reply && reply->body.get("ok").number_as_double() == 1.0);
+    return reply ? reply->body.get("cursor").as_document().get("id").as_int64() : 0;
+  };
+  int64_t first = open();
+  int64_t second = open();
+  int64_t third = open();
+  EXPECT_EQ(get_more_code(c, first), 43);
+  EXPECT_EQ(get_more_code(c, second), 0);
+  EXPECT_EQ(get_more_code(c, third), 0);
 }
 
 TEST_F(CursorLimitsTest, IdleCursorsTimeOut) {
