@@ -292,6 +292,18 @@ TEST_F(InputLimits, PullAllOfAHundredThousandValuesFinishes) {
   EXPECT_EQ(v.begin()->value.number_as_double(), 1);
 }
 
+TEST_F(InputLimits, InWithAHundredThousandValuesFinishes) {
+  bson::DocumentBuilder b;
+  b.open_document("k").open_array("$in");
+  for (int i = 100000; i-- > 0;) b.push(int32_t{i});
+  b.close().close();
+  Document filter = b.finish();
+  for (int i = 0; i < 100; ++i) coll_.insert_one(make_document("_id", 10 + i, "k", i * 3).view());
+  EXPECT_EQ(coll_.count_documents(filter.view()), 100);  // a collection scan
+  coll_.create_index(J(R"({"k": 1})").view());
+  EXPECT_EQ(coll_.find(filter.view())->to_vector().size(), 100u);  // index bounds per value
+}
+
 TEST_F(InputLimits, GroupWithAHundredThousandAccumulatorsParses) {
   bson::DocumentBuilder b;
   b.open_document("$group");
