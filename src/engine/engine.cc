@@ -1800,6 +1800,8 @@ class WiredTigerEngine final : public Engine,
     std::map<std::string, bson::OwnedValue> seen;
     run_read([&](WT_SESSION* s) {
       seen.clear();
+      // The values go back in one reply document, so they must fit in one, as in mongod.
+      size_t bytes = 0;
       std::vector<bson::Value> values;
       scan(s, *entry, matcher, plan,
            [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
@@ -1807,7 +1809,12 @@ class WiredTigerEngine final : public Engine,
              collect_path_values(doc, field, &values);
              for (const bson::Value& v : values) {
                std::string key = bson::encode_index_key(v);
-               if (!seen.count(key)) seen.emplace(std::move(key), bson::OwnedValue(v));
+               if (seen.count(key)) continue;
+               bytes += v.size() + 16;  // the value and its array element's type and index
+               if (bytes + 1024 >= kMaxDocumentSize) {
+                 throw Error(17217, "distinct too big, 16mb cap");
+               }
+               seen.emplace(std::move(key), bson::OwnedValue(v));
              }
              return true;
            });

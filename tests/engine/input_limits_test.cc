@@ -246,6 +246,14 @@ TEST_F(InputLimits, AResultOverSixteenMegabytesIsAnError) {
   EXPECT_EQ(aggregate_code(coll_, R"({"$project": {"r": {"$range": [0, 2000000]}}})"), 10334);
 }
 
+TEST_F(InputLimits, DistinctValuesMustFitInOneReply) {
+  for (int i = 0; i < 20; ++i) {
+    coll_.insert_one(make_document("_id", 10 + i, "big", std::string(1 << 20, 'a' + i)).view());
+  }
+  EXPECT_EQ(code_of([&] { coll_.distinct("big"); }), 17217);
+  EXPECT_EQ(coll_.distinct("big", J(R"({"_id": {"$lt": 20}})").view()).size(), 10u);
+}
+
 TEST_F(InputLimits, AddToSetWithAHundredThousandValuesFinishes) {
   // Quadratic, this took minutes (10,000 values took 18.8 s); with a set it is immediate.
   bson::DocumentBuilder b;
