@@ -22,6 +22,7 @@ enum class ErrorCode : int32_t {
   kFailedToParse = 9,
   kUnauthorized = 13,
   kTypeMismatch = 14,
+  kOverflow = 15,  // nesting deeper than MongoDB's limits
   kInvalidLength = 16,
   kIllegalOperation = 20,
   kNamespaceNotFound = 26,
@@ -49,6 +50,8 @@ enum class ErrorCode : int32_t {
   kNotAReplicaSet = 123,
   kAPIVersionError = 322,
   kAPIStrictError = 323,
+  kExceededMemoryLimit = 146,
+  kMaxSubPipelineDepthExceeded = 232,
   kNotImplemented = 238,  // "NotImplemented": a feature mongostore does not support
   kInvalidBSON = 22,
   kHostUnreachable = 6,

@@ -3,6 +3,7 @@
 #include <bson/bson.h>
 
 #include <cstring>
+#include <vector>
 
 #include "bson/raw.h"
 #include "mongostore/bson/builder.h"
@@ -73,7 +74,9 @@ bool check_cstring(const uint8_t* v, size_t left, size_t* size, std::string* rea
   return true;
 }
 
-bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
+// Checks the header of an embedded document (or array, or code-with-scope scope) at `p` with
+// `avail` bytes available: a length that fits and a NUL terminator.
+bool check_document_header(const uint8_t* p, size_t avail, std::string* reason) {
   if (avail < 5) {
     *reason = "invalid BSON: truncated embedded document";
     return false;
@@ -87,19 +90,56 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
     *reason = "invalid BSON: document is not NUL-terminated";
     return false;
   }
-  size_t pos = 4, end = len - 1;
-  while (pos < end) {
-    uint8_t type = p[pos++];
+  return true;
+}
+
+// One document being walked: its bytes, the next element's offset and its terminator's offset.
+struct Frame {
+  const uint8_t* p;
+  size_t pos;
+  size_t end;
+};
+
+// Walks the document at `p` (`avail` bytes) and everything nested in it with an explicit stack,
+// never recursing: a hostile document nested many thousands of levels deep costs memory in
+// proportion to its size, not stack. Non-empty embedded documents nested more than `max_depth`
+// levels below the top fail, with *too_deep set.
+bool check_document(const uint8_t* p, size_t avail, size_t max_depth, std::string* reason,
+                    bool* too_deep) {
+  if (!check_document_header(p, avail, reason)) return false;
+  std::vector<Frame> stack;
+  stack.push_back(Frame{p, 4, raw::read_u32(p) - size_t(1)});
+  // Enters the embedded document at `v` (header already checked): empty ones need no walk.
+  auto enter = [&](const uint8_t* v) {
+    uint32_t len = raw::read_u32(v);
+    if (len == 5) return true;
+    if (stack.size() > max_depth) {
+      *too_deep = true;
+      *reason = "BSON document exceeds the maximum nesting depth of " + std::to_string(max_depth);
+      return false;
+    }
+    stack.push_back(Frame{v, 4, len - size_t(1)});
+    return true;
+  };
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.pos >= f.end) {
+      stack.pop_back();
+      continue;
+    }
+    const uint8_t* d = f.p;
+    uint8_t type = d[f.pos++];
     if (type == 0) {
       *reason = "invalid BSON: bytes after a document's terminator";
       return false;
     }
     size_t key_size = 0;
-    if (!check_cstring(p + pos, end - pos, &key_size, reason)) return false;
-    pos += key_size;
-    const uint8_t* v = p + pos;
-    size_t left = end - pos;
+    if (!check_cstring(d + f.pos, f.end - f.pos, &key_size, reason)) return false;
+    f.pos += key_size;
+    const uint8_t* v = d + f.pos;
+    size_t left = f.end - f.pos;
     size_t size = 0;
+    const uint8_t* nested = nullptr;  // a document to walk once this element is skipped
     switch (static_cast<BsonType>(type)) {
       case BsonType::kDouble:
       case BsonType::kDateTime:
@@ -136,8 +176,9 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
         break;
       case BsonType::kDocument:
       case BsonType::kArray:
-        if (!check_document(v, left, reason)) return false;
+        if (!check_document_header(v, left, reason)) return false;
         size = raw::read_u32(v);
+        nested = v;
         break;
       case BsonType::kBinary: {
         if (left < 5) {
@@ -171,12 +212,13 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
         uint32_t total = raw::read_u32(v);
         size_t code = 0;
         if (total < 14 || total > left || !check_string(v + 4, total - 4, &code, reason) ||
-            !check_document(v + 4 + code, total - 4 - code, reason) ||
+            !check_document_header(v + 4 + code, total - 4 - code, reason) ||
             raw::read_u32(v + 4 + code) != total - 4 - code) {
           if (reason->empty()) *reason = "invalid BSON: bad code with scope length";
           return false;
         }
         size = total;
+        nested = v + 4 + code;
         break;
       }
       default:
@@ -187,7 +229,9 @@ bool check_document(const uint8_t* p, size_t avail, std::string* reason) {
       *reason = "invalid BSON: truncated value";
       return false;
     }
-    pos += size;
+    f.pos += size;
+    // `f` may dangle after the push below: it is not used again in this iteration.
+    if (nested != nullptr && !enter(nested)) return false;
   }
   return true;
 }
@@ -269,7 +313,11 @@ bool operator==(const DocumentView& a, const DocumentView& b) {
   return a.size_ == b.size_ && std::memcmp(a.data_, b.data_, a.size_) == 0;
 }
 
-bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
+namespace {
+
+// validate_bson, also saying whether the failure was the nesting limit (Overflow, not
+// InvalidBSON).
+bool validate(std::span<const uint8_t> bytes, std::string* reason, bool* too_deep) {
   if (bytes.size() < 5) {
     *reason = "BSON document is truncated: " + std::to_string(bytes.size()) + " bytes";
     return false;
@@ -282,7 +330,8 @@ bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
   }
   // Our own walk first (it names the problem), then libbson's check as a second opinion.
   reason->clear();
-  if (!check_document(bytes.data(), bytes.size(), reason)) return false;
+  // libbson's bson_validate below recurses once per level: the depth is bounded first.
+  if (!check_document(bytes.data(), bytes.size(), kMaxBsonDepth, reason, too_deep)) return false;
   bson_t b;
   if (!bson_init_static(&b, bytes.data(), bytes.size())) {
     *reason = "BSON document header or terminator is invalid";
@@ -300,6 +349,34 @@ bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
   return true;
 }
 
+}  // namespace
+
+bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
+  bool too_deep = false;
+  return validate(bytes, reason, &too_deep);
+}
+
+bool nesting_exceeds(DocumentView document, size_t max_levels) {
+  // The bytes are valid: only the depth is tracked, with one pending iterator per level.
+  std::vector<std::pair<DocumentView::Iterator, DocumentView::Iterator>> stack;
+  stack.emplace_back(document.begin(), document.end());
+  while (!stack.empty()) {
+    auto& [it, end] = stack.back();
+    if (it == end) {
+      stack.pop_back();
+      continue;
+    }
+    Value v = it->value;
+    ++it;
+    if ((v.is_document() || v.is_array()) && v.size() > 5) {
+      if (stack.size() > max_levels) return true;
+      DocumentView child(v.data(), v.size());
+      stack.emplace_back(child.begin(), child.end());
+    }
+  }
+  return false;
+}
+
 Document::Document() : bytes_(kEmptyDocument, kEmptyDocument + 5) {}
 
 Document Document::adopt(std::vector<uint8_t> bytes) {
@@ -308,7 +385,10 @@ Document Document::adopt(std::vector<uint8_t> bytes) {
 
 Document Document::from_bytes(std::span<const uint8_t> bytes) {
   std::string reason;
-  if (!validate_bson(bytes, &reason)) throw Error(ErrorCode::kInvalidBSON, reason);
+  bool too_deep = false;
+  if (!validate(bytes, &reason, &too_deep)) {
+    throw Error(too_deep ? ErrorCode::kOverflow : ErrorCode::kInvalidBSON, reason);
+  }
   return Document(std::vector<uint8_t>(bytes.begin(), bytes.end()));
 }
 

@@ -43,6 +43,8 @@ std::string_view code_name(int32_t code) {
       return "Unauthorized";
     case 14:
       return "TypeMismatch";
+    case 15:
+      return "Overflow";
     case 16:
       return "InvalidLength";
     case 20:
@@ -105,6 +107,10 @@ std::string_view code_name(int32_t code) {
       return "WriteConflict";
     case 123:
       return "NotAReplicaSet";
+    case 146:
+      return "ExceededMemoryLimit";
+    case 232:
+      return "MaxSubPipelineDepthExceeded";
     case 238:
       return "NotImplemented";
     case 171:

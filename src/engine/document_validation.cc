@@ -4,6 +4,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -49,6 +50,7 @@ void validate_document_size(size_t size, const char* what) {
 }
 
 bson::Document prepare_for_insert(bson::DocumentView document) {
+  check_stored_depth(document, /*inserting=*/true);
   bson::Value id = document.get("_id");
   bool id_first = false;
   if (!id.is_missing()) {

@@ -10,8 +10,8 @@ namespace mongostore::engine {
 void validate_id_value(const bson::Value& id);
 void validate_document_size(size_t size, const char* what);
 
-/// Returns `document` ready to store: `_id` first (generated when absent). Validates size and
-/// `_id`.
+/// Returns `document` ready to store: `_id` first (generated when absent). Validates size,
+/// nesting depth (Overflow, 15) and `_id`.
 bson::Document prepare_for_insert(bson::DocumentView document);
 
 /// Names must follow MongoDB's namespace rules; throws InvalidNamespace (73).

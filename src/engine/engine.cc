@@ -28,6 +28,7 @@
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/engine/projection.h"
 #include "mongostore/engine/update.h"
@@ -242,6 +243,9 @@ class FindCursor final : public Cursor {
 
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
+  size_t memory_bytes() const override {
+    return sorted_bytes_ + matcher_.filter().size() + sort_spec_.size();
+  }
 
  private:
   std::shared_ptr<WiredTigerEngine> engine_;
@@ -262,6 +266,7 @@ class FindCursor final : public Cursor {
   // Or, with allowDiskUse and no limit, an external sort that spills past the memory limit.
   std::unique_ptr<DocumentSource> external_;
   size_t sorted_next_ = 0;
+  size_t sorted_bytes_ = 0;  // of sorted_[sorted_next_...]
   int64_t skip_;
   int64_t remaining_;  // -1: unlimited
   size_t batch_size_;
@@ -1250,6 +1255,7 @@ class WiredTigerEngine final : public Engine,
                      bson::DocumentView before, bson::DocumentView after) {
     validate_document_size(after.size(),
                            "Resulting document after update is larger than 16MB; object");
+    check_stored_depth(after, /*inserting=*/false);
     bson::Value old_id = before.get("_id");
     bson::Value new_id = after.get("_id");
     if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
@@ -1869,6 +1875,8 @@ class WiredTigerEngine final : public Engine,
     std::map<std::string, bson::OwnedValue> seen;
     run_read([&](WT_SESSION* s) {
       seen.clear();
+      // The values go back in one reply document, so they must fit in one, as in mongod.
+      size_t bytes = 0;
       std::vector<bson::Value> values;
       scan(s, *entry, matcher, plan,
            [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
@@ -1876,7 +1884,12 @@ class WiredTigerEngine final : public Engine,
              collect_path_values(doc, field, &values);
              for (const bson::Value& v : values) {
                std::string key = bson::encode_index_key(v);
-               if (!seen.count(key)) seen.emplace(std::move(key), bson::OwnedValue(v));
+               if (seen.count(key)) continue;
+               bytes += v.size() + 16;  // the value and its array element's type and index
+               if (bytes + 1024 >= kMaxDocumentSize) {
+                 throw Error(17217, "distinct too big, 16mb cap");
+               }
+               seen.emplace(std::move(key), bson::OwnedValue(v));
              }
              return true;
            });
@@ -2234,16 +2247,19 @@ std::vector<bson::Document> FindCursor::next_batch() {
     materialized_ = true;
     sorted_ = engine_->query_results(db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
                                      skip_, remaining_, hint_, allow_disk_use_, memory_limit_);
+    for (const bson::Document& d : sorted_) sorted_bytes_ += d.size();
     started_ = true;
   }
   if (materialized_) {
     std::vector<bson::Document> out;
     while (sorted_next_ < sorted_.size() && out.size() < batch_size_) {
+      sorted_bytes_ -= sorted_[sorted_next_].size();
       out.push_back(std::move(sorted_[sorted_next_++]));
     }
     if (sorted_next_ >= sorted_.size()) {
       done_ = true;
       sorted_.clear();
+      sorted_bytes_ = 0;
     }
     return out;
   }

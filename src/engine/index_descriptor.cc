@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -41,6 +42,8 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
   if (key_pattern.empty()) {
     throw Error(ErrorCode::kCannotCreateIndex, "Index keys cannot be an empty object.");
   }
+  // Counted first: the repeated-field check below compares every pair of fields.
+  if (key_pattern.count() > kMaxCompoundKeyFields) throw Error(13103, "too many compound keys");
   for (const bson::Element& e : key_pattern) {
     if (e.key.empty()) {
       throw Error(ErrorCode::kCannotCreateIndex, "Index key cannot be an empty field name.");

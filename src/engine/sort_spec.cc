@@ -4,12 +4,14 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
 
 SortSpec SortSpec::compile(bson::DocumentView spec) {
   SortSpec out;
+  if (spec.count() > kMaxCompoundKeyFields) throw Error(13103, "too many compound keys");
   for (const bson::Element& e : spec) {
     if (e.value.is_document()) {
       throw Error(ErrorCode::kNotImplemented, "sort by $meta (field '" + std::string(e.key) +

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/bson/utf8.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
@@ -139,7 +140,8 @@ bool is_operator_update(const DocumentView& update) {
 void append_error_fields(DocumentBuilder& b, const Error& e) {
   b.append("code", e.code());
   b.append("codeName", e.code_name());
-  b.append("errmsg", e.what());
+  // Messages echo user input; a reply that is not UTF-8 is one a driver cannot decode.
+  b.append("errmsg", bson::to_valid_utf8(e.what()));
   if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
     b.append("keyPattern", dup->key_pattern());
     b.append("keyValue", dup->key_value());
@@ -356,6 +358,11 @@ class CommandDispatcher::Impl {
     std::deque<Document> pending;
     bool no_timeout = false;  // noCursorTimeout: kept until exhausted or killed
     bool exhausted() const { return pending.empty() && cursor->exhausted(); }
+    size_t memory() const {
+      size_t bytes = cursor->memory_bytes();
+      for (const Document& d : pending) bytes += d.size();
+      return bytes;
+    }
   };
 
   // j: true, fsync: true (and w: "majority", journaled on mongod) wait for stable storage.
@@ -1271,7 +1278,31 @@ class CommandDispatcher::Impl {
     }
     open.last_used = Clock::now();
     cursors_[id] = std::move(open);
+    limit_cursor_memory_locked(id);
     return id;
+  }
+
+  // Abandoned cursors must not pile up results without bound: past the limit, the least
+  // recently used ones (never `keep`, the one just stored) are closed.
+  void limit_cursor_memory_locked(int64_t keep) {
+    size_t total = 0;
+    for (const auto& [id, open] : cursors_) total += open.memory();
+    while (total > options_.cursor_memory_limit) {
+      auto oldest = cursors_.end();
+      for (auto it = cursors_.begin(); it != cursors_.end(); ++it) {
+        if (it->first != keep &&
+            (oldest == cursors_.end() || it->second.last_used < oldest->second.last_used)) {
+          oldest = it;
+        }
+      }
+      if (oldest == cursors_.end()) return;
+      if (options_.log) {
+        options_.log(fmt::format("cursor {} on {} closed: open cursors hold more than {} bytes",
+                                 oldest->first, oldest->second.ns, options_.cursor_memory_limit));
+      }
+      total -= oldest->second.memory();
+      cursors_.erase(oldest);
+    }
   }
 
   void expire_idle_locked() {

@@ -22,21 +22,26 @@ namespace mongostore::server {
 
 using asio::ip::tcp;
 
+namespace {
+
+DispatcherOptions dispatcher_options(const ServerOptions& options) {
+  DispatcherOptions out;
+  out.cursor_idle_timeout = options.cursor_idle_timeout;
+  out.cursor_memory_limit = options.cursor_memory_limit;
+  out.slow_operation = options.slow_operation;
+  out.command_line = options.command_line;
+  out.parsed_options = options.parsed_options;
+  return out;
+}
+
+}  // namespace
+
 class Server::Impl {
  public:
   Impl(std::shared_ptr<engine::Engine> engine, ServerOptions options)
       : options_(std::move(options)),
         dispatcher_(std::move(engine), dispatcher_options(options_)),
         acceptor_(io_) {}
-
-  static DispatcherOptions dispatcher_options(const ServerOptions& options) {
-    DispatcherOptions out;
-    out.cursor_idle_timeout = options.cursor_idle_timeout;
-    out.slow_operation = options.slow_operation;
-    out.command_line = options.command_line;
-    out.parsed_options = options.parsed_options;
-    return out;
-  }
 
   ~Impl() { stop(); }
 
@@ -291,7 +296,23 @@ class Server::Impl {
           handle(decompress_message(message, kMaxMessageSize, &used), info);
       return reply.empty() ? reply : compress_message(reply, used);
     }
-    Request request = parse_request(message);
+    Request request;
+    try {
+      request = parse_request(message);
+    } catch (const Error& e) {
+      // A well-formed message whose documents nest deeper than maxBSONDepth is answered, as
+      // mongod answers it, with Overflow; any other malformed message closes the connection.
+      if (e.code() != static_cast<int32_t>(ErrorCode::kOverflow)) throw;
+      MessageHeader head = parse_header(message.data());
+      if (head.op_code == kOpMsg && (read_int32(message.data() + kHeaderSize) & kMoreToCome)) {
+        return {};  // the client asked for no reply
+      }
+      bson::Document reply = bson::make_document("ok", 0.0, "errmsg", std::string(e.what()), "code",
+                                                 e.code(), "codeName", e.code_name());
+      int32_t id = ++next_request_id_;
+      return head.op_code == kOpQuery ? encode_op_reply(id, head.request_id, reply)
+                                      : encode_op_msg(id, head.request_id, reply);
+    }
     int32_t reply_id = ++next_request_id_;
     if (request.header.op_code == kOpQuery) {
       // Legacy OP_QUERY carries only the handshake now.

@@ -159,8 +159,20 @@ class OwnedValue {
   Document holder_;
 };
 
-/// Checks that `bytes` hold exactly one valid BSON document; on failure returns false and
-/// sets `*reason`.
+/// MongoDB's maxBSONDepth: how many levels of non-empty embedded documents or arrays any BSON
+/// mongostore accepts may nest below its top level (commands included). Stored documents have
+/// a lower limit (engine::kMaxStoredDocumentDepth).
+inline constexpr size_t kMaxBsonDepth = 200;
+
+/// Checks that `bytes` hold exactly one valid BSON document nested at most kMaxBsonDepth
+/// levels; on failure returns false and sets `*reason`. Never recurses, whatever the input.
+/// Document::from_bytes throws InvalidBSON (22) for invalid bytes and Overflow (15) for too
+/// deep a nesting.
 bool validate_bson(std::span<const uint8_t> bytes, std::string* reason);
+
+/// Whether `document` nests non-empty embedded documents or arrays more than `max_levels`
+/// levels below its top level ({a: {b: 1}} nests one level; an empty {} or [] adds none, as
+/// MongoDB counts). Walks the bytes without recursion, so any depth is safe to ask about.
+bool nesting_exceeds(DocumentView document, size_t max_levels);
 
 }  // namespace mongostore::bson

@@ -216,6 +216,10 @@ class Cursor {
   /// The next batch; empty when exhausted.
   virtual std::vector<bson::Document> next_batch() = 0;
   virtual bool exhausted() const = 0;
+  /// About how many bytes this open cursor holds in memory: results kept for its later
+  /// batches (a sort without an index holds its whole result) and its copy of the query.
+  /// What keeping it open costs; 0 when it does not know. Not thread-safe with next_batch().
+  virtual size_t memory_bytes() const { return 0; }
   /// Drains the cursor.
   std::vector<bson::Document> to_vector();
 };

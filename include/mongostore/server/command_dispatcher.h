@@ -5,7 +5,9 @@
 //
 // It owns the server-side cursors of find, aggregate and the listing commands (id -> engine
 // cursor), which are shared by every connection (as mongod's are) and expire after
-// `cursor_idle_timeout` without use (ten minutes, mongod's cursorTimeoutMillis default).
+// `cursor_idle_timeout` without use (ten minutes, mongod's cursorTimeoutMillis default);
+// together they hold at most `cursor_memory_limit` of results, the least recently used
+// closed first past it.
 //
 // Every command is in one table (its handler, the fields it honours, the MongoDB fields it
 // refuses with NotImplemented); any other field fails Location40415 before the command runs,
@@ -48,6 +50,11 @@ struct ConnectionInfo {
 struct DispatcherOptions {
   /// Cursors unused this long are closed; a later getMore fails CursorNotFound (43).
   std::chrono::milliseconds cursor_idle_timeout = std::chrono::minutes(10);
+  /// Results all open cursors together may hold in memory for later getMores (documents
+  /// fetched but not yet returned, a sort's whole result). Keeping a cursor past it closes the
+  /// cursors least recently used (a later getMore on them fails CursorNotFound, 43) until the
+  /// total fits again; the cursor just kept always stays.
+  size_t cursor_memory_limit = size_t{512} * 1024 * 1024;
   /// Commands taking longer are reported through `log` (mongod's slowms).
   std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
   /// Receives one line per slow operation; empty: nothing is logged.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mongostore/engine/engine.h"
+#include "mongostore/server/command_dispatcher.h"
 
 namespace mongostore::server {
 
@@ -39,6 +40,7 @@ struct ServerOptions {
   std::chrono::milliseconds drain_timeout = std::chrono::seconds(10);
   /// Cursor expiry and slow-operation threshold (see CommandDispatcher).
   std::chrono::milliseconds cursor_idle_timeout = std::chrono::minutes(10);
+  size_t cursor_memory_limit = DispatcherOptions{}.cursor_memory_limit;
   std::chrono::milliseconds slow_operation = std::chrono::milliseconds(100);
   /// What getCmdLineOpts reports: the command line (argv) and the options it set, shaped as
   /// mongod's configuration ({net: {bindIp, port}, storage: {dbPath}}).

@@ -48,7 +48,9 @@ struct Request {
 };
 
 /// Parses a whole message (header included). Throws Error(InvalidBSON / FailedToParse) naming
-/// the problem when it is malformed; the caller then closes the connection.
+/// the problem when it is malformed; the caller then closes the connection. A document nested
+/// deeper than bson::kMaxBsonDepth throws Overflow (15) without any recursion; the caller
+/// answers it with that error.
 Request parse_request(std::span<const uint8_t> message);
 
 /// An OP_MSG reply (flagBits 0, no checksum) with one body section.

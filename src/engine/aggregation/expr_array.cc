@@ -97,10 +97,12 @@ EagerFn first_last(bool first) {
 
 OwnedValue op_concat_arrays(std::string_view, std::vector<OwnedValue>& a) {
   std::vector<Value> out;
+  uint64_t bytes = 0;
   for (const OwnedValue& o : a) {
     Value v = o.view();
     if (nullish(v)) return null_value();
     if (!v.is_array()) fail(28664, "$concatArrays only supports arrays, not " + type_name(v));
+    check_expression_bytes("$concatArrays", bytes += v.size());
     for (const bson::Element& e : v.as_array()) out.push_back(e.value);
   }
   return make_array_value(out);
@@ -234,6 +236,10 @@ OwnedValue op_range(std::string_view, std::vector<OwnedValue>& a) {
     }
     if (step == 0) fail(34449, "$range requires a non-zero step value");
   }
+  // Sized before it is built, as mongod does (16 bytes per element, its estimate of a value).
+  int64_t steps = (int64_t{end} - start) / step;
+  uint64_t length = steps >= 0 ? uint64_t(steps) + 1 : 0;
+  check_expression_bytes("$range", 24 + length * 16);
   bson::DocumentBuilder b;
   b.open_array("");
   for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
@@ -347,9 +353,11 @@ class MapNode : public ExprNode {
     }
     std::vector<OwnedValue> out;
     ScopedVariable var(ctx, a_.as, OwnedValue());
+    uint64_t bytes = 0;
     for (const bson::Element& e : in.view().as_array()) {
       var.set(OwnedValue(e.value));
       out.push_back(a_.body->eval(ctx));
+      check_expression_bytes("$map", bytes += out.back().view().size());
     }
     return make_array_value(out);
   }
@@ -372,6 +380,16 @@ class ReduceNode : public ExprNode {
       ScopedVariable value(ctx, "value", acc);
       ScopedVariable self(ctx, "this", OwnedValue(e.value));
       acc = a_.body->eval(ctx);
+      // A value that grows each step (a string doubled, an array appended to) is bounded.
+      check_expression_bytes("$reduce", acc.view().size());
+      // It is also the one expression that can nest a value one level deeper per step
+      // ({in: ["$$value"]}); what compares or copies values recursively must not see that.
+      Value v = acc.view();
+      if ((v.is_document() || v.is_array()) &&
+          bson::nesting_exceeds(DocumentView(v.data(), v.size()), kMaxInputDepth)) {
+        fail(ErrorCode::kOverflow, "$reduce would nest its value more than " +
+                                       std::to_string(kMaxInputDepth) + " levels deep");
+      }
     }
     return acc;
   }

@@ -6,6 +6,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/engine/matcher.h"
 
 namespace mongostore::engine {
@@ -58,12 +59,14 @@ bson::Document bind_vars(bson::DocumentView filter, bson::DocumentView vars) {
 }  // namespace
 
 bson::Document bind_let_to_filter(bson::DocumentView filter, bson::DocumentView let) {
+  check_input_depth(filter, "filter");
   if (let.empty()) return bson::Document::copy_of(filter);
   // Evaluated once here (names checked, expressions folded).
   return bind_variables_to_filter(filter, evaluate_let(let));
 }
 
 bson::Document bind_variables_to_filter(bson::DocumentView filter, const Variables& variables) {
+  check_input_depth(filter, "filter");  // bind_vars recurses through $and/$or/$nor
   // Each value goes in as a $literal so it is not read as an expression again; the last
   // value of a name is the innermost scope's.
   bson::DocumentBuilder vars;

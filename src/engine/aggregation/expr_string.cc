@@ -5,6 +5,7 @@
 
 #include "engine/aggregation/internal.h"
 #include "engine/matcher/regex.h"
+#include "mongostore/bson/utf8.h"
 
 namespace mongostore::engine::aggregation_detail {
 
@@ -32,6 +33,7 @@ OwnedValue op_concat(std::string_view, std::vector<OwnedValue>& a) {
     if (v.type() != BsonType::kString) {
       fail(16702, "$concat only supports strings, not " + type_name(v));
     }
+    check_expression_bytes("$concat", out.size() + v.as_string().size());
     out += v.as_string();
   }
   return make_value(out);
@@ -327,9 +329,11 @@ std::optional<matcher_detail::Regex> regex_of(const std::string& op, const Value
     fail(51110, op + ": regular expression options cannot contain an embedded null byte");
   }
   if (nullish(regex)) return std::nullopt;
-  for (char c : options) {
-    if (std::string_view("imsxu").find(c) == std::string_view::npos) {
-      fail(51108, op + " invalid flag in regex options: " + std::string(1, c));
+  for (size_t i = 0; i < options.size(); ++i) {
+    if (std::string_view("imsxu").find(options[i]) == std::string_view::npos) {
+      // The whole character, not its first byte: the message must stay valid UTF-8.
+      fail(51108, op + " invalid flag in regex options: " +
+                      bson::to_valid_utf8(bson::utf8_char_at(options, i)));
     }
   }
   try {
@@ -508,6 +512,7 @@ class ReplaceNode : public ExprNode {
       for (size_t k = 0; k < in.size();) {
         size_t n = utf8_length(static_cast<unsigned char>(in[k]));
         out.append(in.substr(k, n)).append(r);
+        check_expression_bytes(op_, out.size());
         k += n;
       }
       return make_value(out);
@@ -515,6 +520,7 @@ class ReplaceNode : public ExprNode {
     size_t from = 0;
     for (size_t at = in.find(f); at != std::string_view::npos; at = in.find(f, from)) {
       out.append(in.substr(from, at - from)).append(r);
+      check_expression_bytes(op_, out.size());
       from = at + f.size();
       if (!all_) break;
     }

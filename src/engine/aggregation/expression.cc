@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/aggregation/internal.h"
+#include "mongostore/engine/limits.h"
 
 namespace mongostore::engine::aggregation_detail {
 
@@ -360,6 +361,9 @@ bson::DateTime run_now(const RunContext& ctx) {
 namespace mongostore::engine {
 
 Expression Expression::compile(bson::Value spec) {
+  if (spec.is_document() || spec.is_array()) {
+    check_input_depth(bson::DocumentView(spec.data(), spec.size()), "expression");
+  }
   return Expression(aggregation_detail::parse_expression(spec));
 }
 
@@ -368,6 +372,7 @@ Expression Expression::compile_document(bson::DocumentView spec) {
 }
 
 Variables evaluate_let(bson::DocumentView let) {
+  check_input_depth(let, "let");
   Variables out;
   bson::Document empty;
   for (const bson::Element& e : let) {

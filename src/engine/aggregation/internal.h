@@ -17,6 +17,7 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
 #include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -44,6 +45,11 @@ inline OwnedValue missing_value() {
 }
 OwnedValue make_array_value(const std::vector<OwnedValue>& elements);
 OwnedValue make_array_value(const std::vector<Value>& elements);
+
+/// Fails with ExceededMemoryLimit (146) when an expression `op` would build a value of `bytes`
+/// bytes, past kMaxExpressionBytes: checked before (or while) building it, so a hostile
+/// expression costs at most that much memory.
+void check_expression_bytes(std::string_view op, uint64_t bytes);
 OwnedValue make_document_value(DocumentView doc);
 std::vector<Value> array_elements(const Value& array);
 /// A document value as a Value viewing `doc` (which must outlive it).

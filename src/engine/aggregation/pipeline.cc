@@ -4,6 +4,7 @@
 
 #include "engine/aggregation/internal.h"
 #include "mongostore/bson/index_key.h"
+#include "mongostore/engine/limits.h"
 
 namespace mongostore::engine {
 
@@ -23,6 +24,27 @@ class VectorSource : public DocumentSource {
 };
 
 using aggregation_detail::StagePtr;
+
+// The documents a pipeline returns: each must be a document MongoDB could return (at most
+// 16 MB plus its 16 KB of internal slack), so a result too large is BSONObjectTooLarge
+// instead of an oversized reply.
+class SizeCheckedSource : public DocumentSource {
+ public:
+  explicit SizeCheckedSource(std::unique_ptr<DocumentSource> inner) : inner_(std::move(inner)) {}
+  std::optional<bson::Document> next() override {
+    std::optional<bson::Document> d = inner_->next();
+    if (d && d->size() > kMaxInternalDocumentSize) {
+      aggregation_detail::fail(ErrorCode::kBSONObjectTooLarge,
+                               "BSONObj size: " + std::to_string(d->size()) +
+                                   " is invalid. Size must be between 0 and " +
+                                   std::to_string(kMaxInternalDocumentSize) + "(16MB)");
+    }
+    return d;
+  }
+
+ private:
+  std::unique_ptr<DocumentSource> inner_;
+};
 
 StagePtr parse_stage(const bson::Document& stage) {
   using namespace aggregation_detail;
@@ -68,9 +90,43 @@ std::vector<bson::Document> drain(DocumentSource& source) {
   return out;
 }
 
+namespace {
+
+// How many pipelines the current thread is compiling inside one another ($lookup, $unionWith
+// and $facet compile theirs while their stage is parsed): bounded, so a pipeline nested in a
+// pipeline many times cannot chain enough stage sources to exhaust the stack when it runs.
+thread_local int compiling_pipelines = 0;
+
+class PipelineNesting {
+ public:
+  PipelineNesting() {
+    if (compiling_pipelines > kMaxSubPipelineDepth) {
+      aggregation_detail::fail(ErrorCode::kMaxSubPipelineDepthExceeded,
+                               "Maximum number of nested sub-pipelines exceeded. Limit is " +
+                                   std::to_string(kMaxSubPipelineDepth));
+    }
+    ++compiling_pipelines;
+  }
+  ~PipelineNesting() { --compiling_pipelines; }
+  PipelineNesting(const PipelineNesting&) = delete;
+  PipelineNesting& operator=(const PipelineNesting&) = delete;
+};
+
+void check_pipeline_length(size_t stages) {
+  if (stages > kMaxPipelineLength) {
+    aggregation_detail::fail(7749501, "Pipeline length must be no longer than " +
+                                          std::to_string(kMaxPipelineLength) + " stages.");
+  }
+}
+
+}  // namespace
+
 Pipeline Pipeline::compile(const std::vector<bson::Document>& stages) {
+  check_pipeline_length(stages.size());
+  PipelineNesting nesting;
   Pipeline p;
   for (size_t i = 0; i < stages.size(); ++i) {
+    check_input_depth(stages[i].view(), "pipeline stage");
     StagePtr s = parse_stage(stages[i]);
     if ((s->name() == "$out" || s->name() == "$merge") && i + 1 != stages.size()) {
       aggregation_detail::fail(
@@ -82,6 +138,7 @@ Pipeline Pipeline::compile(const std::vector<bson::Document>& stages) {
 }
 
 Pipeline Pipeline::compile(bson::DocumentView stages_array) {
+  check_pipeline_length(stages_array.count());
   std::vector<bson::Document> stages;
   for (const bson::Element& e : stages_array) {
     if (!e.value.is_document()) {
@@ -151,7 +208,7 @@ std::unique_ptr<DocumentSource> Pipeline::run(std::unique_ptr<DocumentSource> in
   if (!has_now) ctx->variables.emplace_back("NOW", aggregation_detail::make_value(NowScope::now()));
   std::unique_ptr<DocumentSource> current = std::move(input);
   for (const StagePtr& s : stages_) current = s->apply(std::move(current), ctx);
-  return current;
+  return std::make_unique<SizeCheckedSource>(std::move(current));
 }
 
 }  // namespace mongostore::engine
@@ -224,6 +281,7 @@ void collect(const Value& v, const std::vector<std::string>& parts, size_t i,
 
 DocumentSorter DocumentSorter::compile(DocumentView spec) {
   DocumentSorter out;
+  if (spec.count() > kMaxCompoundKeyFields) fail(13103, "too many compound keys");
   for (const bson::Element& e : spec) {
     if (e.value.is_document()) {
       fail(238,

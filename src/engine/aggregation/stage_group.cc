@@ -1,5 +1,6 @@
 // Grouping stages: $group, $sortByCount (a $group then a $sort) and $bucket.
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "engine/aggregation/internal.h"
@@ -256,16 +257,15 @@ StagePtr parse_group(const Value& spec) {
   if (!spec.is_document()) fail(15947, "a group's fields must be specified in an object");
   ExprPtr id;
   std::vector<AccumulatorSpec> specs;
+  std::set<std::string_view> fields;  // a set: 100,000 accumulators must not cost 10^10 steps
   for (const bson::Element& e : spec.as_document()) {
     if (e.key == "_id") {
       if (id) fail(15948, "a group's _id may only be specified once");
       id = parse_expression(e.value);
       continue;
     }
-    for (const AccumulatorSpec& s : specs) {
-      if (s.field == e.key) {
-        fail(16406, "duplicate field name specified in object literal: " + std::string(e.key));
-      }
+    if (!fields.insert(e.key).second) {
+      fail(16406, "duplicate field name specified in object literal: " + std::string(e.key));
     }
     specs.push_back(parse_accumulator(e.key, e.value));
   }

@@ -13,6 +13,15 @@ void fail(int32_t code, std::string message) {
   throw Error(code, std::move(message));
 }
 
+void check_expression_bytes(std::string_view op, uint64_t bytes) {
+  if (bytes >= static_cast<uint64_t>(kMaxExpressionBytes)) {
+    fail(ErrorCode::kExceededMemoryLimit, std::string(op) + " would use too much memory (" +
+                                              std::to_string(bytes) +
+                                              " bytes) and cannot spill to disk. Memory limit: " +
+                                              std::to_string(kMaxExpressionBytes) + " bytes");
+  }
+}
+
 OwnedValue make_array_value(const std::vector<OwnedValue>& elements) {
   bson::DocumentBuilder b;
   b.open_array("");

@@ -2,6 +2,7 @@
 #include "mongostore/engine/matcher.h"
 
 #include "engine/matcher/expression.h"
+#include "mongostore/engine/limits.h"
 
 namespace mongostore::engine {
 
@@ -21,6 +22,7 @@ std::shared_ptr<const CompiledFilter> empty_filter() {
 Matcher::Matcher() : state_(empty_filter()) {}
 
 Matcher Matcher::compile(bson::DocumentView filter) {
+  check_input_depth(filter, "filter");
   auto s = std::make_shared<CompiledFilter>();
   s->filter = bson::Document::copy_of(filter);
   s->root = matcher_detail::parse_filter(s->filter.view(), &s->equalities);

@@ -5,6 +5,7 @@
 #include <pcre2.h>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/bson/utf8.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine::matcher_detail {
@@ -34,7 +35,8 @@ pcre2_match_data* thread_match_data() {
 Regex::Regex(std::string_view pattern, std::string_view options)
     : pattern_(pattern), options_(options) {
   uint32_t flags = PCRE2_UTF;
-  for (char c : options) {
+  for (size_t i = 0; i < options.size(); ++i) {
+    char c = options[i];
     switch (c) {
       case 'i':
         flags |= PCRE2_CASELESS;
@@ -51,8 +53,9 @@ Regex::Regex(std::string_view pattern, std::string_view options)
       case 'u':
         break;  // always UTF-8
       default:
-        throw Error(ErrorCode::kBadValue,
-                    std::string("invalid flag in regex options: ") + std::string(1, c));
+        // The whole character, not its first byte: the message must stay valid UTF-8.
+        throw Error(ErrorCode::kBadValue, "invalid flag in regex options: " +
+                                              bson::to_valid_utf8(bson::utf8_char_at(options, i)));
     }
   }
   if (pattern.find('\0') != std::string_view::npos) {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -235,6 +236,7 @@ bool starts_with_operator(const bson::Value& v) {
 Projection::Projection() = default;
 
 Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
+  check_input_depth(spec, "projection");
   Projection p;
   auto root = std::make_shared<Node>();
   int includes = 0, excludes = 0, positionals = 0;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/update/internal.h"
+#include "mongostore/engine/limits.h"
 
 namespace mongostore::engine {
 
@@ -220,6 +221,8 @@ class Compiler {
 }  // namespace
 
 Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters) {
+  check_input_depth(update, "update");
+  for (DocumentView f : array_filters) check_input_depth(f, "arrayFilters");
   auto impl = std::make_shared<Impl>();
   impl->source = bson::Document::copy_of(update);
   DocumentView src = impl->source.view();
@@ -276,6 +279,8 @@ Update Update::compile_pipeline(DocumentView stages, DocumentView let) {
     throw Error(ErrorCode::kNotImplemented,
                 "update pipelines need the aggregation layer (open an Engine first)");
   }
+  check_input_depth(stages, "update pipeline");
+  check_input_depth(let, "let");
   auto impl = std::make_shared<Impl>();
   impl->source = bson::Document::copy_of(stages);
   impl->pipeline = compiler(impl->source.view(), let);
