@@ -449,7 +449,7 @@ class WiredTigerEngine final : public Engine,
   }
 
   void create_collection(std::string_view db, std::string_view coll) override {
-    if (!create_if_missing(db, coll)) {
+    if (!create_if_missing(db, coll).second) {
       throw Error(ErrorCode::kNamespaceExists,
                   "Collection " + ns_of(db, coll) + " already exists.");
     }
@@ -791,7 +791,7 @@ class WiredTigerEngine final : public Engine,
     std::string temp;
     for (;;) {
       temp = std::string(kTemporaryOutPrefix) + std::to_string(next_temporary_++);
-      if (create_if_missing(db, temp)) break;
+      if (create_if_missing(db, temp).second) break;
     }
     try {
       if (collection_exists(db, coll)) {
@@ -805,6 +805,12 @@ class WiredTigerEngine final : public Engine,
         }
       }
       WriteTarget target = writable(db, temp, /*create=*/false);
+      if (!target.entry) {
+        // A dropDatabase (or a drop of the temporary collection by name) came in between.
+        throw Error(ErrorCode::kNamespaceNotFound, "$out's temporary collection " +
+                                                       ns_of(db, temp) +
+                                                       " was dropped while the aggregation ran");
+      }
       // Batches keep each transaction small. They need no fsync of their own: the rename's
       // catalog transaction is synced and comes later in the same ordered log.
       constexpr size_t kBatchBytes = 16 * 1024 * 1024;
@@ -1956,20 +1962,25 @@ class WiredTigerEngine final : public Engine,
     }
   }
 
+  // The collection named so, created when missing; never null. The entry is the one the
+  // catalog held (or got) under the catalog lock: looking the name up again after creating it
+  // could find nothing, because a drop may have come in between (issue 18: an insert racing a
+  // drop wrote through a null entry). The caller may still find it retired by the time it
+  // holds its gate; writable() then resolves the name again.
   std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db,
                                                         std::string_view coll) {
     if (auto e = collection_for_read(db, coll)) return e;
-    create_if_missing(db, coll);
-    return collection_for_read(db, coll);
+    return create_if_missing(db, coll).first;
   }
 
-  // Returns false when the collection already existed.
-  bool create_if_missing(std::string_view db, std::string_view coll) {
+  // The collection's entry, and whether this call created it (false: it already existed).
+  std::pair<std::shared_ptr<CollectionEntry>, bool> create_if_missing(std::string_view db,
+                                                                      std::string_view coll) {
     validate_database_name(db);
     validate_collection_name(coll);
     std::string ns = ns_of(db, coll);
     std::unique_lock lock(catalog_mutex_);
-    if (catalog_.count(ns) != 0) return false;
+    if (auto it = catalog_.find(ns); it != catalog_.end()) return {it->second, false};
     retry_pending_drops();
     auto entry = std::make_shared<CollectionEntry>();
     entry->db = std::string(db);
@@ -1992,7 +2003,7 @@ class WiredTigerEngine final : public Engine,
       check_in_transaction(c->insert(c.get()), "catalog insert", s);
     });
     catalog_[ns] = entry;
-    return true;
+    return {entry, true};
   }
 
   // A $out interrupted by a crash left its temporary collection; its target is untouched.
