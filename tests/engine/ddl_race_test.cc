@@ -377,6 +377,46 @@ TEST(DdlRaceInsert, InsertsRacingDropsNeverCrashOrLoseWrites) {
   expect_consistent(*e);
 }
 
+// A cursor's getMore after its collection was dropped fails QueryPlanKilled (175), as on
+// mongod, whether it scans the collection or an index, and even when a writer has created a
+// new collection of the same name meanwhile (the old cursor never reads the new one). A
+// renamed collection is read on (the contract of rename_collection).
+TEST(DdlRaceCursor, GetMoreAfterDropIsQueryPlanKilled) {
+  auto e = Engine::open(memory_options());
+  e->create_index(kDb, kColl, make_document("x", 1));
+  for (int i = 0; i < 4; ++i) e->insert_one(kDb, kColl, make_document("_id", i, "x", i));
+  FindOptions one;
+  one.batch_size = 1;
+  for (bool by_index : {false, true}) {
+    SCOPED_TRACE(by_index ? "index scan" : "collection scan");
+    Document filter = by_index ? make_document("x", make_document("$gte", 0)) : Document();
+    for (bool recreate : {false, true}) {
+      SCOPED_TRACE(recreate ? "re-created" : "dropped");
+      for (int i = 0; i < 4; ++i) {
+        e->replace_one(kDb, kColl, make_document("_id", i), make_document("x", i), true);
+      }
+      auto cursor = e->find(kDb, kColl, filter, one);
+      ASSERT_EQ(cursor->next_batch().size(), 1u);
+      ASSERT_TRUE(e->drop_collection(kDb, kColl));
+      if (recreate) e->insert_one(kDb, kColl, make_document("_id", 100, "x", 100));
+      try {
+        cursor->next_batch();
+        ADD_FAILURE() << "getMore after the drop did not fail";
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), 175) << err.what();
+      }
+      e->create_index(kDb, kColl, make_document("x", 1));
+    }
+  }
+  // Renamed under the cursor: the rest of its documents, from the renamed collection.
+  e->drop_collection(kDb, kColl);
+  for (int i = 0; i < 4; ++i) e->insert_one(kDb, kColl, make_document("_id", i, "x", i));
+  auto cursor = e->find(kDb, kColl, Document(), one);
+  ASSERT_EQ(cursor->next_batch().size(), 1u);
+  e->rename_collection(kDb, kColl, kDb, "moved", false);
+  EXPECT_EQ(cursor->to_vector().size(), 3u);
+}
+
 // A cursor whose collection is dropped (and re-created by a writer) between its batches ends
 // or fails cleanly; find_one racing drops likewise. Run under ASan this catches a cursor used
 // after its table is gone.
