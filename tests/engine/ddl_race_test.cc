@@ -349,12 +349,15 @@ TEST(DdlRaceInsert, InsertsRacingDropsNeverCrashOrLoseWrites) {
       auto drop = [&](int i) {
         if (t == 0 && i % 500 == 0) e->create_index(kDb, kColl, make_document("x", 1));
         ++drops_started;
+        struct Finished {
+          std::atomic<int>& n;
+          ~Finished() { ++n; }
+        } finished{drops_finished};  // also when the drop throws
         if (i % 2) {
           e->drop_collection(kDb, kColl);
         } else {
           e->drop_database(kDb);
         }
-        ++drops_finished;
       };
       for (int i = 0; i < 100 * kMaxIterations && std::chrono::steady_clock::now() < deadline;
            ++i) {
