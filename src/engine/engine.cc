@@ -120,6 +120,9 @@ struct CollectionEntry {
   // Set (under the exclusive gate) when a rename or a drop took this entry out of the
   // catalog: a writer that resolved the name before must resolve it again.
   std::atomic<bool> retired{false};
+  // Set with `retired` when the collection itself is gone (dropped, or replaced by a rename
+  // onto its name), not merely renamed: an open cursor on it is killed.
+  std::atomic<bool> dropped{false};
 
   std::shared_ptr<const IndexList> indexes() const {
     std::lock_guard<std::mutex> lock(index_mutex);
@@ -219,6 +222,7 @@ class WiredTigerEngine;
 
 // A find cursor reading through an index: its plan and where the scan stands.
 struct IndexCursorState {
+  std::shared_ptr<CollectionEntry> collection;  // the collection the cursor reads for its life
   PlannedQuery plan;
   IndexScanPosition position;
 };
@@ -265,6 +269,8 @@ class FindCursor final : public Cursor {
   std::vector<bson::Document> sorted_;
   // Or, with allowDiskUse and no limit, an external sort that spills past the memory limit.
   std::unique_ptr<DocumentSource> external_;
+  // The collection a collection-scan cursor reads, resolved by its first batch.
+  std::shared_ptr<CollectionEntry> collection_;
   size_t sorted_next_ = 0;
   size_t sorted_bytes_ = 0;  // of sorted_[sorted_next_...]
   int64_t skip_;
@@ -454,7 +460,7 @@ class WiredTigerEngine final : public Engine,
   }
 
   void create_collection(std::string_view db, std::string_view coll) override {
-    if (!create_if_missing(db, coll)) {
+    if (!create_if_missing(db, coll).second) {
       throw Error(ErrorCode::kNamespaceExists,
                   "Collection " + ns_of(db, coll) + " already exists.");
     }
@@ -478,6 +484,7 @@ class WiredTigerEngine final : public Engine,
         check_in_transaction(c->remove(c.get()), "catalog remove", s);
       });
       catalog_.erase(it);
+      entry->dropped.store(true);
       entry->retired.store(true);
     }
     drop_table(entry->table_uri);
@@ -538,7 +545,10 @@ class WiredTigerEngine final : public Engine,
           check_in_transaction(c->insert(c.get()), "catalog insert", s);
         });
         source->retired.store(true);
-        if (target) target->retired.store(true);
+        if (target) {
+          target->dropped.store(true);
+          target->retired.store(true);
+        }
         catalog_.erase(from_ns);
         catalog_[to_ns] = renamed;
       }
@@ -796,7 +806,7 @@ class WiredTigerEngine final : public Engine,
     std::string temp;
     for (;;) {
       temp = std::string(kTemporaryOutPrefix) + std::to_string(next_temporary_++);
-      if (create_if_missing(db, temp)) break;
+      if (create_if_missing(db, temp).second) break;
     }
     try {
       if (collection_exists(db, coll)) {
@@ -810,6 +820,12 @@ class WiredTigerEngine final : public Engine,
         }
       }
       WriteTarget target = writable(db, temp, /*create=*/false);
+      if (!target.entry) {
+        // A dropDatabase (or a drop of the temporary collection by name) came in between.
+        throw Error(ErrorCode::kNamespaceNotFound, "$out's temporary collection " +
+                                                       ns_of(db, temp) +
+                                                       " was dropped while the aggregation ran");
+      }
       // Batches keep each transaction small. They need no fsync of their own: the rename's
       // catalog transaction is synced and comes later in the same ordered log.
       constexpr size_t kBatchBytes = 16 * 1024 * 1024;
@@ -1138,17 +1154,33 @@ class WiredTigerEngine final : public Engine,
     check_wiredtiger(s->checkpoint(s.get(), nullptr), "checkpoint", s.get());
   }
 
+  // A cursor's later batch on a collection dropped since its first fails QueryPlanKilled, as
+  // mongod's getMore does; a renamed collection is read on under its new name.
+  [[noreturn]] static void throw_collection_dropped(const CollectionEntry& entry) {
+    throw Error(
+        ErrorCode::kQueryPlanKilled,
+        "query plan killed :: caused by :: collection dropped: " + ns_of(entry.db, entry.coll));
+  }
+  static void check_not_dropped(const CollectionEntry& entry) {
+    if (entry.dropped.load()) throw_collection_dropped(entry);
+  }
+
   // Reads one batch for a FindCursor; returns the documents and updates the resume key.
   std::vector<bson::Document> read_batch(const std::string& db, const std::string& coll,
                                          const Matcher& matcher, const Projection& projection,
+                                         std::shared_ptr<CollectionEntry>* collection,
                                          std::string* last_key, bool* started, int64_t* skip,
                                          int64_t* remaining, size_t batch_size, bool* done) {
     std::vector<bson::Document> out;
-    auto entry = collection_for_read(db, coll);
+    // The first batch resolves the name; later ones read the same collection (renamed or
+    // not), or fail if it was dropped (never resuming in a new collection of the same name).
+    if (!*started) *collection = collection_for_read(db, coll);
+    std::shared_ptr<CollectionEntry> entry = *collection;
     if (!entry) {
       *done = true;
       return out;
     }
+    if (*started) check_not_dropped(*entry);
     std::optional<bson::Value> id = pinned_id(matcher);
     // The body may run more than once (a retried snapshot), so it works on copies of the
     // cursor state and publishes them only after the snapshot succeeded.
@@ -1162,6 +1194,8 @@ class WiredTigerEngine final : public Engine,
       state = State{*last_key, *skip, *remaining, false};
       CursorHandle c(s, entry->table_uri);
       if (!c) {
+        // The table is gone: dropped before this batch (after the check above).
+        if (*started) throw_collection_dropped(*entry);
         state.done = true;
         return 0;
       }
@@ -1757,19 +1791,15 @@ class WiredTigerEngine final : public Engine,
     PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
     if (!plan.index_plan) return std::nullopt;
     if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
-    return IndexCursorState{std::move(plan), IndexScanPosition()};
+    return IndexCursorState{std::move(entry), std::move(plan), IndexScanPosition()};
   }
 
-  std::vector<bson::Document> read_index_batch(const std::string& db, const std::string& coll,
-                                               const Matcher& matcher, const Projection& projection,
+  std::vector<bson::Document> read_index_batch(const Matcher& matcher, const Projection& projection,
                                                IndexCursorState* cursor, int64_t* skip,
                                                int64_t* remaining, size_t batch_size, bool* done) {
     std::vector<bson::Document> out;
-    auto entry = collection_for_read(db, coll);
-    if (!entry) {
-      *done = true;
-      return out;
-    }
+    const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
+    check_not_dropped(*entry);
     IndexScanPosition position;
     int64_t to_skip = 0, left = 0;
     bool finished = false;
@@ -1782,7 +1812,8 @@ class WiredTigerEngine final : public Engine,
       CursorHandle c(s, entry->table_uri);
       CursorHandle ic(s, cursor->plan.index->table_uri);
       auto indexes = entry->indexes();
-      if (!c || !ic ||
+      if (!c || entry->dropped.load()) throw_collection_dropped(*entry);
+      if (!ic ||
           std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
         throw Error(175, "query plan killed :: caused by :: index '" +
                              cursor->plan.index->descriptor.name() + "' dropped");
@@ -2044,20 +2075,25 @@ class WiredTigerEngine final : public Engine,
     }
   }
 
+  // The collection named so, created when missing; never null. The entry is the one the
+  // catalog held (or got) under the catalog lock: looking the name up again after creating it
+  // could find nothing, because a drop may have come in between (issue 18: an insert racing a
+  // drop wrote through a null entry). The caller may still find it retired by the time it
+  // holds its gate; writable() then resolves the name again.
   std::shared_ptr<CollectionEntry> collection_for_write(std::string_view db,
                                                         std::string_view coll) {
     if (auto e = collection_for_read(db, coll)) return e;
-    create_if_missing(db, coll);
-    return collection_for_read(db, coll);
+    return create_if_missing(db, coll).first;
   }
 
-  // Returns false when the collection already existed.
-  bool create_if_missing(std::string_view db, std::string_view coll) {
+  // The collection's entry, and whether this call created it (false: it already existed).
+  std::pair<std::shared_ptr<CollectionEntry>, bool> create_if_missing(std::string_view db,
+                                                                      std::string_view coll) {
     validate_database_name(db);
     validate_collection_name(coll);
     std::string ns = ns_of(db, coll);
     std::unique_lock lock(catalog_mutex_);
-    if (catalog_.count(ns) != 0) return false;
+    if (auto it = catalog_.find(ns); it != catalog_.end()) return {it->second, false};
     retry_pending_drops();
     auto entry = std::make_shared<CollectionEntry>();
     entry->db = std::string(db);
@@ -2080,7 +2116,7 @@ class WiredTigerEngine final : public Engine,
       check_in_transaction(c->insert(c.get()), "catalog insert", s);
     });
     catalog_[ns] = entry;
-    return true;
+    return {entry, true};
   }
 
   // A $out interrupted by a crash left its temporary collection; its target is untouched.
@@ -2218,8 +2254,8 @@ std::vector<bson::Document> FindCursor::next_batch() {
   }
   if (index_cursor_) {
     started_ = true;
-    return engine_->read_index_batch(db_, coll_, matcher_, projection_, &*index_cursor_, &skip_,
-                                     &remaining_, batch_size_, &done_);
+    return engine_->read_index_batch(matcher_, projection_, &*index_cursor_, &skip_, &remaining_,
+                                     batch_size_, &done_);
   }
   if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {
     external_ =
@@ -2263,8 +2299,8 @@ std::vector<bson::Document> FindCursor::next_batch() {
     }
     return out;
   }
-  return engine_->read_batch(db_, coll_, matcher_, projection_, &last_key_, &started_, &skip_,
-                             &remaining_, batch_size_, &done_);
+  return engine_->read_batch(db_, coll_, matcher_, projection_, &collection_, &last_key_, &started_,
+                             &skip_, &remaining_, batch_size_, &done_);
 }
 
 }  // namespace

@@ -243,7 +243,10 @@ class Engine {
   /// Creates a collection; NamespaceExists (48) if it exists. Names follow MongoDB's rules
   /// (InvalidNamespace 73 otherwise).
   virtual void create_collection(std::string_view db, std::string_view coll) = 0;
-  /// Drops a collection; returns false if there was none.
+  /// Drops a collection; returns false if there was none. Thread-safe against every other
+  /// call: a write in progress on the collection finishes first (and is dropped with it); a
+  /// write that comes after goes to a fresh collection it creates implicitly (insert, upsert)
+  /// or finds none; an open cursor on it fails its next batch with QueryPlanKilled (175).
   virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
   /// Replaces every document of `coll` (created when missing) with `documents`, keeping its
   /// indexes: all or nothing, so a duplicate key or a document MongoDB rejects leaves the
@@ -339,7 +342,9 @@ class Engine {
                                                  const FindOptions& options = {}) = 0;
   /// A cursor over the documents matching `filter`: in sort order when `options.sort` is
   /// given, otherwise in `_id` order for a collection scan and in index order when the
-  /// planner reads through an index (MongoDB promises no order without a sort).
+  /// planner reads through an index (MongoDB promises no order without a sort). The cursor
+  /// reads the collection its first batch found for its whole life: a later batch after that
+  /// collection was dropped fails QueryPlanKilled (175), even if the name exists again.
   virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                        bson::DocumentView filter,
                                        const FindOptions& options = {}) = 0;
