@@ -7,8 +7,9 @@
 // against a document without allocating in the common case. Supported: implicit equality,
 // $eq $ne $gt $gte $lt $lte $in $nin $and $or $nor $not $exists $type $all $elemMatch $size
 // $regex/$options $mod $bitsAllSet $bitsAllClear $bitsAnySet $bitsAnyClear $comment
-// $alwaysTrue $alwaysFalse, with MongoDB's dotted-path and array semantics. Geo, text, $where,
-// $expr and $jsonSchema raise Error(NotImplemented).
+// $alwaysTrue $alwaysFalse $jsonSchema, with MongoDB's dotted-path and array semantics. Geo,
+// text and $where raise Error(NotImplemented); $expr does until the aggregation layer installs
+// its compiler.
 //
 // A Matcher owns a copy of its filter bytes; copies share the compiled, immutable tree.
 #pragma once

@@ -173,8 +173,8 @@ class Parser {
       if (ExprCompiler compile = installed_expr_compiler())
         return std::make_unique<ExprNode>(compile(v));
     }
-    if (name == "$where" || name == "$text" || name == "$expr" || name == "$jsonSchema" ||
-        name == "$sampleRate") {
+    if (name == "$jsonSchema") return make_json_schema(v);
+    if (name == "$where" || name == "$text" || name == "$expr" || name == "$sampleRate") {
       not_implemented(name);
     }
     bad_value("unknown top level operator: " + std::string(name) +
