@@ -239,8 +239,13 @@ TEST(JsonSchema, MinimumMaximum) {
   EXPECT_TRUE(P(R"({"maximum": 5})", "null"));
   // ...unless the type says otherwise.
   EXPECT_FALSE(P(R"({"bsonType": "number", "minimum": 5})", R"("a")"));
-  // NaN sorts below every number.
+  // NaN compares false with every other number, as with $gte and $lte.
   EXPECT_FALSE(P(R"({"minimum": 0})", R"({"$numberDouble": "NaN"})"));
+  EXPECT_FALSE(P(R"({"maximum": 0})", R"({"$numberDouble": "NaN"})"));
+  EXPECT_FALSE(P(R"({"minimum": {"$numberDouble": "NaN"}})", "1"));
+  EXPECT_TRUE(P(R"({"minimum": {"$numberDouble": "NaN"}})", R"({"$numberDouble": "NaN"})"));
+  EXPECT_FALSE(P(R"({"minimum": {"$numberDouble": "NaN"}, "exclusiveMinimum": true})",
+                 R"({"$numberDouble": "NaN"})"));
 }
 
 TEST(JsonSchema, MultipleOf) {

@@ -97,14 +97,8 @@ bool JsonSchema::matches(const Value& v) const {
 }
 
 bool JsonSchema::matches_number(const Value& v) const {
-  if (!minimum.is_missing()) {
-    int c = bson::compare_values(v, minimum);
-    if (exclusive_minimum ? c <= 0 : c < 0) return false;
-  }
-  if (!maximum.is_missing()) {
-    int c = bson::compare_values(v, maximum);
-    if (exclusive_maximum ? c >= 0 : c > 0) return false;
-  }
+  if (minimum && !minimum->test(v, nullptr)) return false;
+  if (maximum && !maximum->test(v, nullptr)) return false;
   if (!multiple_of.is_missing() && !is_multiple_of(v, multiple_of)) return false;
   return true;
 }

@@ -10,6 +10,7 @@
 // - `properties`, `required`, `dependencies`, `patternProperties`, `additionalProperties`,
 //   `minProperties` and `maxProperties` look at embedded documents (the root document at top
 //   level); property names are literal field names, never dotted paths;
+// - `minimum` and `maximum` compare as $gte/$gt and $lte/$lt do;
 // - `enum` and `uniqueItems` compare with BSON equality, numbers across numeric types, and
 //   embedded documents regardless of their field order (mongod's unordered-fields comparator);
 // - `multipleOf` computes in decimal, a double taken to 15 significant digits, as mongod does;
@@ -38,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/matcher/expression.h"
 #include "engine/matcher/regex.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
@@ -89,11 +91,10 @@ class JsonSchema {
 
   std::optional<TypeSet> type;
 
-  // Numbers.
-  bson::Value minimum;  // missing when absent
-  bool exclusive_minimum = false;
-  bson::Value maximum;
-  bool exclusive_maximum = false;
+  // Numbers. `minimum` / `maximum` are the query language's $gte/$gt and $lte/$lt (as in
+  // mongod), so NaN compares false with every other number.
+  PredicatePtr minimum;  // null when absent
+  PredicatePtr maximum;
   bson::Value multiple_of;
 
   // Strings.

@@ -280,12 +280,13 @@ class Compiler {
       }
       node->multiple_of = v;
     }
-    bound(k, "maximum", "exclusiveMaximum", &node->maximum, &node->exclusive_maximum);
-    bound(k, "minimum", "exclusiveMinimum", &node->minimum, &node->exclusive_minimum);
+    node->maximum = bound(k, "maximum", "exclusiveMaximum", CompareOp::kLte, CompareOp::kLt);
+    node->minimum = bound(k, "minimum", "exclusiveMinimum", CompareOp::kGte, CompareOp::kGt);
   }
 
-  static void bound(const KeywordMap& k, std::string_view name, std::string_view exclusive_name,
-                    Value* out, bool* exclusive) {
+  static PredicatePtr bound(const KeywordMap& k, std::string_view name,
+                            std::string_view exclusive_name, CompareOp inclusive_op,
+                            CompareOp exclusive_op) {
     Value v = k[name];
     Value ex = k[exclusive_name];
     if (v.is_missing()) {
@@ -294,16 +295,17 @@ class Compiler {
              keyword_message(
                  name, "must be a present if " + std::string(exclusive_name) + " is present"));
       }
-      return;
+      return nullptr;
     }
+    bool exclusive = false;
     if (!ex.is_missing()) {
       if (ex.type() != BsonType::kBool) {
         fail(ErrorCode::kTypeMismatch, keyword_message(exclusive_name, "must be a boolean"));
       }
-      *exclusive = ex.as_bool();
+      exclusive = ex.as_bool();
     }
     if (!v.is_number()) fail(ErrorCode::kTypeMismatch, keyword_message(name, "must be a number"));
-    *out = v;
+    return make_compare(exclusive ? exclusive_op : inclusive_op, v);
   }
 
   void arrays(const KeywordMap& k, JsonSchema* node) {
