@@ -130,6 +130,23 @@ TEST(JsonSchema, Properties) {
   EXPECT_TRUE(S(both, R"({"a": 3})"));
 }
 
+TEST(JsonSchema, PropertyNamedTwiceAppliesBothSchemas) {
+  bson::DocumentBuilder b;
+  b.open_document("$jsonSchema")
+      .open_document("properties")
+      .append("a", J(R"({"minimum": 1})").view())
+      .append("a", J(R"({"maximum": 3})").view())
+      .append("b", J("{}").view())
+      .close()
+      .append("additionalProperties", false)
+      .close();
+  bson::Document filter = b.finish();
+  EXPECT_TRUE(M(filter, R"({"a": 2, "b": 0})"));
+  EXPECT_FALSE(M(filter, R"({"a": 0})"));
+  EXPECT_FALSE(M(filter, R"({"a": 4})"));
+  EXPECT_FALSE(M(filter, R"({"a": 2, "c": 0})"));
+}
+
 TEST(JsonSchema, NestedProperties) {
   const char* schema = R"({"properties": {"a": {"bsonType": "object", "required": ["b"],
       "properties": {"b": {"properties": {"c": {"enum": [1, 2]}}}}}}})";

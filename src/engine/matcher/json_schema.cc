@@ -22,6 +22,15 @@ long long code_points(std::string_view s) {
   return n;
 }
 
+// For equal_range over (name, schema) pairs with a name as the key.
+std::string_view name_of(std::string_view name) {
+  return name;
+}
+template <class Pair>
+std::string_view name_of(const Pair& p) {
+  return p.first;
+}
+
 long long count_elements(DocumentView doc) {
   long long n = 0;
   for (auto it = doc.begin(); it != doc.end(); ++it) ++n;
@@ -156,38 +165,32 @@ bool JsonSchema::matches_object(DocumentView object) const {
   for (std::string_view name : required) {
     if (!object.has(name)) return false;
   }
-  for (const auto& [name, schema] : properties) {
-    Value v = object.get(name);
-    if (!v.is_missing() && !schema->matches(v)) return false;
-  }
-  if (check_allowed_properties) {
-    for (const auto& el : object) {
-      bool otherwise = true;
-      for (const auto& [regex, schema] : pattern_properties) {
-        if (regex.search(el.key)) {
-          otherwise = false;
-          if (!schema->matches(el.value)) return false;
-        }
-      }
-      if (otherwise) {
-        for (const auto& p : properties) {
-          if (p.first == el.key) {
-            otherwise = false;
-            break;
-          }
-        }
-      }
-      if (otherwise) {
-        if (!additional_properties_allowed) return false;
-        if (additional_properties && !additional_properties->matches(el.value)) return false;
+  // One pass over the fields: each is looked up among the (sorted) properties, then checked
+  // against the patterns it matches or additionalProperties.
+  long long count = 0;
+  for (const auto& el : object) {
+    ++count;
+    auto [first, last] =
+        std::equal_range(properties.begin(), properties.end(), el.key,
+                         [](const auto& a, const auto& b) { return name_of(a) < name_of(b); });
+    for (auto it = first; it != last; ++it) {
+      if (!it->second->matches(el.value)) return false;
+    }
+    if (!check_allowed_properties) continue;
+    bool otherwise = first == last;
+    for (const auto& [regex, schema] : pattern_properties) {
+      if (regex.search(el.key)) {
+        otherwise = false;
+        if (!schema->matches(el.value)) return false;
       }
     }
+    if (otherwise) {
+      if (!additional_properties_allowed) return false;
+      if (additional_properties && !additional_properties->matches(el.value)) return false;
+    }
   }
-  if (min_properties || max_properties) {
-    long long n = count_elements(object);
-    if (min_properties && n < *min_properties) return false;
-    if (max_properties && n > *max_properties) return false;
-  }
+  if (min_properties && count < *min_properties) return false;
+  if (max_properties && count > *max_properties) return false;
   for (const auto& d : dependencies) {
     if (!object.has(d.property)) continue;
     for (std::string_view name : d.required) {

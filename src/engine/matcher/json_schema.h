@@ -117,6 +117,7 @@ class JsonSchema {
 
   // Documents.
   std::vector<std::string_view> required;
+  /// Sorted by name (stable), so that a document's fields are looked up in one pass.
   std::vector<std::pair<std::string_view, std::unique_ptr<const JsonSchema>>> properties;
   std::vector<std::pair<Regex, std::unique_ptr<const JsonSchema>>> pattern_properties;
   // True when `patternProperties` or `additionalProperties` is present: every field is then

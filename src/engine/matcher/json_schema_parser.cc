@@ -1,6 +1,7 @@
 // Compiling a $jsonSchema document into a JsonSchema tree, with mongod's error codes and
 // messages for malformed schemas (the checks run in mongod's order, so a schema with several
 // faults reports the one mongod reports).
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -406,6 +407,8 @@ class Compiler {
         }
         node->properties.emplace_back(el.key, subschema(el.value));
       }
+      std::stable_sort(node->properties.begin(), node->properties.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
     }
     Value pattern_properties = k["patternProperties"];
     Value additional_properties = k["additionalProperties"];
