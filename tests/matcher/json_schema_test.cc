@@ -1,6 +1,7 @@
 // $jsonSchema: every keyword accepting and refusing documents, MongoDB's type-restricted
 // semantics, nesting, and mongod's errors for malformed schemas.
 #include <string>
+#include <vector>
 
 #include "matcher_test_util.h"
 
@@ -588,6 +589,35 @@ TEST(JsonSchemaErrors, DeepNestingIsRefused) {
   for (int levels : {200, 1000, 10000}) {
     expect_schema_error(nested(levels), kBadValue, "$jsonSchema is nested too deeply");
   }
+}
+
+// enum and uniqueItems canonicalize embedded documents to a bounded depth: a value nested far
+// deeper is compared as it is, without recursing through all its levels.
+TEST(JsonSchema, DeeplyNestedValuesAreBounded) {
+  // {d: {d: ... {x: 1} ...}}, 100,000 levels, written as bytes: each level is its length, an
+  // embedded-document element "d", and the terminating zero.
+  constexpr int kLevels = 100000;
+  std::vector<uint8_t> bytes;
+  auto put_length = [&bytes](uint32_t n) {
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(n >> (8 * i)));
+  };
+  for (int level = 0; level < kLevels; ++level) {
+    put_length(12 + 8 * static_cast<uint32_t>(kLevels - level));
+    bytes.insert(bytes.end(), {0x03, 'd', 0x00});
+  }
+  put_length(12);
+  bytes.insert(bytes.end(), {0x10, 'x', 0x00, 0x01, 0x00, 0x00, 0x00, 0x00});
+  bytes.insert(bytes.end(), kLevels, 0x00);
+  bson::Document deep = bson::Document::adopt(std::move(bytes));
+
+  bson::DocumentBuilder doc;
+  doc.append("a", deep.view());
+  doc.open_array("b").push(deep.view()).push(1).close();
+  bson::Document d = doc.finish();
+  EXPECT_FALSE(Matcher::compile(schema_filter(R"({"properties": {"a": {"enum": [{"d": 1}, 2]}}})"))
+                   .matches(d));
+  EXPECT_TRUE(Matcher::compile(schema_filter(R"({"properties": {"b": {"uniqueItems": true}}})"))
+                  .matches(d));
 }
 
 // A pattern that backtracks catastrophically ends (PCRE2's match limit) instead of hanging.

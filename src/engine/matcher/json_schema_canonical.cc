@@ -14,27 +14,34 @@ namespace {
 
 using bson::Value;
 
+// Levels of nesting canonicalized; deeper values are kept as they are (compared with their
+// field order), so a hostile, deeply nested value cannot exhaust the stack here.
+constexpr int kMaxDepth = 200;
+
 // Whether `v` holds an embedded document anywhere (only those need a canonical copy).
-bool has_document(const Value& v) {
+bool has_document(const Value& v, int depth = 0) {
   if (v.is_document()) return true;
-  if (!v.is_array()) return false;
+  if (!v.is_array() || depth >= kMaxDepth) return false;
   for (const auto& el : v.as_array()) {
-    if (has_document(el.value)) return true;
+    if (has_document(el.value, depth + 1)) return true;
   }
   return false;
 }
 
-void append_canonical(bson::DocumentBuilder* b, std::string_view key, const Value& v) {
-  if (v.is_document()) {
+void append_canonical(bson::DocumentBuilder* b, std::string_view key, const Value& v,
+                      int depth = 0) {
+  if (depth >= kMaxDepth) {
+    b->append(key, v);
+  } else if (v.is_document()) {
     std::vector<bson::Element> fields(v.as_document().begin(), v.as_document().end());
     std::stable_sort(fields.begin(), fields.end(),
                      [](const bson::Element& x, const bson::Element& y) { return x.key < y.key; });
     b->open_document(key);
-    for (const auto& f : fields) append_canonical(b, f.key, f.value);
+    for (const auto& f : fields) append_canonical(b, f.key, f.value, depth + 1);
     b->close();
-  } else if (v.is_array() && has_document(v)) {
+  } else if (v.is_array() && has_document(v, depth)) {
     b->open_array(key);
-    for (const auto& el : v.as_array()) append_canonical(b, el.key, el.value);
+    for (const auto& el : v.as_array()) append_canonical(b, el.key, el.value, depth + 1);
     b->close();
   } else {
     b->append(key, v);
