@@ -627,4 +627,123 @@ TEST(JsonSchema, CatastrophicPatternIsBounded) {
   EXPECT_FALSE(P(R"({"pattern": "^(a+)+$"})", "\"" + subject + "\""));
 }
 
+// The validator shapes httk's record store declares (../shared/reference/httk-store-mongo.md
+// §1.4): a record collection and a dispatch collection, accepting exactly the documents that
+// reference describes.
+constexpr const char* kRecordSchema = R"({
+  "bsonType": "object",
+  "additionalProperties": false,
+  "required": ["_id", "_httk_role", "f", "logical_id", "store_timestamp", "content_id"],
+  "properties": {
+    "_id": {"bsonType": ["int", "long"]},
+    "logical_id": {"bsonType": ["int", "long"]},
+    "_httk_role": {"enum": ["main", "dep"]},
+    "store_timestamp": {"bsonType": ["long", "int"]},
+    "content_id": {"bsonType": "string", "pattern": "^[0-9a-fA-F]{64}$"},
+    "f": {
+      "bsonType": "object",
+      "additionalProperties": true,
+      "required": ["n", "name"],
+      "properties": {
+        "n": {"bsonType": ["int", "long"]},
+        "x": {"bsonType": "double"},
+        "name": {"bsonType": "string"},
+        "ok": {"bsonType": "bool"},
+        "blob": {"bsonType": "binData"},
+        "energy_exact": {"bsonType": "string"},
+        "energy": {"bsonType": "double"},
+        "sites": {
+          "bsonType": "array",
+          "items": {
+            "bsonType": "object",
+            "properties": {"symbol": {"bsonType": "string"}, "count": {"bsonType": ["int", "long"]}},
+            "required": ["symbol", "count"],
+            "additionalProperties": false
+          }
+        }
+      },
+      "dependencies": {"energy": ["energy_exact"]}
+    }
+  }
+})";
+
+constexpr const char* kDispatchSchema = R"({
+  "bsonType": "object",
+  "required": ["_id", "record", "sid"],
+  "additionalProperties": false,
+  "properties": {
+    "_id": {"bsonType": "string"},
+    "record": {"enum": ["Structure", "Computation"]},
+    "sid": {"bsonType": ["int", "long"]}
+  }
+})";
+
+namespace {
+
+const std::string kContentId(64, 'a');
+
+std::string record(std::string_view f, std::string_view extra = "") {
+  return R"({"_id": 1, "_httk_role": "main", "logical_id": {"$numberLong": "7"},
+             "store_timestamp": {"$numberLong": "1700000000"}, "content_id": ")" +
+         kContentId + R"(", "f": )" + std::string(f) + std::string(extra) + "}";
+}
+
+bool RS(const std::string& doc) {
+  return M(schema_filter(kRecordSchema), doc);
+}
+
+}  // namespace
+
+TEST(JsonSchemaHttkShapes, RecordCollection) {
+  const char* f = R"({"n": 3, "name": "Fe", "energy_exact": "1/3", "energy": 0.333,
+                      "sites": [{"symbol": "Fe", "count": 2}], "future_column": 1})";
+  EXPECT_TRUE(RS(record(f)));
+  EXPECT_TRUE(RS(record(R"({"n": {"$numberLong": "3"}, "name": "Fe", "energy_exact": "1"})")));
+  // Optional columns may be absent; present ones must have their type.
+  EXPECT_FALSE(RS(record(R"({"n": 3.5, "name": "Fe", "energy_exact": "1"})")));
+  EXPECT_FALSE(RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1", "ok": 1})")));
+  EXPECT_FALSE(RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1", "blob": "x"})")));
+  EXPECT_FALSE(RS(record(R"({"n": 3})")));  // a required column is missing
+  // An (optional) encoded field: its column needs its _exact sibling (`dependencies`).
+  EXPECT_FALSE(RS(record(R"({"n": 3, "name": "Fe", "energy": 0.5})")));
+  EXPECT_TRUE(RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1/2"})")));
+  EXPECT_TRUE(RS(record(R"({"n": 3, "name": "Fe"})")));
+  // Child arrays: every element an object with exactly its columns.
+  EXPECT_FALSE(RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1",
+                             "sites": [{"symbol": "Fe"}]})")));
+  EXPECT_FALSE(RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1",
+                             "sites": [{"symbol": "Fe", "count": 1, "extra": 0}]})")));
+  EXPECT_FALSE(
+      RS(record(R"({"n": 3, "name": "Fe", "energy_exact": "1", "sites": {"symbol": "Fe"}})")));
+  // Top-level fields: closed set, typed, role enum, content id pattern.
+  const char* ok_f = R"({"n": 3, "name": "Fe", "energy_exact": "1"})";
+  EXPECT_FALSE(RS(record(ok_f, R"(, "extra": 1)")));
+  std::string bad_role = record(ok_f);
+  bad_role.replace(bad_role.find("\"main\""), 6, "\"other\"");
+  EXPECT_FALSE(RS(bad_role));
+  std::string bad_id = record(ok_f);
+  bad_id.replace(bad_id.find("\"_id\": 1"), 8, "\"_id\": \"1\"");
+  EXPECT_FALSE(RS(bad_id));
+  std::string short_cid = record(ok_f);
+  short_cid.replace(short_cid.find(kContentId), 64, std::string(63, 'a'));
+  EXPECT_FALSE(RS(short_cid));
+  std::string upper_cid = record(ok_f);
+  upper_cid.replace(upper_cid.find(kContentId), 64, std::string(64, 'F'));
+  EXPECT_TRUE(RS(upper_cid));
+  std::string missing_ts = record(ok_f);
+  missing_ts.replace(missing_ts.find("\"store_timestamp\""), 17, "\"store_timestamq\"");
+  EXPECT_FALSE(RS(missing_ts));
+}
+
+TEST(JsonSchemaHttkShapes, DispatchCollection) {
+  bson::Document filter = schema_filter(kDispatchSchema);
+  EXPECT_TRUE(M(filter, R"({"_id": "k1", "record": "Structure", "sid": 4})"));
+  EXPECT_TRUE(M(filter, R"({"_id": "k1", "record": "Computation", "sid": {"$numberLong": "4"}})"));
+  EXPECT_FALSE(M(filter, R"({"_id": "k1", "record": "Other", "sid": 4})"));
+  EXPECT_FALSE(M(filter, R"({"_id": 1, "record": "Structure", "sid": 4})"));
+  EXPECT_FALSE(M(filter, R"({"_id": "k1", "record": "Structure", "sid": 4.5})"));
+  EXPECT_FALSE(M(filter, R"({"_id": "k1", "record": "Structure"})"));
+  EXPECT_FALSE(M(filter, R"({"_id": "k1", "record": "Structure", "sid": 4, "x": 0})"));
+}
+
 }  // namespace mongostore::engine::testing
