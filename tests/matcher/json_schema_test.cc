@@ -285,6 +285,13 @@ TEST(JsonSchema, MultipleOf) {
   EXPECT_FALSE(P(R"({"multipleOf": 2})", R"({"$numberDouble": "Infinity"})"));
   EXPECT_FALSE(P(R"({"multipleOf": 2})", R"({"$numberDouble": "NaN"})"));
   EXPECT_TRUE(P(R"({"multipleOf": 2})", R"("odd")"));  // not a number: unconstrained
+  // Divisors mongod accepts although they are not finite: NaN matches nothing; with infinity
+  // only zero is a multiple (fmod(x, inf) is x).
+  EXPECT_FALSE(P(R"({"multipleOf": {"$numberDouble": "NaN"}})", "2"));
+  EXPECT_TRUE(P(R"({"multipleOf": {"$numberDouble": "Infinity"}})", "0"));
+  EXPECT_FALSE(P(R"({"multipleOf": {"$numberDouble": "Infinity"}})", "2"));
+  // A tiny decimal divisor is positive, not zero.
+  EXPECT_TRUE(P(R"({"multipleOf": {"$numberDecimal": "1E-400"}})", "3"));
 }
 
 TEST(JsonSchema, StringLengthAndPattern) {
@@ -506,6 +513,10 @@ TEST(JsonSchemaErrors, ScalarKeywords) {
   expect_schema_error(R"({"multipleOf": 0})", kFailedToParse,
                       "$jsonSchema keyword 'multipleOf' must have a positive value");
   expect_schema_error(R"({"multipleOf": -2})", kFailedToParse,
+                      "$jsonSchema keyword 'multipleOf' must have a positive value");
+  expect_schema_error(R"({"multipleOf": {"$numberDecimal": "0E-10"}})", kFailedToParse,
+                      "$jsonSchema keyword 'multipleOf' must have a positive value");
+  expect_schema_error(R"({"multipleOf": {"$numberDouble": "-0.0"}})", kFailedToParse,
                       "$jsonSchema keyword 'multipleOf' must have a positive value");
   expect_schema_error(R"({"minLength": -1})", kFailedToParse, "Expected a positive number in");
   expect_schema_error(R"({"maxLength": {"$numberDouble": "NaN"}})", kFailedToParse,

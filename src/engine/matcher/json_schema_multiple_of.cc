@@ -4,6 +4,7 @@
 //
 // A number here is an exact decimal coefficient * 10^exponent; coefficients have at most 34
 // digits and fit unsigned __int128, so the remainder needs no big-number arithmetic.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -70,7 +71,7 @@ bool to_decimal(const Value& v, Decimal* out) {
     }
     case BsonType::kDouble: {
       double d = v.as_double();
-      if (d != d || d - d != 0) return false;  // NaN, infinities
+      if (!std::isfinite(d)) return false;
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.14e", d);  // 15 significant digits
       return parse_decimal(buf, out);
@@ -87,11 +88,21 @@ bool to_decimal(const Value& v, Decimal* out) {
 
 constexpr U128 kLimit = static_cast<U128>(1) << 120;  // room for one more *10
 
+bool is_infinite(const Value& v) {
+  if (v.type() == BsonType::kDouble) return std::isinf(v.as_double());
+  if (v.type() == BsonType::kDecimal128) return v.as_decimal128().is_infinite();
+  return false;
+}
+
 }  // namespace
 
 bool is_multiple_of(const Value& value, const Value& divisor) {
   Decimal a;
   Decimal b;
+  if (is_infinite(divisor)) {
+    // fmod(x, infinity) is x for a finite x: only zero is a multiple.
+    return to_decimal(value, &a) && a.coefficient == 0;
+  }
   if (!to_decimal(value, &a) || !to_decimal(divisor, &b) || b.coefficient == 0) return false;
   if (a.coefficient == 0) return true;
   if (a.exponent >= b.exponent) {

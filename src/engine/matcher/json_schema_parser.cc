@@ -103,6 +103,15 @@ class KeywordMap {
   Value values_[kKeywordCount];
 };
 
+bool decimal_is_zero(const bson::Decimal128& d) {
+  if (d.is_nan() || d.is_infinite()) return false;
+  for (char c : d.to_string()) {
+    if (c == 'E') break;
+    if (c >= '1' && c <= '9') return false;
+  }
+  return true;
+}
+
 // mongod's parseIntegerElementToNonNegativeLong: a whole, non-negative number.
 long long non_negative_long(std::string_view keyword, const Value& v) {
   std::string element = std::string(keyword) + ": " + v.to_json();
@@ -271,10 +280,16 @@ class Compiler {
     if (Value v = k["multipleOf"]; !v.is_missing()) {
       if (!v.is_number())
         fail(ErrorCode::kTypeMismatch, keyword_message("multipleOf", "must be a number"));
-      double d = v.number_as_double();
-      bool positive = v.type() == BsonType::kDecimal128 ? !v.as_decimal128().is_negative() &&
-                                                              !v.as_decimal128().is_nan() && d != 0
-                                                        : d > 0;
+      // mongod refuses negative and zero divisors only (a NaN is accepted, and matches nothing).
+      bool positive;
+      if (v.type() == BsonType::kDecimal128) {
+        bson::Decimal128 dec = v.as_decimal128();
+        positive = !dec.is_negative() && !decimal_is_zero(dec);
+      } else if (v.type() == BsonType::kDouble) {
+        positive = !std::signbit(v.as_double()) && v.as_double() != 0;
+      } else {
+        positive = v.number_as_double() > 0;
+      }
       if (!positive) {
         fail(ErrorCode::kFailedToParse,
              keyword_message("multipleOf", "must have a positive value"));
