@@ -123,6 +123,23 @@ TEST_P(JsonSchemaQuery, UpdateAndDelete) {
   EXPECT_EQ(coll_->count_documents(Document()), 1);
 }
 
+TEST_P(JsonSchemaQuery, DistinctAndFindAndModify) {
+  auto names = coll_->distinct("name", schema_filter(kPersonSchema));
+  std::set<std::string> got;
+  for (const auto& v : names) got.insert(std::string(v.view().as_string()));
+  EXPECT_EQ(got, (std::set<std::string>{"ada", "eve"}));
+
+  auto before = coll_->find_one_and_update(schema_filter(kPersonSchema, R"({"_id": {"$gt": 1}})"),
+                                           J(R"({"$set": {"age": 40}})"));
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->get("_id").as_int32(), 5);
+  EXPECT_EQ(find(schema_filter(kPersonSchema)), (std::set<int>{1, 5}));  // still valid
+  auto removed = coll_->find_one_and_delete(schema_filter(R"({"required": ["age"],
+      "properties": {"age": {"bsonType": "int", "maximum": 17}}})"));
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->get("_id").as_int32(), 6);
+}
+
 TEST_P(JsonSchemaQuery, MalformedSchemasFailWithMongodsCodes) {
   EXPECT_EQ(testing::code_of([&] { find(schema_filter(R"({"required": []})")); }), 9);
   EXPECT_EQ(testing::code_of([&] { find(schema_filter(R"({"bsonType": "integer"})")); }), 9);
