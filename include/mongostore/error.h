@@ -44,6 +44,7 @@ enum class ErrorCode : int32_t {
   kIndexKeySpecsConflict = 86,
   kNetworkTimeout = 89,
   kWriteConflict = 112,
+  kQueryFeatureNotAllowed = 224,
   kNotImplemented = 238,  // "NotImplemented": a feature mongostore does not support
   kInvalidBSON = 22,
   kHostUnreachable = 6,

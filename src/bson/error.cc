@@ -99,6 +99,8 @@ std::string_view code_name(int32_t code) {
       return "OperationFailed";
     case 112:
       return "WriteConflict";
+    case 224:
+      return "QueryFeatureNotAllowed";
     case 238:
       return "NotImplemented";
     case 171:

@@ -158,6 +158,23 @@ TEST_P(JsonSchemaQuery, MalformedSchemasFailWithMongodsCodes) {
   EXPECT_EQ(coll_->count_documents(Document()), 7);
 }
 
+// mongod bans $jsonSchema in an $elemMatch projection and in a partial index filter
+// (QueryFeatureNotAllowed 224).
+TEST_P(JsonSchemaQuery, NotAllowedInProjectionOrPartialIndex) {
+  FindOptions options;
+  DocumentBuilder projection;
+  projection.open_document("tags").append("$elemMatch", schema_filter("{}").view()).close();
+  options.projection = projection.finish();
+  EXPECT_EQ(testing::code_of([&] { coll_->find(J("{}"), options)->to_vector(); }), 224);
+
+  DocumentBuilder index_options;
+  index_options.append("partialFilterExpression", schema_filter("{}").view());
+  EXPECT_EQ(
+      testing::code_of([&] { coll_->create_index(J(R"({"name": 1})"), index_options.finish()); }),
+      224);
+  EXPECT_EQ(client_->list_indexes("db", "people").size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, JsonSchemaQuery, testing::all_backends(),
                          testing::backend_test_name);
 

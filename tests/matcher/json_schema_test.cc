@@ -410,6 +410,23 @@ TEST(JsonSchemaErrors, NotAnObject) {
   expect_schema_error(R"("x")", kTypeMismatch, "$jsonSchema must be an object");
 }
 
+TEST(JsonSchemaErrors, BannedWhereTheContextForbidsIt) {
+  MatcherOptions options;
+  options.allow_json_schema = false;
+  for (const char* f : {R"({"$jsonSchema": {}})", R"({"$or": [{"a": 1}, {"$jsonSchema": {}}]})",
+                        R"({"a": {"$elemMatch": {"$jsonSchema": {}}}})"}) {
+    std::string msg;
+    try {
+      Matcher::compile(J(f), options);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), 224) << f;
+      msg = e.what();
+    }
+    EXPECT_EQ(msg, "$jsonSchema is not allowed in this context") << f;
+  }
+  EXPECT_NO_THROW(Matcher::compile(J(R"({"a": 1})"), options));
+}
+
 TEST(JsonSchemaErrors, UnknownAndUnsupportedKeywords) {
   expect_schema_error(R"({"foo": 1})", kFailedToParse, "Unknown $jsonSchema keyword: foo");
   expect_schema_error(R"({"properties": {"a": {"bsontype": "int"}}})", kFailedToParse,

@@ -45,6 +45,14 @@ using ExprPredicate = std::function<bool(bson::DocumentView)>;
 using ExprCompiler = ExprPredicate (*)(const bson::Value& expression);
 void install_expr_compiler(ExprCompiler compiler);
 
+/// Where a filter is compiled, for the operators mongod allows only in some contexts.
+struct MatcherOptions {
+  /// False where mongod bans $jsonSchema (an $elemMatch projection, a partial index filter):
+  /// it then fails with QueryFeatureNotAllowed (224) "$jsonSchema is not allowed in this
+  /// context".
+  bool allow_json_schema = true;
+};
+
 class Matcher {
  public:
   /// The empty filter: matches every document.
@@ -52,7 +60,7 @@ class Matcher {
 
   /// Parses `filter`; throws mongostore::Error with MongoDB's code and message when it is
   /// not a valid filter (BadValue, FailedToParse, TypeMismatch, NotImplemented, ...).
-  static Matcher compile(bson::DocumentView filter);
+  static Matcher compile(bson::DocumentView filter, const MatcherOptions& options = {});
 
   bool matches(bson::DocumentView document, MatchDetails* details = nullptr) const;
 

@@ -169,6 +169,7 @@ struct CompiledFilter {
 /// Parses `filter` (whose bytes must outlive the result); fills `equalities` with top-level
 /// equality conditions. Throws mongostore::Error.
 NodePtr parse_filter(bson::DocumentView filter,
-                     std::vector<std::pair<std::string, bson::Value>>* equalities);
+                     std::vector<std::pair<std::string, bson::Value>>* equalities,
+                     const MatcherOptions& options = {});
 
 }  // namespace mongostore::engine::matcher_detail
