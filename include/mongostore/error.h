@@ -52,6 +52,7 @@ enum class ErrorCode : int32_t {
   kAPIStrictError = 323,
   kExceededMemoryLimit = 146,
   kMaxSubPipelineDepthExceeded = 232,
+  kQueryFeatureNotAllowed = 224,
   kNotImplemented = 238,  // "NotImplemented": a feature mongostore does not support
   kInvalidBSON = 22,
   kHostUnreachable = 6,

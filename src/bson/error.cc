@@ -111,6 +111,8 @@ std::string_view code_name(int32_t code) {
       return "ExceededMemoryLimit";
     case 232:
       return "MaxSubPipelineDepthExceeded";
+    case 224:
+      return "QueryFeatureNotAllowed";
     case 238:
       return "NotImplemented";
     case 171:

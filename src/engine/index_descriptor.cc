@@ -96,7 +96,9 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
                   "cannot mix \"partialFilterExpression\" and \"sparse\" options");
     }
     d.partial_expression_ = bson::Document::copy_of(partial.as_document());
-    d.partial_ = Matcher::compile(d.partial_expression_.view());
+    MatcherOptions matcher_options;
+    matcher_options.allow_json_schema = false;  // as mongod: not in a partial index filter
+    d.partial_ = Matcher::compile(d.partial_expression_.view(), matcher_options);
   }
   if (d.is_id_index() && !(d.fields_.size() == 1 && d.fields_[0].path == "_id")) {
     throw Error(ErrorCode::kBadValue, "The index name '_id_' is reserved for the _id index");

@@ -26,9 +26,9 @@ TEST(MatcherErrors, UnknownOperators) {
 
 TEST(MatcherErrors, NotImplemented) {
   for (const char* f : {R"({"$where": "this.a == 1"})", R"({"$text": {"$search": "x"}})",
-                        R"({"$expr": {"$eq": ["$a", 1]}})", R"({"$jsonSchema": {}})",
-                        R"({"a": {"$near": [0, 0]}})", R"({"a": {"$nearSphere": [0, 0]}})",
-                        R"({"a": {"$geoWithin": {}}})", R"({"a": {"$geoIntersects": {}}})"}) {
+                        R"({"$expr": {"$eq": ["$a", 1]}})", R"({"a": {"$near": [0, 0]}})",
+                        R"({"a": {"$nearSphere": [0, 0]}})", R"({"a": {"$geoWithin": {}}})",
+                        R"({"a": {"$geoIntersects": {}}})"}) {
     EXPECT_EQ(compile_error(f), kNotImplemented) << f;
   }
 }

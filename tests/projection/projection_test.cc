@@ -41,6 +41,9 @@ TEST(Projection, InclusionExclusionAndId) {
             J(R"({"_id": 1, "b": [{"c": 1}, {}]})"));
   EXPECT_EQ(code_of(R"({"a": 1, "b": 0})"), 31254);
   EXPECT_EQ(code_of(R"({"a": 1, "a.b": 1})"), 31250);
+  // mongod bans $jsonSchema in an $elemMatch projection (QueryFeatureNotAllowed 224).
+  EXPECT_EQ(code_of(R"({"a": {"$elemMatch": {"$jsonSchema": {}}}})"), 224);
+  EXPECT_EQ(code_of(R"({"a": {"$elemMatch": {"$and": [{"$jsonSchema": {}}]}}})"), 224);
 }
 
 // An inclusion of `_id` alone is an inclusion (only `_id` comes back), as on mongod; `_id`

@@ -7,8 +7,9 @@
 // against a document without allocating in the common case. Supported: implicit equality,
 // $eq $ne $gt $gte $lt $lte $in $nin $and $or $nor $not $exists $type $all $elemMatch $size
 // $regex/$options $mod $bitsAllSet $bitsAllClear $bitsAnySet $bitsAnyClear $comment
-// $alwaysTrue $alwaysFalse, with MongoDB's dotted-path and array semantics. Geo, text, $where,
-// $expr and $jsonSchema raise Error(NotImplemented).
+// $alwaysTrue $alwaysFalse $jsonSchema, with MongoDB's dotted-path and array semantics. Geo,
+// text and $where raise Error(NotImplemented); $expr does until the aggregation layer installs
+// its compiler.
 //
 // A Matcher owns a copy of its filter bytes; copies share the compiled, immutable tree.
 #pragma once
@@ -44,6 +45,14 @@ using ExprPredicate = std::function<bool(bson::DocumentView)>;
 using ExprCompiler = ExprPredicate (*)(const bson::Value& expression);
 void install_expr_compiler(ExprCompiler compiler);
 
+/// Where a filter is compiled, for the operators mongod allows only in some contexts.
+struct MatcherOptions {
+  /// False where mongod bans $jsonSchema (an $elemMatch projection, a partial index filter):
+  /// it then fails with QueryFeatureNotAllowed (224) "$jsonSchema is not allowed in this
+  /// context".
+  bool allow_json_schema = true;
+};
+
 class Matcher {
  public:
   /// The empty filter: matches every document.
@@ -51,7 +60,7 @@ class Matcher {
 
   /// Parses `filter`; throws mongostore::Error with MongoDB's code and message when it is
   /// not a valid filter (BadValue, FailedToParse, TypeMismatch, NotImplemented, ...).
-  static Matcher compile(bson::DocumentView filter);
+  static Matcher compile(bson::DocumentView filter, const MatcherOptions& options = {});
 
   bool matches(bson::DocumentView document, MatchDetails* details = nullptr) const;
 

@@ -123,6 +123,11 @@ class ExprNode final : public Node {
 /// The installed $expr compiler, or null.
 ExprCompiler installed_expr_compiler();
 
+/// $jsonSchema (json_schema_operator.cc): a node matching the documents `schema` accepts. The
+/// schema's bytes must outlive the node. Throws Error(TypeMismatch) when `schema` is not a
+/// document, and the schema compiler's errors (json_schema.h).
+NodePtr make_json_schema(const bson::Value& schema);
+
 // --- predicates (comparison.cc, element.cc, array.cc) ----------------------------------------
 
 enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
@@ -164,6 +169,7 @@ struct CompiledFilter {
 /// Parses `filter` (whose bytes must outlive the result); fills `equalities` with top-level
 /// equality conditions. Throws mongostore::Error.
 NodePtr parse_filter(bson::DocumentView filter,
-                     std::vector<std::pair<std::string, bson::Value>>* equalities);
+                     std::vector<std::pair<std::string, bson::Value>>* equalities,
+                     const MatcherOptions& options = {});
 
 }  // namespace mongostore::engine::matcher_detail

@@ -21,11 +21,11 @@ std::shared_ptr<const CompiledFilter> empty_filter() {
 
 Matcher::Matcher() : state_(empty_filter()) {}
 
-Matcher Matcher::compile(bson::DocumentView filter) {
+Matcher Matcher::compile(bson::DocumentView filter, const MatcherOptions& options) {
   check_input_depth(filter, "filter");
   auto s = std::make_shared<CompiledFilter>();
   s->filter = bson::Document::copy_of(filter);
-  s->root = matcher_detail::parse_filter(s->filter.view(), &s->equalities);
+  s->root = matcher_detail::parse_filter(s->filter.view(), &s->equalities, options);
   s->empty = true;  // no conditions: empty, or only $comment
   for (const auto& el : s->filter.view()) {
     if (el.key != "$comment") s->empty = false;

@@ -120,7 +120,8 @@ void parse_type_element(const Value& v, std::vector<int>* codes, bool* number) {
 
 class Parser {
  public:
-  explicit Parser(Equalities* equalities) : equalities_(equalities) {}
+  Parser(Equalities* equalities, const MatcherOptions& options)
+      : equalities_(equalities), options_(options) {}
 
   // A whole filter (or $and/$or/$nor entry, or object-form $elemMatch): an implicit AND.
   NodePtr filter(DocumentView doc, bool top) {
@@ -173,8 +174,14 @@ class Parser {
       if (ExprCompiler compile = installed_expr_compiler())
         return std::make_unique<ExprNode>(compile(v));
     }
-    if (name == "$where" || name == "$text" || name == "$expr" || name == "$jsonSchema" ||
-        name == "$sampleRate") {
+    if (name == "$jsonSchema") {
+      if (!options_.allow_json_schema) {
+        throw Error(ErrorCode::kQueryFeatureNotAllowed,
+                    "$jsonSchema is not allowed in this context");
+      }
+      return make_json_schema(v);
+    }
+    if (name == "$where" || name == "$text" || name == "$expr" || name == "$sampleRate") {
       not_implemented(name);
     }
     bad_value("unknown top level operator: " + std::string(name) +
@@ -390,13 +397,14 @@ class Parser {
   }
 
   Equalities* equalities_;
+  MatcherOptions options_;
   int depth_ = 0;
 };
 
 }  // namespace
 
-NodePtr parse_filter(DocumentView filter, Equalities* equalities) {
-  Parser p(equalities);
+NodePtr parse_filter(DocumentView filter, Equalities* equalities, const MatcherOptions& options) {
+  Parser p(equalities, options);
   return p.filter(filter, true);
 }
 

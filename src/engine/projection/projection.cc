@@ -314,7 +314,9 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
         filter.append("$elemMatch", op.value);
         filter.close();
         bson::Document compiled = filter.finish();
-        node.elem_match = Matcher::compile(compiled.view());
+        MatcherOptions options;
+        options.allow_json_schema = false;  // as mongod: not in an $elemMatch projection
+        node.elem_match = Matcher::compile(compiled.view(), options);
         continue;
       }
       throw Error(ErrorCode::kNotImplemented, "projection operator " + std::string(name) + " on '" +
