@@ -240,6 +240,156 @@ TEST_P(FsckContract, AnUnattributedCollectionBlocksTheSweepUntilKnownTypesNamesI
   EXPECT_TRUE(coll("_httk_mystery").find_one(make_document("_id", 1)));
 }
 
+// --- a randomized graph ------------------------------------------------------------------------
+
+// Every document reachable from a `main` document, per collection, computed from the raw
+// documents with the test's own knowledge of the layout (structure -> author, sites; node ->
+// next), independently of fsck's code.
+std::map<std::string, std::set<int64_t>> reachable_by_hand(
+    const std::function<client::Collection(const std::string&)>& coll) {
+  std::map<std::string, std::map<int64_t, Document>> docs;
+  for (const char* c : {"structure", "site", "author", "node"}) {
+    for (auto& d : coll(c).find(Document())->to_vector()) {
+      docs[c][d.get("_id").as_int64()] = std::move(d);
+    }
+  }
+  std::map<std::string, std::set<int64_t>> seen;
+  std::vector<std::pair<std::string, int64_t>> todo;
+  for (const auto& [c, by_id] : docs) {
+    for (const auto& [sid, d] : by_id) {
+      if (d.get("_httk_role").as_string() == "main") todo.emplace_back(c, sid);
+    }
+  }
+  while (!todo.empty()) {
+    auto [c, sid] = todo.back();
+    todo.pop_back();
+    if (!seen[c].insert(sid).second) continue;
+    auto it = docs[c].find(sid);
+    if (it == docs[c].end()) continue;
+    bson::DocumentView f = it->second.get("f").as_document();
+    if (c == "structure") {
+      if (f.get("author_sid").is_number())
+        todo.emplace_back("author", f.get("author_sid").as_int64());
+      for (const auto& e : f.get("sites").as_array()) {
+        todo.emplace_back("site", e.value.as_document().get("sites_sid").as_int64());
+      }
+    } else if (c == "node" && f.get("next_sid").is_number()) {
+      todo.emplace_back("node", f.get("next_sid").as_int64());
+    }
+  }
+  return seen;
+}
+
+std::map<std::string, std::set<int64_t>> all_documents(
+    const std::function<client::Collection(const std::string&)>& coll) {
+  std::map<std::string, std::set<int64_t>> out;
+  for (const char* c : {"structure", "site", "author", "node"}) {
+    for (const auto& d : coll(c).find(Document())->to_vector())
+      out[c].insert(d.get("_id").as_int64());
+  }
+  return out;
+}
+
+TEST_P(FsckContract, ARandomGraphKeepsExactlyWhatIsReachableFromMainRoots) {
+  RecordStore store = open();
+  std::mt19937_64 rng(20261205);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  auto random_structure = [&] {
+    Structure s = make_structure("F" + std::to_string(pick(10)), 0);
+    int sites = pick(4);
+    for (int i = 0; i < sites; ++i) {
+      Site site;
+      site.element = std::vector<std::string>{"Ti", "O", "Sr"}[pick(3)];
+      site.position = {{{R(pick(3), 4), R(1, 2), R(0)}}};
+      s.sites.push_back(site);
+    }
+    if (pick(5) == 0) {
+      s.author = nullptr;
+    } else {
+      s.author =
+          std::make_shared<const Author>(Author{"A" + std::to_string(pick(4)), std::nullopt});
+    }
+    return s;
+  };
+  std::vector<Structure> saved;
+  std::vector<int64_t> saved_sids;
+  int64_t orphan_sid = 1'000'000;
+  int orphans_made = 0;
+  auto cid = [&] {
+    std::string h;
+    for (int i = 0; i < 64; ++i) h += "0123456789abcdef"[pick(16)];
+    return h;
+  };
+  for (int op = 0; op < 160; ++op) {
+    switch (pick(6)) {
+      case 0:
+      case 1: {  // a structure, often repeating content (dedup hits, shared children)
+        Structure s = random_structure();
+        saved_sids.push_back(store.save(s));
+        saved.push_back(std::move(s));
+        break;
+      }
+      case 2: {  // a chain of nodes; saving a dep node at the top promotes it
+        std::shared_ptr<const Node> head;
+        for (int n = pick(3) + 1; n > 0; --n) {
+          head = std::make_shared<const Node>(Node{"n" + std::to_string(pick(5)), head});
+        }
+        store.save(head);
+        break;
+      }
+      case 3: {  // a replacement in an existing lineage
+        if (saved.empty()) break;
+        const Structure& pred = saved[static_cast<size_t>(pick(static_cast<int>(saved.size())))];
+        try {
+          store.replace(pred, random_structure());
+        } catch (const Error&) {
+          // a cross-lineage dedup hit, or a predecessor whose document this test deleted
+        }
+        break;
+      }
+      case 4: {  // a parent lost (a crash between a child's insert and its parent's)
+        if (saved_sids.empty()) break;
+        int64_t sid = saved_sids[static_cast<size_t>(pick(static_cast<int>(saved_sids.size())))];
+        orphans_made += static_cast<int>(coll("structure").delete_one(make_document("_id", sid)));
+        break;
+      }
+      case 5: {  // dependencies nothing refers to, one of them referring to a live node
+        ++orphans_made;
+        coll("site").insert_one(make_document(
+            "_id", ++orphan_sid, "_httk_role", "dep", "f", make_document("element", "X"),
+            "logical_id", orphan_sid, "store_timestamp", int64_t{1}, "content_id", cid()));
+        auto some_node = coll("node").find_one(Document());
+        if (some_node) {
+          coll("node").insert_one(make_document(
+              "_id", ++orphan_sid, "_httk_role", "dep", "f",
+              make_document("name", "orphan", "next_sid", some_node->get("_id")), "logical_id",
+              orphan_sid, "store_timestamp", int64_t{1}, "content_id", cid()));
+        }
+        break;
+      }
+    }
+  }
+  auto c = [this](const std::string& name) { return coll(name); };
+  auto expected = reachable_by_hand(c);
+  auto before = all_documents(c);
+  ASSERT_GT(orphans_made, 0);
+  ASSERT_NE(expected, before) << "the random run left nothing to collect";
+  FsckSummary s = store.fsck();
+  EXPECT_TRUE(s.violations().empty()) << s.violations().front();
+  auto after = all_documents(c);
+  for (const char* name : {"structure", "site", "author", "node"}) {
+    // Every reachable sid exists (nothing reachable is lost) and nothing else remains.
+    std::set<int64_t> want;
+    for (int64_t sid : expected[name]) {
+      if (before[name].count(sid)) want.insert(sid);
+    }
+    EXPECT_EQ(after[name], want) << name;
+  }
+  EXPECT_EQ(store.fsck().totals().deleted, 0);
+  // Every structure still stored fetches whole.
+  for (int64_t sid : after["structure"]) EXPECT_TRUE(store.fetch<Structure>(sid)) << sid;
+}
+
 // --- leases -----------------------------------------------------------------------------------
 
 TEST_P(FsckContract, AnFsckLeaseFreshOrStaleBlocksWriters) {
