@@ -19,12 +19,14 @@
 //  4. Future timestamps: a store_timestamp past (now + 2 s) // resolution is reported; with
 //     `clamp_future_timestamps` and `repair` (and nothing unattributed) it is set to now and
 //     the clock guard's mark re-seeded.
-//  5. With `repair`, per family with a dispatch collection: a dispatch that is malformed or
-//     names a record that does not hold its content id is a conflict (reported; deleted only
-//     with `repair_conflicts`); a `main` backing document without a dispatch gets one. A
-//     `dep` backing never does (it is not an entry until saved at the top).
+//  5. Per family with a dispatch collection: a dispatch that is malformed or names a record
+//     that does not hold its content id is a conflict (always reported; deleted only with
+//     `repair` and `repair_conflicts`); with `repair`, a `main` backing document without a
+//     dispatch gets one. A `dep` backing never does (it is not an entry until saved at the
+//     top).
 //  6. Mark: every `main` document of the known collections and every sid a dispatch names are
-//     roots; references and child records are followed breadth-first, 500 sids per query.
+//     roots; references and child records are followed breadth-first, in batches of 500 sids
+//     (each read by an `_id` point lookup: see src/records/fsck.cc).
 //  7. Sweep (with `collect_garbage`, unless blocked): `dep` documents not marked are deleted.
 //     `main` documents are never deleted; counters are never touched, so sids stay unique.
 //  8. Clear this store's identity caches; release the lease (also on error).
