@@ -87,6 +87,11 @@ class FsckContract : public ::testing::TestWithParam<Backend> {
     d.append("owner", "dead").append("heartbeat", bson::DateTime{1000});
     coll("_httk_store_metadata").insert_one(d.finish());
   }
+  // Another connection to the same data: a second client for `serve`; the embedded engines
+  // are per process, so they share the client.
+  std::shared_ptr<client::Client> other_client() {
+    return backend_.server() ? client::connect(backend_.server()->uri()) : client_;
+  }
   bool has_lease(const std::string& id) const {
     return coll("_httk_store_metadata").find_one(make_document("_id", id)).has_value();
   }
@@ -392,6 +397,25 @@ TEST_P(FsckContract, ARandomGraphKeepsExactlyWhatIsReachableFromMainRoots) {
 
 // --- leases -----------------------------------------------------------------------------------
 
+TEST_P(FsckContract, AWriterOfAnotherConnectionIsRefusedWhileFsckHoldsTheLease) {
+  RecordStore fsck_side = open();
+  RecordStore writer = RecordStore::open(other_client(), options());
+  FsckOptions o;
+  bool refused = false;
+  o.progress = [&](const FsckProgress&) {
+    if (refused) return;
+    try {
+      writer.save(Author{"during fsck", std::nullopt});
+    } catch (const StoreLockedError&) {
+      refused = true;
+    }
+  };
+  fsck_side.save(make_structure("TiO2", 1));
+  fsck_side.fsck(o);
+  EXPECT_TRUE(refused);
+  EXPECT_NO_THROW(writer.save(Author{"after fsck", std::nullopt}));
+}
+
 TEST_P(FsckContract, AnFsckLeaseFreshOrStaleBlocksWriters) {
   RecordStore store = open();
   fresh_lease("lease/fsck", "");
@@ -484,7 +508,8 @@ TEST_P(FsckContract, ADisplacedFsckGetsLeaseLost) {
 
 TEST_P(FsckContract, AGenerationBumpClearsAnotherStoresCachesAtItsNextSave) {
   RecordStore a = open();
-  RecordStore b = open();
+  // Remote: the other store has a connection of its own to the server, as another process.
+  RecordStore b = RecordStore::open(other_client(), options());
   int64_t sid = a.save(make_structure("TiO2", 1));
   auto first = b.fetch<Structure>(sid);
   EXPECT_EQ(b.fetch<Structure>(sid), first);  // the live object is shared
