@@ -266,15 +266,14 @@ class Fsck {
     while (!cursor->exhausted()) {
       std::vector<Document> batch = cursor->next_batch();
       if (batch.empty()) break;
-      bson::DocumentBuilder in;
-      in.open_document("_id").open_array("$in");
-      for (const Document& d : batch) in.push(d.get("content_id"));
-      in.close().close();
+      // Point lookups, as in read_by_sid: an `_id: {$in}` is a scan on the embedded engine.
       std::unordered_set<std::string> present;
       client::FindOptions ids;
       ids.projection = make_document("_id", 1);
-      for (const Document& d : dispatch.find(in.finish(), ids)->to_vector()) {
-        present.emplace(d.get("_id").as_string());
+      for (const Document& d : batch) {
+        if (dispatch.find_one(make_document("_id", d.get("content_id")), ids)) {
+          present.emplace(d.get("content_id").as_string());
+        }
       }
       for (const Document& d : batch) {
         std::string cid(d.get("content_id").as_string());
