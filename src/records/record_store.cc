@@ -336,10 +336,17 @@ void RecordStore::Impl::check_fingerprint(const RecordSchema& schema) {
 void RecordStore::Impl::prepare(const std::shared_ptr<const RecordSchema>& schema) {
   {
     std::lock_guard lock(prepare_mu_);
-    for (const auto& [name, s] : reference_closure({schema})) check_fingerprint(*s);
-    if (prepared_tables_.insert(schema->storage_name()).second) prepared_.push_back(schema);
+    // A type prepared before in this process had its closure checked and seeded then; one
+    // that failed its check is checked again at its next save.
+    if (!prepared_tables_.count(schema->storage_name())) {
+      for (const auto& [name, s] : reference_closure({schema})) {
+        check_fingerprint(*s);
+        clock.seed_from(db.collection(name));  // the clock guard's mark (store_clock.h)
+      }
+      prepared_tables_.insert(schema->storage_name());
+      prepared_.push_back(schema);
+    }
   }
-  for (const auto& [name, s] : reference_closure({schema})) clock.seed_from(db.collection(name));
   setup.ensure(schema);
   for (const FamilyBinding* f : dispatching_families(*schema)) setup.ensure_dispatch(f->dispatch);
 }
