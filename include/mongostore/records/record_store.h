@@ -127,8 +127,10 @@ class RecordStore {
   /// Saves `record` and everything it refers to; returns its sid. Errors: SchemaError (a
   /// non-optional field is None), StorageProjectionCycleError, RecordTooLargeError (before
   /// anything is written), EntryMetadataConflictError (a content_id dedup hit whose
-  /// IdentitySkip values differ), EntryDispatchIntegrityError, and backend errors (a user
-  /// `unique` index: DuplicateKey).
+  /// IdentitySkip values differ), EntryDispatchIntegrityError, StoreLockedError (an fsck
+  /// holds or left the store's fsck lease), StoreClockRegressionError (the clock is behind the
+  /// store's newest timestamp; nothing written), and backend errors (a user `unique` index:
+  /// DuplicateKey). Each save holds a writer lease (src/records/leases.h) while it runs.
   template <Declared T>
   int64_t save(const T& record) {
     ToDynamic ctx;
