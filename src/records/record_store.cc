@@ -8,6 +8,8 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/records/content_id.h"
+#include "records/fsck.h"
+#include "records/leases.h"
 #include "records/record_identity.h"
 #include "records/record_reader.h"
 #include "records/save_operation.h"
@@ -92,7 +94,11 @@ StoreContext::StoreContext(std::shared_ptr<client::Client> c, RecordStoreOptions
       options(std::move(o)),
       db(client->database(options.database)),
       setup(db, options.store_timestamps),
-      sids(db.collection(kCountersCollection)) {}
+      sids(db.collection(kCountersCollection)),
+      clock(StoreClock::Options{options.store_timestamp_resolution,
+                                options.store_timestamps && !options.allow_clock_regression,
+                                options.clock_regression_grace, options.clock_ns}),
+      lease_owner(uuid4()) {}
 
 std::vector<const FamilyBinding*> StoreContext::dispatching_families(
     const RecordSchema& schema) const {
@@ -107,10 +113,7 @@ std::vector<const FamilyBinding*> StoreContext::dispatching_families(
 }
 
 int64_t StoreContext::timestamp_now() const {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
-  return ns / options.store_timestamp_resolution;
+  return clock.now_ns() / options.store_timestamp_resolution;
 }
 
 // --- the store --------------------------------------------------------------------------------
@@ -122,6 +125,11 @@ class RecordStore::Impl : public StoreContext {
   void open();
   // Fingerprints and collections of `schema`'s closure, before its first save in this process.
   void prepare(const std::shared_ptr<const RecordSchema>& schema);
+  // Every record type this process prepared (saved), for fsck's attribution.
+  std::vector<std::shared_ptr<const RecordSchema>> prepared() {
+    std::lock_guard lock(prepare_mu_);
+    return prepared_;
+  }
 
  private:
   void open_layout(const std::vector<EntryFamily>* declared);
@@ -129,6 +137,8 @@ class RecordStore::Impl : public StoreContext {
 
   std::set<std::string> family_tables_;
   std::set<std::string> fingerprinted_;
+  std::set<std::string> prepared_tables_;
+  std::vector<std::shared_ptr<const RecordSchema>> prepared_;
   std::mutex prepare_mu_;
 };
 
@@ -177,6 +187,13 @@ void RecordStore::Impl::open() {
     }
     for (const auto& [name, schema] : reference_closure(roots)) family_tables_.insert(name);
   }
+  // The generation as of open: a later fsck (a different one at a writer lease) clears caches.
+  std::optional<Document> layout =
+      db.collection(kMetadataCollection).find_one(make_document("_id", kLayoutId));
+  if (layout) layout->get("generation").number_as_exact_int64(&seen_generation);
+  // The clock guard's mark starts at the newest timestamp the family collections hold; other
+  // collections add theirs when a save first prepares their type (prepare()).
+  for (const std::string& table : family_tables_) clock.seed_from(db.collection(table));
 }
 
 void RecordStore::Impl::open_layout(const std::vector<EntryFamily>* declared) {
@@ -319,7 +336,16 @@ void RecordStore::Impl::check_fingerprint(const RecordSchema& schema) {
 void RecordStore::Impl::prepare(const std::shared_ptr<const RecordSchema>& schema) {
   {
     std::lock_guard lock(prepare_mu_);
-    for (const auto& [name, s] : reference_closure({schema})) check_fingerprint(*s);
+    // A type prepared before in this process had its closure checked and seeded then; one
+    // that failed its check is checked again at its next save.
+    if (!prepared_tables_.count(schema->storage_name())) {
+      for (const auto& [name, s] : reference_closure({schema})) {
+        check_fingerprint(*s);
+        clock.seed_from(db.collection(name));  // the clock guard's mark (store_clock.h)
+      }
+      prepared_tables_.insert(schema->storage_name());
+      prepared_.push_back(schema);
+    }
   }
   setup.ensure(schema);
   for (const FamilyBinding* f : dispatching_families(*schema)) setup.ensure_dispatch(f->dispatch);
@@ -356,8 +382,10 @@ int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, co
                           std::shared_ptr<const void> keep_alive, const TopSave* top) {
   if (!record) throw SchemaError("save: no record");
   std::lock_guard lock(impl_->write_mutex);
+  WriterLease lease(*impl_);
   impl_->prepare(record->schema_ptr());
-  SaveOperation op(*impl_, impl_->timestamp_now());
+  const int64_t timestamp = impl_->clock.capture();
+  SaveOperation op(*impl_, timestamp);
   int64_t sid = op.save_top(record, top ? *top : TopSave{});
   const RecordSchema& schema = record->schema();
   for (const FamilyBinding* family : impl_->dispatching_families(schema)) {
@@ -367,6 +395,7 @@ int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, co
       }
     }
   }
+  impl_->clock.advance(timestamp);
   if (keep_alive) impl_->cache.note_sid(source, keep_alive, sid);
   if (source == record.get()) impl_->cache.note_sid(source, record, sid);
   return sid;
@@ -623,6 +652,15 @@ void RecordStore::ensure_collections() {
   for (const FamilyBinding& f : impl_->families) {
     for (const EntryRecord& r : f.declaration.records) impl_->prepare(r.schema);
   }
+}
+
+FsckSummary RecordStore::fsck(const FsckOptions& options) {
+  std::lock_guard lock(impl_->write_mutex);
+  return run_fsck(*impl_, impl_->prepared(), options);
+}
+
+bool RecordStore::clear_stale_lock() {
+  return clear_stale_fsck_lease(*impl_, impl_->options.lease_stale_after);
 }
 
 void RecordStore::transaction(const std::function<void(RecordStore&)>& body) {

@@ -15,6 +15,7 @@
 #include "records/collection_setup.h"
 #include "records/identity_cache.h"
 #include "records/sid_allocator.h"
+#include "records/store_clock.h"
 
 namespace mongostore::records {
 
@@ -43,6 +44,13 @@ struct StoreContext {
   SidAllocator sids;
   IdentityCache cache;
   std::vector<FamilyBinding> families;
+  /// Timestamps and their regression guard (store_clock.h).
+  StoreClock clock;
+  /// This store's owner id in writer leases (leases.h).
+  std::string lease_owner;
+  /// The layout generation this store last saw (read at open, then at each writer lease); a
+  /// different one means an fsck ran and the identity caches are cleared. Under write_mutex.
+  int64_t seen_generation = -1;
   /// Saves are serialised per store (httk's process write mutex): a save reads what earlier
   /// saves wrote, and dedup races are then only between processes, which the unique content
   /// id index settles.

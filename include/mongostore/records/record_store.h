@@ -27,6 +27,7 @@
 // or mongostore::Error from the backend.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +40,7 @@
 #include "mongostore/client/client.h"
 #include "mongostore/records/declare.h"
 #include "mongostore/records/errors.h"
+#include "mongostore/records/fsck.h"
 #include "mongostore/records/schema.h"
 #include "mongostore/records/value.h"
 
@@ -78,6 +80,18 @@ struct RecordStoreOptions {
   /// Store-managed timestamps (nanoseconds // resolution) on every document.
   bool store_timestamps = true;
   int64_t store_timestamp_resolution = 1000;
+  /// The clock guard (reference §6; src/records/store_clock.h): a save whose timestamp would
+  /// fall below the highest one this process has seen in the store fails with
+  /// StoreClockRegressionError, after sleeping out a deficit under 1 ms when
+  /// `clock_regression_grace` is on. `allow_clock_regression` turns the guard off.
+  bool clock_regression_grace = true;
+  bool allow_clock_regression = false;
+  /// The clock timestamps are read from, in nanoseconds since the epoch (default: the system
+  /// clock). Tests inject one to step it back.
+  std::function<int64_t()> clock_ns;
+  /// A lease whose heartbeat is older than this on the server's clock is stale (reference §7:
+  /// 8 s). Only fsck(force) and clear_stale_lock() read it; tests shorten it.
+  std::chrono::milliseconds lease_stale_after{8000};
   /// Where the one-time degraded-mode announcement goes (default: stderr).
   std::function<void(std::string_view)> warn;
 };
@@ -117,8 +131,10 @@ class RecordStore {
   /// Saves `record` and everything it refers to; returns its sid. Errors: SchemaError (a
   /// non-optional field is None), StorageProjectionCycleError, RecordTooLargeError (before
   /// anything is written), EntryMetadataConflictError (a content_id dedup hit whose
-  /// IdentitySkip values differ), EntryDispatchIntegrityError, and backend errors (a user
-  /// `unique` index: DuplicateKey).
+  /// IdentitySkip values differ), EntryDispatchIntegrityError, StoreLockedError (an fsck
+  /// holds or left the store's fsck lease), StoreClockRegressionError (the clock is behind the
+  /// store's newest timestamp; nothing written), and backend errors (a user `unique` index:
+  /// DuplicateKey). Each save holds a writer lease (src/records/leases.h) while it runs.
   template <Declared T>
   int64_t save(const T& record) {
     ToDynamic ctx;
@@ -271,6 +287,15 @@ class RecordStore {
   /// with sessions, which no backend has yet: in degraded mode this throws
   /// TransactionsUnavailableError before running `body`.
   void transaction(const std::function<void(RecordStore&)>& body);
+
+  // --- maintenance (reference §7; include/mongostore/records/fsck.h) ----------------------
+
+  /// Checks and repairs the store, and collects unreachable `dep` documents: see fsck.h for
+  /// the steps, the summary and the errors (StoreLockedError, LeaseLostError).
+  FsckSummary fsck(const FsckOptions& options = {});
+  /// Deletes the fsck lease when it is stale (its holder died); returns whether it did. A
+  /// fresh lease (a live fsck) is left alone.
+  bool clear_stale_lock();
 
   class Impl;
 
