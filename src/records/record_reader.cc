@@ -33,17 +33,15 @@ void RecordReader::load(std::map<Key, SchemaPtr> wanted) {
     }
     std::map<Key, SchemaPtr> next;
     for (const auto& [table, sids] : by_table) {
-      bson::DocumentBuilder filter;
-      filter.open_document("_id").open_array("$in");
-      for (int64_t sid : sids) filter.push(sid);
-      filter.close().close();
-      client::FindOptions options;
-      options.batch_size = 1000;
-      for (bson::Document& doc :
-           store_.collection(table).find(filter.finish(), options)->to_vector()) {
-        int64_t sid = 0;
-        if (!doc.get("_id").number_as_exact_int64(&sid)) continue;
-        bson::Value f = doc.get("f");
+      // One point read per sid. A single {_id: {$in: [...]}} would be one round trip, but the
+      // embedded engine (and so `mongostore serve`) plans an _id $in as a collection scan,
+      // which made a fetch cost what the whole collection holds; a point read costs one
+      // lookup. Switch back to $in batches when the planner turns them into point lookups.
+      client::Collection coll = store_.collection(table);
+      for (int64_t sid : sids) {
+        std::optional<bson::Document> doc = coll.find_one(bson::make_document("_id", sid));
+        if (!doc) continue;
+        bson::Value f = doc->get("f");
         if (f.is_document()) {
           referenced_sids(f.as_document(), *schemas[table],
                           [&](const SchemaPtr& target, int64_t ref) {
@@ -51,7 +49,7 @@ void RecordReader::load(std::map<Key, SchemaPtr> wanted) {
                             if (!documents_.count(k) && !built_.count(k)) next.emplace(k, target);
                           });
         }
-        documents_.emplace(Key{table, sid}, std::move(doc));
+        documents_.emplace(Key{table, sid}, std::move(*doc));
       }
     }
     wanted = std::move(next);
