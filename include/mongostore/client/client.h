@@ -76,6 +76,9 @@ class Client : public std::enable_shared_from_this<Client> {
   /// See Database::create_collection.
   virtual void create_collection(std::string_view db, std::string_view coll,
                                  const CollectionOptions& options) = 0;
+  void create_collection(std::string_view db, std::string_view coll) {
+    create_collection(db, coll, CollectionOptions{});
+  }
   /// See Database::modify_collection.
   virtual void modify_collection(std::string_view db, std::string_view coll,
                                  const CollectionOptions& options) = 0;
