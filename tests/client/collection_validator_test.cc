@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/client/bulk_write.h"
 #include "mongostore/client/client.h"
 #include "mongostore/document_validation_error.h"
 #include "mongostore/error.h"
@@ -190,6 +191,33 @@ TEST_P(CollectionValidator, BypassDocumentValidation) {
   EXPECT_EQ(coll().count_documents(Document()), 4);
 }
 
+TEST_P(CollectionValidator, BulkWriteIsCheckedAndCanBypass) {
+  db_->create_collection("c", with_validator(name_schema()));
+  std::vector<WriteModel> models;
+  models.push_back(InsertOne{J(R"({"_id": 1, "name": "a"})")});
+  models.push_back(InsertOne{J(R"({"_id": 2})")});
+  models.push_back(InsertOne{J(R"({"_id": 3, "name": "c"})")});
+  BulkWriteOptions unordered;
+  unordered.ordered = false;
+  try {
+    bulk_write(coll(), models, unordered);
+    ADD_FAILURE() << "the invalid document was written";
+  } catch (const BulkWriteError& e) {
+    ASSERT_EQ(e.write_errors().size(), 1u);
+    EXPECT_EQ(e.write_errors()[0].index, 1u);
+    EXPECT_EQ(e.write_errors()[0].code, kValidationFailure);
+    EXPECT_EQ(e.result().inserted_count, 2);
+  }
+  BulkWriteOptions bypass;
+  bypass.bypass_document_validation = true;
+  std::vector<WriteModel> more;
+  more.push_back(InsertOne{J(R"({"_id": 4})")});
+  more.push_back(ReplaceOne{J(R"({"_id": 1})"), J(R"({"x": 1})")});
+  BulkWriteResult r = bulk_write(coll(), more, bypass);
+  EXPECT_EQ(r.inserted_count, 1);
+  EXPECT_EQ(r.modified_count, 1);
+}
+
 TEST_P(CollectionValidator, OutAndMergeTargetsAreChecked) {
   coll("src").insert_many({J(R"({"_id": 1, "name": "a"})"), J(R"({"_id": 2})")});
   db_->create_collection("out", with_validator(name_schema()));
@@ -318,6 +346,14 @@ TEST_P(CollectionValidator, SurvivesReopen) {
                 .to_json());
   EXPECT_EQ(code_of([&] { coll().insert_one(J(R"({"_id": 1})")); }), kValidationFailure);
   coll().insert_one(J(R"({"_id": 2, "name": "x"})"));
+  // An $expr validator is compiled again at open.
+  db_->create_collection("expr", with_validator(op("$expr", R"({"$gt": ["$a", "$b"]})")));
+  db_.reset();
+  client_.reset();
+  connect();
+  EXPECT_EQ(code_of([&] { coll("expr").insert_one(J(R"({"_id": 1, "a": 1, "b": 2})")); }),
+            kValidationFailure);
+  coll("expr").insert_one(J(R"({"_id": 2, "a": 3, "b": 2})"));
   // A collMod is durable too.
   db_->modify_collection("c", with_validator(J(R"({"a": 1})"), "strict"));
   db_.reset();
