@@ -48,6 +48,7 @@ enum class ErrorCode : int32_t {
   kUnsatisfiableWriteConcern = 100,
   kWriteConflict = 112,
   kNotAReplicaSet = 123,
+  kDocumentValidationFailure = 121,
   kAPIVersionError = 322,
   kAPIStrictError = 323,
   kExceededMemoryLimit = 146,

@@ -105,6 +105,8 @@ std::string_view code_name(int32_t code) {
       return "UnsatisfiableWriteConcern";
     case 112:
       return "WriteConflict";
+    case 121:
+      return "DocumentValidationFailure";
     case 123:
       return "NotAReplicaSet";
     case 146:

@@ -67,9 +67,10 @@ void add_update(BulkWriteResult& result, size_t index, const UpdateResult& r) {
 }
 
 template <typename Model>
-UpdateOptions update_options(const Model& m, const bson::Document& let) {
+UpdateOptions update_options(const Model& m, const BulkWriteOptions& bulk) {
   UpdateOptions o;
-  o.let = let;
+  o.let = bulk.let;
+  o.bypass_document_validation = bulk.bypass_document_validation;
   o.upsert = m.upsert;
   o.array_filters = m.array_filters;
   o.hint = m.hint;
@@ -78,21 +79,24 @@ UpdateOptions update_options(const Model& m, const bson::Document& let) {
 }
 
 void run_one(const Collection& coll, size_t index, const WriteModel& model,
-             const bson::Document& let, BulkWriteResult& result) {
+             const BulkWriteOptions& bulk, BulkWriteResult& result) {
+  const bson::Document& let = bulk.let;
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, InsertOne>) {
-          bson::OwnedValue id = coll.insert_one(m.document.view());
+          InsertOptions options;
+          options.bypass_document_validation = bulk.bypass_document_validation;
+          bson::OwnedValue id = coll.insert_one(m.document.view(), options);
           ++result.inserted_count;
           result.inserted_ids.emplace(index, std::move(id));
         } else if constexpr (std::is_same_v<M, UpdateOne>) {
-          UpdateOptions options = update_options(m, let);
+          UpdateOptions options = update_options(m, bulk);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_one(m.filter, m.update, options)
                                         : coll.update_one(m.filter, m.pipeline, options));
         } else if constexpr (std::is_same_v<M, UpdateMany>) {
-          UpdateOptions options = update_options(m, let);
+          UpdateOptions options = update_options(m, bulk);
           add_update(result, index,
                      m.pipeline.empty() ? coll.update_many(m.filter, m.update, options)
                                         : coll.update_many(m.filter, m.pipeline, options));
@@ -102,6 +106,7 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           options.hint = m.hint;
           options.sort = m.sort;
           options.let = let;
+          options.bypass_document_validation = bulk.bypass_document_validation;
           add_update(result, index, coll.replace_one(m.filter, m.replacement, options));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {
           result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint, let});
@@ -139,7 +144,7 @@ BulkWriteResult bulk_write(const Collection& collection, const std::vector<Write
   std::vector<WriteError> errors;
   for (size_t i = 0; i < models.size(); ++i) {
     try {
-      run_one(collection, i, models[i], options.let, result);
+      run_one(collection, i, models[i], options, result);
     } catch (const Error& e) {
       errors.push_back(write_error_of(i, e));
       if (options.ordered) break;

@@ -22,20 +22,29 @@ class EmbeddedClient final : public Client {
   std::vector<std::string> list_collection_names(std::string_view db) override {
     return engine_->list_collections(db);
   }
-  void create_collection(std::string_view db, std::string_view coll) override {
-    engine_->create_collection(db, coll);
+  void create_collection(std::string_view db, std::string_view coll,
+                         const CollectionOptions& options) override {
+    engine_->create_collection(db, coll, options.to_document());
+  }
+  void modify_collection(std::string_view db, std::string_view coll,
+                         const CollectionOptions& options) override {
+    engine_->modify_collection(db, coll, options.to_document());
+  }
+  bson::Document collection_options(std::string_view db, std::string_view coll) override {
+    return engine_->collection_options(db, coll);
   }
   bool drop_collection(std::string_view db, std::string_view coll) override {
     return engine_->drop_collection(db, coll);
   }
   void drop_database(std::string_view db) override { engine_->drop_database(db); }
   bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
-                              bson::DocumentView document) override {
-    return engine_->insert_one(db, coll, document);
+                              bson::DocumentView document, const InsertOptions& options) override {
+    return engine_->insert_one(db, coll, document, options);
   }
   InsertManyResult insert_many(std::string_view db, std::string_view coll,
-                               const std::vector<bson::Document>& documents) override {
-    return engine_->insert_many(db, coll, documents);
+                               const std::vector<bson::Document>& documents,
+                               const InsertOptions& options) override {
+    return engine_->insert_many(db, coll, documents, options);
   }
   std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
                                          bson::DocumentView filter,

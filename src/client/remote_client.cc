@@ -230,8 +230,43 @@ class RemoteClient final : public Client {
     return names;
   }
 
-  void create_collection(std::string_view db, std::string_view coll) override {
-    runner_->run(CommandKind::kWrite, db, bson::make_document("create", coll));
+  void create_collection(std::string_view db, std::string_view coll,
+                         const CollectionOptions& options) override {
+    DocumentBuilder command;
+    command.append("create", coll);
+    command.append_elements(options.to_document().view());
+    runner_->run(CommandKind::kWrite, db, command.finish());
+  }
+
+  void modify_collection(std::string_view db, std::string_view coll,
+                         const CollectionOptions& options) override {
+    DocumentBuilder command;
+    command.append("collMod", coll);
+    command.append_elements(options.to_document().view());
+    runner_->run(CommandKind::kWrite, db, command.finish());
+  }
+
+  // listCollections' `options` of the one collection; only the validation fields (the
+  // embedded engine has no others).
+  Document collection_options(std::string_view db, std::string_view coll) override {
+    Document reply = runner_->run(
+        CommandKind::kRead, db,
+        bson::make_document("listCollections", 1, "filter", bson::make_document("name", coll)));
+    auto cursor = make_cursor(db, 0, reply, 0);
+    for (const Document& d : cursor->to_vector()) {
+      bson::Value options = d.get("options");
+      DocumentBuilder out;
+      if (options.is_document()) {
+        for (const bson::Element& e : options.as_document()) {
+          if (e.key == "validator" || e.key == "validationLevel" || e.key == "validationAction") {
+            out.append(e.key, e.value);
+          }
+        }
+      }
+      return out.finish();
+    }
+    throw Error(ErrorCode::kNamespaceNotFound,
+                "ns does not exist: " + std::string(db) + "." + std::string(coll));
   }
 
   bool drop_collection(std::string_view db, std::string_view coll) override {
@@ -249,17 +284,18 @@ class RemoteClient final : public Client {
     runner_->run(CommandKind::kWrite, db, bson::make_document("dropDatabase", 1));
   }
 
-  bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
-                              DocumentView document) override {
+  bson::OwnedValue insert_one(std::string_view db, std::string_view coll, DocumentView document,
+                              const InsertOptions& options) override {
     std::vector<Document> one;
     one.push_back(with_id(document));
     bson::OwnedValue id(one.front().get("_id"));
-    insert_batch(db, coll, one, 0, 1);
+    insert_batch(db, coll, one, 0, 1, options);
     return id;
   }
 
   InsertManyResult insert_many(std::string_view db, std::string_view coll,
-                               const std::vector<Document>& documents) override {
+                               const std::vector<Document>& documents,
+                               const InsertOptions& options) override {
     std::vector<Document> prepared;
     prepared.reserve(documents.size());
     InsertManyResult result;
@@ -275,7 +311,7 @@ class RemoteClient final : public Client {
         bytes += prepared[end].size();
         ++end;
       }
-      insert_batch(db, coll, prepared, begin, end);
+      insert_batch(db, coll, prepared, begin, end, options);
       begin = end;
     }
     return result;
@@ -398,6 +434,7 @@ class RemoteClient final : public Client {
     command.close();
     if (options.allow_disk_use) command.append("allowDiskUse", true);
     if (!options.let.empty()) command.append("let", options.let);
+    if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     uint32_t server_id = 0;
     CommandKind kind = is_write_stage(pipeline) ? CommandKind::kReadWrite : CommandKind::kRead;
     Document reply = runner_->run_pinned(kind, db, command.finish(), &server_id);
@@ -475,13 +512,14 @@ class RemoteClient final : public Client {
   }
 
   void insert_batch(std::string_view db, std::string_view coll, const std::vector<Document>& docs,
-                    size_t begin, size_t end) {
+                    size_t begin, size_t end, const InsertOptions& options) {
     DocumentBuilder command;
     command.append("insert", coll);
     command.open_array("documents");
     for (size_t i = begin; i < end; ++i) command.push(docs[i].view());
     command.close();
     command.append("ordered", true);
+    if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     runner_->run(CommandKind::kWrite, db, command.finish());
   }
 
@@ -519,6 +557,7 @@ class RemoteClient final : public Client {
     command.close();
     command.append("ordered", true);
     if (!options.let.empty()) command.append("let", options.let);
+    if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     UpdateResult result;
     int64_t n = int64_of(reply.get("n"));
@@ -569,6 +608,7 @@ class RemoteClient final : public Client {
     }
     append_hint(command, options.hint);
     if (!options.let.empty()) command.append("let", options.let);
+    if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     bson::Value value = reply.get("value");

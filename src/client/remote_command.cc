@@ -59,6 +59,9 @@ bson::Document document_or_empty(const bson::Value& v) {
     throw engine::DuplicateKeyError(std::move(message), document_or_empty(error.get("keyPattern")),
                                     document_or_empty(error.get("keyValue")));
   }
+  if (code == static_cast<int32_t>(ErrorCode::kDocumentValidationFailure)) {
+    throw DocumentValidationError(document_or_empty(error.get("errInfo")), std::move(message));
+  }
   throw Error(code, std::move(message));
 }
 

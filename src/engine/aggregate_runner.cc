@@ -77,22 +77,29 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
                                 bson::DocumentView filter) -> std::unique_ptr<DocumentSource> {
     return std::make_unique<CursorSource>(engine.find(database, other, filter));
   };
-  context.replace_collection = [&engine, database](std::string_view target,
-                                                   DocumentSource& documents) {
+  const bool bypass = options.bypass_document_validation;
+  context.replace_collection = [&engine, database, bypass](std::string_view target,
+                                                           DocumentSource& documents) {
     // Atomic and index-preserving, as MongoDB's $out: a failure leaves the target as it was.
-    engine.replace_collection_documents(database, target, [&] { return documents.next(); });
+    engine.replace_collection_documents(
+        database, target, [&] { return documents.next(); }, bypass);
   };
-  context.merge_document = [&engine, database](std::string_view target, bson::DocumentView filter,
-                                               const MergeDecision& decide) {
+  context.merge_document = [&engine, database, bypass](std::string_view target,
+                                                       bson::DocumentView filter,
+                                                       const MergeDecision& decide) {
     auto existing = engine.find_one(database, target, filter);
     std::optional<bson::Document> result =
         decide(existing ? std::optional<bson::DocumentView>(existing->view()) : std::nullopt);
     if (!result) return;
     if (existing) {
+      ReplaceOptions replace;
+      replace.bypass_document_validation = bypass;
       engine.replace_one(database, target, bson::make_document("_id", existing->get("_id")),
-                         *result);
+                         *result, replace);
     } else {
-      engine.insert_one(database, target, *result);
+      InsertOptions insert;
+      insert.bypass_document_validation = bypass;
+      engine.insert_one(database, target, *result, insert);
     }
   };
   Variables variables = evaluate_let(options.let.view());

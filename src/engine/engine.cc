@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "engine/aggregate_runner.h"
+#include "engine/collection_validation.h"
 #include "engine/data_directory.h"
 #include "engine/document_validation.h"
 #include "engine/index_descriptor.h"
@@ -132,8 +133,20 @@ struct CollectionEntry {
     std::lock_guard<std::mutex> lock(index_mutex);
     index_list = std::move(list);
   }
+  // The validator and its options; replaced (by collMod) under the exclusive write gate, so
+  // a write reads one version for its whole transaction.
+  std::shared_ptr<const CollectionValidation> validation() const {
+    std::lock_guard<std::mutex> lock(index_mutex);
+    return validation_;
+  }
+  void set_validation(std::shared_ptr<const CollectionValidation> v) {
+    std::lock_guard<std::mutex> lock(index_mutex);
+    validation_ = std::move(v);
+  }
 
  private:
+  std::shared_ptr<const CollectionValidation> validation_ =
+      std::make_shared<const CollectionValidation>();
   mutable std::mutex index_mutex;
   std::shared_ptr<const IndexList> index_list = std::make_shared<IndexList>();
 };
@@ -459,11 +472,59 @@ class WiredTigerEngine final : public Engine,
     return catalog_.count(ns_of(db, coll)) != 0;
   }
 
-  void create_collection(std::string_view db, std::string_view coll) override {
-    if (!create_if_missing(db, coll).second) {
+  using Engine::create_collection;
+  void create_collection(std::string_view db, std::string_view coll,
+                         bson::DocumentView options) override {
+    for (const bson::Element& e : options) {
+      if (e.key != "validator" && e.key != "validationLevel" && e.key != "validationAction") {
+        throw Error(ErrorCode::kUnknownField,
+                    "BSON field 'create." + std::string(e.key) + "' is an unknown field.");
+      }
+    }
+    auto validation = std::make_shared<const CollectionValidation>(
+        CollectionValidation::parse(options, "create"));
+    if (!create_if_missing(db, coll, std::move(validation)).second) {
       throw Error(ErrorCode::kNamespaceExists,
                   "Collection " + ns_of(db, coll) + " already exists.");
     }
+  }
+
+  void modify_collection(std::string_view db, std::string_view coll,
+                         bson::DocumentView options) override {
+    for (const bson::Element& e : options) {
+      if (e.key != "validator" && e.key != "validationLevel" && e.key != "validationAction") {
+        throw Error(ErrorCode::kUnknownField,
+                    "BSON field 'collMod." + std::string(e.key) + "' is an unknown field.");
+      }
+    }
+    CollectionValidation::parse(options, "collMod");  // errors before waiting for writers
+    for (;;) {
+      std::shared_ptr<CollectionEntry> entry = collection_for_read(db, coll);
+      if (!entry) {
+        throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
+      }
+      // Writers in progress finish under the old options; later ones see the new ones.
+      std::unique_lock<WriteGate> gate(entry->write_gate);
+      if (entry->retired.load()) continue;  // renamed or dropped meanwhile: look again
+      std::shared_ptr<const CollectionValidation> before = entry->validation();
+      entry->set_validation(
+          std::make_shared<const CollectionValidation>(before->modified(options)));
+      try {
+        write_catalog_record(ns_of(db, coll), catalog_record(*entry, *entry->indexes()));
+      } catch (...) {
+        entry->set_validation(std::move(before));
+        throw;
+      }
+      return;
+    }
+  }
+
+  bson::Document collection_options(std::string_view db, std::string_view coll) override {
+    std::shared_ptr<CollectionEntry> entry = collection_for_read(db, coll);
+    if (!entry) {
+      throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
+    }
+    return entry->validation()->options();
   }
 
   bool drop_collection(std::string_view db, std::string_view coll) override {
@@ -532,6 +593,7 @@ class WiredTigerEngine final : public Engine,
         renamed->coll = std::string(to);
         renamed->table_uri = source->table_uri;
         renamed->set_indexes(source->indexes());
+        renamed->set_validation(source->validation());
         bson::Document record = catalog_record(*renamed, *renamed->indexes());
         // One catalog transaction: after a crash the collection has one name or the other,
         // and a replaced target is gone exactly when the rename happened.
@@ -698,7 +760,8 @@ class WiredTigerEngine final : public Engine,
     return bson::make_document("v", 2, "key", bson::make_document("_id", 1), "name", "_id_");
   }
 
-  // The catalog record of a collection: {ns, db, collection, table, indexes: [...]}, the
+  // The catalog record of a collection: {ns, db, collection, table, options, indexes: [...]}
+  // (options: the validator fields as listCollections shows them), the
   // `_id_` index first, each secondary index with its table and multikey flag.
   static bson::Document catalog_record(const CollectionEntry& entry, const IndexList& indexes) {
     bson::DocumentBuilder b;
@@ -706,6 +769,7 @@ class WiredTigerEngine final : public Engine,
     b.append("db", entry.db);
     b.append("collection", entry.coll);
     b.append("table", entry.table_uri);
+    b.append("options", entry.validation()->options());
     b.open_array("indexes");
     b.push(id_index_spec());
     for (const auto& ix : indexes) {
@@ -783,13 +847,15 @@ class WiredTigerEngine final : public Engine,
 
   // --- writes --------------------------------------------------------------------------
 
+  using Engine::insert_one;
   bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
-                              bson::DocumentView document) override {
+                              bson::DocumentView document, const InsertOptions& options) override {
     bson::Document doc = prepare_for_insert(document);
     WriteTarget target = writable(db, coll, /*create=*/true);
     const std::shared_ptr<CollectionEntry>& entry = target.entry;
     bson::Value id = doc.get("_id");
     std::string key = id_key(id);
+    validate_write(*entry, doc.view(), nullptr, options.bypass_document_validation);
     run_write([&](WT_SESSION* s) { insert_record(s, *entry, key, doc.view(), id); });
     return bson::OwnedValue(id);
   }
@@ -797,16 +863,21 @@ class WiredTigerEngine final : public Engine,
   using Engine::replace_collection_documents;
   void replace_collection_documents(
       std::string_view db, std::string_view coll,
-      const std::function<std::optional<bson::Document>()>& next_document) override {
+      const std::function<std::optional<bson::Document>()>& next_document,
+      bool bypass_document_validation) override {
     validate_database_name(db);
     validate_collection_name(coll);
     // The documents go into a fresh temporary collection that gets the target's indexes, then
     // one atomic rename puts it in the target's place (MongoDB's $out does the same). Readers
     // see the old contents or the new; no transaction holds the whole result.
+    // The temporary collection has the target's validator (as MongoDB's $out), so the
+    // documents are checked as they are written.
+    std::shared_ptr<const CollectionValidation> validation;
+    if (auto existing = collection_for_read(db, coll)) validation = existing->validation();
     std::string temp;
     for (;;) {
       temp = std::string(kTemporaryOutPrefix) + std::to_string(next_temporary_++);
-      if (create_if_missing(db, temp).second) break;
+      if (create_if_missing(db, temp, validation).second) break;
     }
     try {
       if (collection_exists(db, coll)) {
@@ -844,6 +915,7 @@ class WiredTigerEngine final : public Engine,
           }
           bytes += doc->size();
           batch.push_back(prepare_for_insert(doc->view()));
+          validate_write(*target.entry, batch.back().view(), nullptr, bypass_document_validation);
         }
         if (batch.empty()) break;
         run_write(
@@ -865,10 +937,14 @@ class WiredTigerEngine final : public Engine,
     }
   }
 
+  using Engine::insert_many;
   InsertManyResult insert_many(std::string_view db, std::string_view coll,
-                               const std::vector<bson::Document>& documents) override {
+                               const std::vector<bson::Document>& documents,
+                               const InsertOptions& options) override {
     InsertManyResult result;
-    for (const auto& d : documents) result.inserted_ids.push_back(insert_one(db, coll, d.view()));
+    for (const auto& d : documents) {
+      result.inserted_ids.push_back(insert_one(db, coll, d.view(), options));
+    }
     return result;
   }
 
@@ -964,8 +1040,12 @@ class WiredTigerEngine final : public Engine,
               }
               if (m) {
                 Update::Result r = compiled->apply(m->document.view(), m->array_index, false);
-                if (r.modified)
+                if (r.modified) {
+                  bson::DocumentView before = m->document.view();
+                  validate_write(*entry, r.document.view(), &before,
+                                 options.bypass_document_validation);
                   write_updated(s, *entry, m->key, m->document.view(), r.document.view());
+                }
                 bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
                                                 ? r.document.view()
                                                 : m->document.view();
@@ -974,6 +1054,7 @@ class WiredTigerEngine final : public Engine,
               }
               if (!upsert) return;
               bson::Document inserted = build_upsert(matcher, *compiled);
+              validate_write(*entry, inserted.view(), nullptr, options.bypass_document_validation);
               bson::Value id = inserted.get("_id");
               insert_record(s, *entry, id_key(id), inserted.view(), id);
               outcome.upserted_id = bson::OwnedValue(id);
@@ -1260,6 +1341,15 @@ class WiredTigerEngine final : public Engine,
     bson::Document document;
     std::optional<size_t> array_index;
   };
+
+  // The collection's validator on the document a write would store (`before`: the document
+  // an update replaces, for validationLevel moderate). Called with the write gate held, so
+  // the validator cannot change under the write.
+  static void validate_write(const CollectionEntry& entry, bson::DocumentView document,
+                             const bson::DocumentView* before, bool bypass) {
+    if (bypass) return;
+    entry.validation()->check(document, before, ns_of(entry.db, entry.coll));
+  }
 
   void insert_record(WT_SESSION* s, const CollectionEntry& entry, const std::string& key,
                      bson::DocumentView doc, const bson::Value& id) {
@@ -2008,11 +2098,14 @@ class WiredTigerEngine final : public Engine,
             ++result.matched_count;
             Update::Result r = compiled.apply(m.document.view(), m.array_index, false);
             if (!r.modified) continue;  // an update that changes nothing writes nothing
+            bson::DocumentView before = m.document.view();
+            validate_write(*entry, r.document.view(), &before, options.bypass_document_validation);
             write_updated(s, *entry, m.key, m.document.view(), r.document.view());
             ++result.modified_count;
           }
           if (matches.empty() && options.upsert) {
             bson::Document inserted = build_upsert(matcher, compiled);
+            validate_write(*entry, inserted.view(), nullptr, options.bypass_document_validation);
             bson::Value id = inserted.get("_id");
             insert_record(s, *entry, id_key(id), inserted.view(), id);
             result.upserted_id = bson::OwnedValue(id);
@@ -2087,8 +2180,9 @@ class WiredTigerEngine final : public Engine,
   }
 
   // The collection's entry, and whether this call created it (false: it already existed).
-  std::pair<std::shared_ptr<CollectionEntry>, bool> create_if_missing(std::string_view db,
-                                                                      std::string_view coll) {
+  std::pair<std::shared_ptr<CollectionEntry>, bool> create_if_missing(
+      std::string_view db, std::string_view coll,
+      std::shared_ptr<const CollectionValidation> validation = nullptr) {
     validate_database_name(db);
     validate_collection_name(coll);
     std::string ns = ns_of(db, coll);
@@ -2099,15 +2193,13 @@ class WiredTigerEngine final : public Engine,
     entry->db = std::string(db);
     entry->coll = std::string(coll);
     entry->table_uri = new_table_uri("collection");
+    if (validation) entry->set_validation(std::move(validation));
     {
       auto s = pool_->acquire();
       check_wiredtiger(s->create(s.get(), entry->table_uri.c_str(), kCollectionTableConfig),
                        "create", s.get());
     }
-    bson::Document record = bson::make_document(
-        "ns", ns, "db", entry->db, "collection", entry->coll, "table", entry->table_uri, "indexes",
-        bson::make_array(
-            bson::make_document("v", 2, "key", bson::make_document("_id", 1), "name", "_id_")));
+    bson::Document record = catalog_record(*entry, IndexList{});
     run_catalog_write([&](WT_SESSION* s) {
       CursorHandle c(s, kCatalogUri);
       WT_ITEM v = item_of(record.data(), record.size());
@@ -2151,6 +2243,10 @@ class WiredTigerEngine final : public Engine,
         entry->db = std::string(record.get("db").as_string());
         entry->coll = std::string(record.get("collection").as_string());
         entry->table_uri = std::string(record.get("table").as_string());
+        if (bson::Value options = record.get("options"); options.is_document()) {
+          entry->set_validation(std::make_shared<const CollectionValidation>(
+              CollectionValidation::parse(options.as_document(), "create")));
+        }
         referenced[entry->table_uri] = true;
         auto indexes = std::make_shared<IndexList>();
         for (const bson::Element& spec : record.get("indexes").as_array()) {

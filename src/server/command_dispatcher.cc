@@ -146,6 +146,9 @@ void append_error_fields(DocumentBuilder& b, const Error& e) {
     b.append("keyPattern", dup->key_pattern());
     b.append("keyValue", dup->key_value());
   }
+  if (const auto* invalid = dynamic_cast<const DocumentValidationError*>(&e)) {
+    b.append("errInfo", invalid->err_info());
+  }
 }
 
 // A writeErrors entry: {index, code, codeName, errmsg, keyPattern, keyValue}.
@@ -188,10 +191,16 @@ class CommandDispatcher::Impl {
         {"filter", "nameOnly", "authorizedDatabases"});
     add({"listCollections"}, &Impl::list_collections, kReads | kApiV1,
         {"filter", "nameOnly", "authorizedCollections", "cursor"});
-    add({"create"}, &Impl::create, kWrites | kApiV1, {"capped", "autoIndexId"},
-        {"validator", "validationLevel", "validationAction", "viewOn", "pipeline", "size", "max",
-         "timeseries", "clusteredIndex", "changeStreamPreAndPostImages", "storageEngine",
-         "indexOptionDefaults", "expireAfterSeconds", "collation", "idIndex", "encryptedFields"});
+    add({"create"}, &Impl::create, kWrites | kApiV1,
+        {"capped", "autoIndexId", "validator", "validationLevel", "validationAction"},
+        {"viewOn", "pipeline", "size", "max", "timeseries", "clusteredIndex",
+         "changeStreamPreAndPostImages", "storageEngine", "indexOptionDefaults",
+         "expireAfterSeconds", "collation", "idIndex", "encryptedFields"});
+    add({"collMod"}, &Impl::coll_mod, kWrites | kApiV1,
+        {"validator", "validationLevel", "validationAction"},
+        {"index", "viewOn", "pipeline", "expireAfterSeconds", "recordPreImages",
+         "changeStreamPreAndPostImages", "timeseries", "clusteredIndex", "dryRun", "cappedSize",
+         "cappedMax", "collation", "usePowerOf2Sizes", "noPadding", "validatorCollation"});
     add({"drop"}, &Impl::drop, kWrites | kApiV1);
     add({"dropDatabase"}, &Impl::drop_database, kWrites | kApiV1);
     add({"insert"}, &Impl::insert, kWrites | kApiV1,
@@ -947,9 +956,16 @@ class CommandDispatcher::Impl {
     int64_t batch_size = listing_batch_size(ctx.cmd);
     std::vector<Document> out;
     for (const std::string& coll : engine_->list_collections(ctx.db)) {
+      Document options;
+      try {
+        options = engine_->collection_options(ctx.db, coll);
+      } catch (const Error& e) {
+        if (e.error_code() == ErrorCode::kNamespaceNotFound) continue;  // dropped meanwhile
+        throw;
+      }
       DocumentBuilder info;
       info.append("name", coll).append("type", "collection");
-      info.open_document("options").close();
+      info.append("options", options);
       info.open_document("info").append("readOnly", false).close();
       info.open_document("idIndex")
           .append("v", 2)
@@ -967,9 +983,10 @@ class CommandDispatcher::Impl {
     reply_with_list(b, std::move(out), ctx.db + ".$cmd.listCollections", batch_size);
   }
 
-  // create makes a plain collection. The options MongoDB has for anything else (validators,
-  // views, capped, time series, clustered, collation, ...) fail NotImplemented before this
-  // runs (the command table), so nothing is made that is not what the client asked for.
+  // create makes a plain collection, with a validator when asked. The options MongoDB has for
+  // anything else (views, capped, time series, clustered, collation, ...) fail NotImplemented
+  // before this runs (the command table), so nothing is made that is not what the client
+  // asked for.
   void create(const Context& ctx, DocumentBuilder&) {
     std::string coll = collection_name(ctx.cmd, ctx.name);
     if (Value capped = ctx.cmd.get("capped"); !capped.is_missing()) {
@@ -987,7 +1004,25 @@ class CommandDispatcher::Impl {
                   "the 'autoIndexId' option of create is not supported by mongostore (every "
                   "collection has its _id index)");
     }
-    engine_->create_collection(ctx.db, coll);
+    DocumentBuilder options;
+    for (const bson::Element& e : ctx.cmd) {
+      if (e.key == "validator" || e.key == "validationLevel" || e.key == "validationAction") {
+        options.append(e.key, e.value);
+      }
+    }
+    engine_->create_collection(ctx.db, coll, options.finish());
+  }
+
+  // collMod: the validation options only (the command table refuses the others, 238).
+  void coll_mod(const Context& ctx, DocumentBuilder&) {
+    std::string coll = collection_name(ctx.cmd, ctx.name);
+    DocumentBuilder options;
+    for (const bson::Element& e : ctx.cmd) {
+      if (e.key == "validator" || e.key == "validationLevel" || e.key == "validationAction") {
+        options.append(e.key, e.value);
+      }
+    }
+    engine_->modify_collection(ctx.db, coll, options.finish());
   }
 
   void drop(const Context& ctx, DocumentBuilder& b) {
@@ -1010,6 +1045,8 @@ class CommandDispatcher::Impl {
     DocumentView docs = required_array(ctx.cmd, "documents");
     check_write_batch_size(docs);
     bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
+    engine::InsertOptions insert_options;
+    insert_options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
     int64_t n = 0, index = 0;
     DocumentBuilder errors;
     bool any_error = false;
@@ -1018,7 +1055,7 @@ class CommandDispatcher::Impl {
         if (!e.value.is_document()) {
           throw Error(ErrorCode::kTypeMismatch, "documents to insert must be objects");
         }
-        engine_->insert_one(ctx.db, coll, e.value.as_document());
+        engine_->insert_one(ctx.db, coll, e.value.as_document(), insert_options);
         ++n;
       } catch (const Error& err) {
         push_write_error(errors, index, err);
@@ -1050,6 +1087,7 @@ class CommandDispatcher::Impl {
         Value u = spec.get("u");
         engine::UpdateOptions options;
         options.upsert = spec.get("upsert").truthy();
+        options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
         bool multi = spec.get("multi").truthy();
         Value filters = spec.get("arrayFilters");
         if (filters.is_array()) {
@@ -1078,6 +1116,7 @@ class CommandDispatcher::Impl {
           }
           engine::ReplaceOptions replace_options;
           replace_options.upsert = options.upsert;
+          replace_options.bypass_document_validation = options.bypass_document_validation;
           replace_options.hint = options.hint;
           replace_options.let = let;
           result = engine_->replace_one(ctx.db, coll, q, u.as_document(), replace_options);
@@ -1152,6 +1191,7 @@ class CommandDispatcher::Impl {
       if (j.type() == bson::BsonType::kBool && !j.as_bool()) options.journal = false;
     }
     options.upsert = ctx.cmd.get("upsert").truthy();
+    options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
     options.return_document = ctx.cmd.get("new").truthy() ? engine::ReturnDocument::kAfter
                                                           : engine::ReturnDocument::kBefore;
     bool remove = ctx.cmd.get("remove").truthy();
@@ -1469,6 +1509,7 @@ class CommandDispatcher::Impl {
     options.batch_size = engine_batch_size(batch_size);
     options.let = document_or_empty(ctx.cmd, "let");
     options.hint = hint_of(ctx.cmd);
+    options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
     OpenCursor open{engine_->aggregate(ctx.db, coll, pipeline, options),
                     ctx.db + "." + (coll.empty() ? std::string("$cmd.aggregate") : coll),
                     {},

@@ -37,6 +37,7 @@ class EveryCommandTest : public ServerCommandTest {
     m["buildInfo"] = fixed(make_document("buildInfo", 1));
     m["buildinfo"] = fixed(make_document("buildinfo", 1));
     m["collStats"] = fixed(make_document("collStats", "walk"));
+    m["collMod"] = fixed(make_document("collMod", "walk", "validationLevel", "strict"));
     m["connectionStatus"] = fixed(make_document("connectionStatus", 1));
     m["count"] = fixed(make_document("count", "walk"));
     m["create"] = fixed(make_document("create", "walk_created"));

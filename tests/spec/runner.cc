@@ -16,6 +16,7 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/client/bulk_write.h"
 #include "mongostore/client/client.h"
+#include "mongostore/document_validation_error.h"
 #include "mongostore/error.h"
 #include "spec/known_gaps.h"
 #include "spec/match.h"
@@ -183,7 +184,7 @@ struct OpSpec {
 
 const std::map<std::string_view, OpSpec>& op_specs() {
   static const std::map<std::string_view, OpSpec> specs = {
-      {"insertOne", {"collection", {"document"}, true}},
+      {"insertOne", {"collection", {"document", "bypassDocumentValidation"}, true}},
       {"insertMany", {"collection", {"documents", "ordered"}, true}},
       {"bulkWrite", {"collection", {"requests", "ordered", "let"}, true}},
       {"find",
@@ -194,28 +195,41 @@ const std::map<std::string_view, OpSpec>& op_specs() {
       {"findOne", {"collection", {"filter", "sort", "skip", "projection", "hint", "let"}, false}},
       {"countDocuments", {"collection", {"filter"}, false}},
       {"aggregate",
-       {"collection", {"pipeline", "batchSize", "allowDiskUse", "let", "hint"}, false}},
+       {"collection",
+        {"pipeline", "batchSize", "allowDiskUse", "let", "hint", "bypassDocumentValidation"},
+        false}},
       {"estimatedDocumentCount", {"collection", {}, false}},
       {"distinct", {"collection", {"fieldName", "filter"}, false}},
       {"updateOne",
-       {"collection", {"filter", "update", "upsert", "arrayFilters", "hint", "let"}, true}},
+       {"collection",
+        {"filter", "update", "upsert", "arrayFilters", "hint", "let", "bypassDocumentValidation"},
+        true}},
       {"updateMany",
-       {"collection", {"filter", "update", "upsert", "arrayFilters", "hint", "let"}, true}},
-      {"replaceOne", {"collection", {"filter", "replacement", "upsert", "hint", "let"}, true}},
+       {"collection",
+        {"filter", "update", "upsert", "arrayFilters", "hint", "let", "bypassDocumentValidation"},
+        true}},
+      {"replaceOne",
+       {"collection",
+        {"filter", "replacement", "upsert", "hint", "let", "bypassDocumentValidation"},
+        true}},
       {"deleteOne", {"collection", {"filter", "hint", "let"}, true}},
       {"deleteMany", {"collection", {"filter", "hint", "let"}, true}},
       {"findOneAndUpdate",
        {"collection",
         {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters",
-         "hint", "let"},
+         "hint", "let", "bypassDocumentValidation"},
         true}},
       {"findOneAndReplace",
        {"collection",
-        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert", "hint", "let"},
+        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert", "hint", "let",
+         "bypassDocumentValidation"},
         true}},
       {"findOneAndDelete", {"collection", {"filter", "sort", "projection", "hint", "let"}, true}},
       {"dropCollection", {"database", {"collection"}, true}},
-      {"createCollection", {"database", {"collection"}, true}},
+      {"createCollection",
+       {"database", {"collection", "validator", "validationLevel", "validationAction"}, true}},
+      {"modifyCollection",
+       {"database", {"collection", "validator", "validationLevel", "validationAction"}, true}},
       {"assertCollectionExists", {"testRunner", {"databaseName", "collectionName"}, false}},
       {"assertCollectionNotExists", {"testRunner", {"databaseName", "collectionName"}, false}},
   };
@@ -399,6 +413,7 @@ client::FindAndModifyOptions find_and_modify_options(DocumentView args) {
   o.array_filters = documents_of(args.get("arrayFilters"));
   o.hint = hint_of(args.get("hint"));
   o.let = Document::copy_of(document_or_empty(args.get("let")));
+  o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
   return o;
 }
 
@@ -502,15 +517,29 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     std::string coll = string_of(args.get("collection"));
     if (name == "dropCollection") {
       client.drop_collection(target->db, coll);
-    } else if (name == "createCollection") {
-      client.create_collection(target->db, coll);
+    } else if (name == "createCollection" || name == "modifyCollection") {
+      client::CollectionOptions o;
+      if (Value v = args.get("validator"); !v.is_missing()) {
+        o.validator = Document::copy_of(document_or_empty(v));
+      }
+      if (Value v = args.get("validationLevel"); !v.is_missing()) o.validation_level = string_of(v);
+      if (Value v = args.get("validationAction"); !v.is_missing()) {
+        o.validation_action = string_of(v);
+      }
+      if (name == "createCollection") {
+        client.create_collection(target->db, coll, o);
+      } else {
+        client.modify_collection(target->db, coll, o);
+      }
     }
     return out;
   }
   const std::string& db = target->db;
   const std::string& coll = target->coll;
+  client::InsertOptions insert_options;
+  insert_options.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
   if (name == "insertOne") {
-    auto id = client.insert_one(db, coll, document_or_empty(args.get("document")));
+    auto id = client.insert_one(db, coll, document_or_empty(args.get("document")), insert_options);
     DocumentBuilder b;
     b.open_document("r").append("insertedId", id.view()).close();
     out.holder = b.finish();
@@ -565,6 +594,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     }
     o.let = Document::copy_of(document_or_empty(args.get("let")));
     o.hint = hint_of(args.get("hint"));
+    o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     auto docs = client.aggregate(db, coll, documents_of(args.get("pipeline")), o)->to_vector();
     DocumentBuilder b;
     b.open_array("r");
@@ -589,6 +619,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     o.array_filters = documents_of(args.get("arrayFilters"));
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     auto collection = client.database(db).collection(coll);
     // Through the Collection handle, which makes the drivers' client-side checks.
     if (args.get("update").is_array()) {
@@ -603,6 +634,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
   } else if (name == "replaceOne") {
     client::ReplaceOptions o;
     o.upsert = args.get("upsert").truthy();
+    o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
     out.holder = update_result(
@@ -650,6 +682,9 @@ Document error_response(const Error& e) {
       .append("errmsg", std::string(e.what()));
   if (auto* dup = dynamic_cast<const client::DuplicateKeyError*>(&e)) {
     b.append("keyPattern", dup->key_pattern()).append("keyValue", dup->key_value());
+  }
+  if (auto* invalid = dynamic_cast<const DocumentValidationError*>(&e)) {
+    b.append("errInfo", invalid->err_info());
   }
   return b.finish();
 }

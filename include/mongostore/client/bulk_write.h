@@ -92,6 +92,8 @@ struct BulkWriteOptions {
   /// Variables ({name: expression}) every operation's filter $expr (and update pipeline) can
   /// read as $$name, MongoDB 5.0's `let`.
   bson::Document let;
+  /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
 };
 
 struct BulkWriteResult {

@@ -31,6 +31,7 @@ using engine::FindAndModifyOptions;
 using engine::FindOptions;
 using engine::IndexHint;
 using engine::InsertManyResult;
+using engine::InsertOptions;
 using engine::ReplaceOptions;
 using engine::ReturnDocument;
 using engine::UpdateOptions;
@@ -38,6 +39,23 @@ using engine::UpdateResult;
 
 class Database;
 class Collection;
+
+/// A collection's validation options (MongoDB's create / collMod fields `validator`,
+/// `validationLevel`, `validationAction`). Unset fields are not sent: create leaves them at
+/// MongoDB's defaults (no validator, "strict", "error"), modify_collection leaves them as
+/// they are. An empty `validator` given to modify_collection removes the validator.
+struct CollectionOptions {
+  /// Any filter; $jsonSchema and $expr included ($where, $text and geo-near fail BadValue).
+  std::optional<bson::Document> validator;
+  /// "strict" (every insert and update), "moderate" (updates of documents that already
+  /// failed the validator are not checked) or "off".
+  std::optional<std::string> validation_level;
+  /// "error" (the write fails DocumentValidationFailure, 121) or "warn" (written, logged).
+  std::optional<std::string> validation_action;
+
+  /// The fields as the create / collMod command takes them.
+  bson::Document to_document() const;
+};
 
 class Client : public std::enable_shared_from_this<Client> {
  public:
@@ -55,13 +73,33 @@ class Client : public std::enable_shared_from_this<Client> {
 
   // The operations behind Database and Collection, by namespace. Prefer the handles.
   virtual std::vector<std::string> list_collection_names(std::string_view db) = 0;
-  virtual void create_collection(std::string_view db, std::string_view coll) = 0;
+  /// See Database::create_collection.
+  virtual void create_collection(std::string_view db, std::string_view coll,
+                                 const CollectionOptions& options) = 0;
+  void create_collection(std::string_view db, std::string_view coll) {
+    create_collection(db, coll, CollectionOptions{});
+  }
+  /// See Database::modify_collection.
+  virtual void modify_collection(std::string_view db, std::string_view coll,
+                                 const CollectionOptions& options) = 0;
+  /// See Database::collection_options.
+  virtual bson::Document collection_options(std::string_view db, std::string_view coll) = 0;
   virtual bool drop_collection(std::string_view db, std::string_view coll) = 0;
   virtual void drop_database(std::string_view db) = 0;
   virtual bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
-                                      bson::DocumentView document) = 0;
+                                      bson::DocumentView document,
+                                      const InsertOptions& options) = 0;
   virtual InsertManyResult insert_many(std::string_view db, std::string_view coll,
-                                       const std::vector<bson::Document>& documents) = 0;
+                                       const std::vector<bson::Document>& documents,
+                                       const InsertOptions& options) = 0;
+  bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                              bson::DocumentView document) {
+    return insert_one(db, coll, document, InsertOptions{});
+  }
+  InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                               const std::vector<bson::Document>& documents) {
+    return insert_many(db, coll, documents, InsertOptions{});
+  }
   virtual std::optional<bson::Document> find_one(std::string_view db, std::string_view coll,
                                                  bson::DocumentView filter,
                                                  const FindOptions& options) = 0;
@@ -118,7 +156,26 @@ class Database {
     return client_->list_collection_names(name_);
   }
   /// NamespaceExists (48) if it exists.
-  void create_collection(std::string_view name) const { client_->create_collection(name_, name); }
+  void create_collection(std::string_view name) const {
+    client_->create_collection(name_, name, CollectionOptions{});
+  }
+  /// Creates a collection with a validator (MongoDB's create with validator, validationLevel,
+  /// validationAction). A malformed validator fails with the matcher's error (BadValue,
+  /// FailedToParse, ...); NamespaceExists (48) if it exists.
+  void create_collection(std::string_view name, const CollectionOptions& options) const {
+    client_->create_collection(name_, name, options);
+  }
+  /// MongoDB's collMod: changes the fields set in `options`. NamespaceNotFound (26) for a
+  /// missing collection.
+  void modify_collection(std::string_view name, const CollectionOptions& options) const {
+    client_->modify_collection(name_, name, options);
+  }
+  /// The collection's options as listCollections gives them ({validator, validationLevel,
+  /// validationAction}, only those set; {} for a plain collection). NamespaceNotFound (26)
+  /// for a missing collection.
+  bson::Document collection_options(std::string_view name) const {
+    return client_->collection_options(name_, name);
+  }
   void drop() const { client_->drop_database(name_); }
   /// A database-level aggregation (MongoDB's `aggregate: 1`): the pipeline starts with a stage
   /// that makes its own documents (`$documents`), and may write them with $out or $merge.
@@ -148,6 +205,14 @@ class Collection {
   /// Ordered: stops at the first failing document.
   InsertManyResult insert_many(const std::vector<bson::Document>& documents) const {
     return client_->insert_many(db_, name_, documents);
+  }
+  /// With options (bypass_document_validation).
+  bson::OwnedValue insert_one(bson::DocumentView document, const InsertOptions& options) const {
+    return client_->insert_one(db_, name_, document, options);
+  }
+  InsertManyResult insert_many(const std::vector<bson::Document>& documents,
+                               const InsertOptions& options) const {
+    return client_->insert_many(db_, name_, documents, options);
   }
   std::optional<bson::Document> find_one(bson::DocumentView filter,
                                          const FindOptions& options = {}) const {

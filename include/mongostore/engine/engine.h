@@ -23,6 +23,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
+#include "mongostore/document_validation_error.h"
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/engine/durability.h"
 #include "mongostore/error.h"
@@ -79,8 +80,16 @@ struct FindOptions {
   bson::Document let;
 };
 
+/// Options of insert_one / insert_many.
+struct InsertOptions {
+  /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+};
+
 struct UpdateOptions {
   bool upsert = false;
+  /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
   /// The update is an update pipeline: an array of $set/$addFields, $unset, $project and
   /// $replaceRoot/$replaceWith stages, passed as the array's BSON bytes.
   bool update_is_pipeline = false;
@@ -105,6 +114,8 @@ struct DeleteOptions {
 struct ReplaceOptions {
   /// Insert the replacement (with the filter's `_id` equality, if any) when nothing matches.
   bool upsert = false;
+  /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
   IndexHint hint;
   /// When several documents match, the first in this order is replaced (MongoDB 8.0).
   bson::Document sort;
@@ -117,6 +128,7 @@ struct ReplaceOptions {
 inline UpdateOptions update_options_for(const ReplaceOptions& replace) {
   UpdateOptions options;
   options.upsert = replace.upsert;
+  options.bypass_document_validation = replace.bypass_document_validation;
   options.hint = replace.hint;
   options.sort = replace.sort;
   options.let = replace.let;
@@ -150,6 +162,8 @@ struct FindAndModifyOptions {
   /// Which document to modify when several match.
   bson::Document sort;
   bool upsert = false;
+  /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
   ReturnDocument return_document = ReturnDocument::kBefore;
   bson::Document projection;
   std::vector<bson::Document> array_filters;
@@ -187,6 +201,9 @@ struct AggregateOptions {
   bson::Document let;
   /// The index the pipeline's leading $match reads.
   IndexHint hint;
+  /// MongoDB's bypassDocumentValidation: $out and $merge write without applying the target's
+  /// validator.
+  bool bypass_document_validation = false;
 };
 
 /// Statistics of one collection.
@@ -241,8 +258,26 @@ class Engine {
   /// Collection names of `db`, sorted.
   virtual std::vector<std::string> list_collections(std::string_view db) = 0;
   /// Creates a collection; NamespaceExists (48) if it exists. Names follow MongoDB's rules
-  /// (InvalidNamespace 73 otherwise).
-  virtual void create_collection(std::string_view db, std::string_view coll) = 0;
+  /// (InvalidNamespace 73 otherwise). `options` takes MongoDB's create options `validator`
+  /// (any filter, $jsonSchema and $expr included; $where, $text and geo-near fail BadValue),
+  /// `validationLevel` ("strict", "moderate", "off") and `validationAction` ("error",
+  /// "warn"); they are kept in the collection's durable catalog record. A malformed validator
+  /// fails with the matcher's error; any other option fails Location40415 (unknown field).
+  virtual void create_collection(std::string_view db, std::string_view coll,
+                                 bson::DocumentView options) = 0;
+  void create_collection(std::string_view db, std::string_view coll) {
+    create_collection(db, coll, bson::DocumentView());
+  }
+  /// collMod: changes the collection's `validator` (an empty one removes it),
+  /// `validationLevel` and `validationAction`, durably, for every write that starts after it
+  /// returns (writes in progress finish first). NamespaceNotFound (26) for a missing
+  /// collection; any other option fails Location40415 (unknown field).
+  virtual void modify_collection(std::string_view db, std::string_view coll,
+                                 bson::DocumentView options) = 0;
+  /// The collection's options as listCollections shows them ({validator, validationLevel,
+  /// validationAction}, only those that were set; {} for a plain collection).
+  /// NamespaceNotFound (26) for a missing collection.
+  virtual bson::Document collection_options(std::string_view db, std::string_view coll) = 0;
   /// Drops a collection; returns false if there was none. Thread-safe against every other
   /// call: a write in progress on the collection finishes first (and is dropped with it); a
   /// write that comes after goes to a fresh collection it creates implicitly (insert, upsert)
@@ -258,17 +293,29 @@ class Engine {
   ///
   /// The documents are pulled one at a time from `next_document` (nullopt ends them) and
   /// written as they come, so the result never has to be held in memory.
+  ///
+  /// The target's validator applies to the documents (the temporary collection gets the
+  /// target's options) unless `bypass_document_validation`.
   virtual void replace_collection_documents(
       std::string_view db, std::string_view coll,
-      const std::function<std::optional<bson::Document>()>& next_document) = 0;
+      const std::function<std::optional<bson::Document>()>& next_document,
+      bool bypass_document_validation) = 0;
+  void replace_collection_documents(
+      std::string_view db, std::string_view coll,
+      const std::function<std::optional<bson::Document>()>& next_document) {
+    replace_collection_documents(db, coll, next_document, false);
+  }
   /// The same with the documents in a vector.
   void replace_collection_documents(std::string_view db, std::string_view coll,
                                     const std::vector<bson::Document>& documents) {
     size_t next = 0;
-    replace_collection_documents(db, coll, [&]() -> std::optional<bson::Document> {
-      if (next == documents.size()) return std::nullopt;
-      return documents[next++];
-    });
+    replace_collection_documents(
+        db, coll,
+        [&]() -> std::optional<bson::Document> {
+          if (next == documents.size()) return std::nullopt;
+          return documents[next++];
+        },
+        false);
   }
   /// Renames `from_db.from` to `to_db.to` atomically and durably: one catalog transaction,
   /// the documents and indexes stay where they are (no copy). With `drop_target` an existing
@@ -286,12 +333,23 @@ class Engine {
   // --- writes (a missing collection is created, as MongoDB does) ------------------------
   /// Inserts one document. A missing `_id` gets a new ObjectId (and `_id` is moved first).
   /// Returns the `_id`. DuplicateKeyError on a taken `_id`, BSONObjectTooLarge (10334) over
-  /// 16 MiB, BadValue / InvalidIdField for documents MongoDB rejects.
+  /// 16 MiB, BadValue / InvalidIdField for documents MongoDB rejects,
+  /// DocumentValidationError (121) for one the collection's validator rejects.
   virtual bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
-                                      bson::DocumentView document) = 0;
+                                      bson::DocumentView document,
+                                      const InsertOptions& options) = 0;
+  bson::OwnedValue insert_one(std::string_view db, std::string_view coll,
+                              bson::DocumentView document) {
+    return insert_one(db, coll, document, InsertOptions{});
+  }
   /// Inserts in order; stops at the first error (ordered insert), earlier ones stay.
   virtual InsertManyResult insert_many(std::string_view db, std::string_view coll,
-                                       const std::vector<bson::Document>& documents) = 0;
+                                       const std::vector<bson::Document>& documents,
+                                       const InsertOptions& options) = 0;
+  InsertManyResult insert_many(std::string_view db, std::string_view coll,
+                               const std::vector<bson::Document>& documents) {
+    return insert_many(db, coll, documents, InsertOptions{});
+  }
   /// Replaces the first document matching `filter`, keeping its `_id`.
   virtual UpdateResult replace_one(std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView replacement,
