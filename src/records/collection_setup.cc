@@ -2,6 +2,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/content_id.h"
+#include "records/record_validator.h"
 #include "records/store_layout.h"
 
 namespace mongostore::records {
@@ -33,11 +34,16 @@ std::string bounded_name(const std::string& name) {
   return name.substr(0, 54) + "_" + sha256_hex(name).substr(0, 8);
 }
 
-void CollectionSetup::create_collection(const std::string& name) {
+void CollectionSetup::create_collection(const std::string& name, const bson::Document& validator) {
+  client::CollectionOptions options;
+  options.validator = validator;
+  options.validation_level = "strict";
+  options.validation_action = "error";
   try {
-    db_.create_collection(name);
+    db_.create_collection(name, options);
   } catch (const Error& e) {
     if (e.error_code() != ErrorCode::kNamespaceExists) throw;
+    db_.modify_collection(name, options);  // idempotent: the same validator again
   }
 }
 
@@ -53,7 +59,7 @@ void CollectionSetup::ensure(const std::shared_ptr<const RecordSchema>& schema) 
 
 void CollectionSetup::create(const RecordSchema& schema) {
   const std::string& c = schema.storage_name();
-  create_collection(c);
+  create_collection(c, record_validator(schema, store_timestamps_));
   client::Collection coll = db_.collection(c);
   auto index = [&](const std::string& name, const bson::Document& keys, bool unique,
                    const bson::Document& partial = bson::Document()) {
@@ -97,10 +103,11 @@ void CollectionSetup::create(const RecordSchema& schema) {
   }
 }
 
-void CollectionSetup::ensure_dispatch(const std::string& collection) {
+void CollectionSetup::ensure_dispatch(const std::string& collection,
+                                      const std::vector<std::string>& records) {
   std::lock_guard lock(mu_);
   if (done_.count(collection)) return;
-  create_collection(collection);
+  create_collection(collection, dispatch_validator(records));
   db_.collection(collection)
       .create_index(
           make_document("record", 1, "sid", 1),

@@ -7,8 +7,10 @@
 // partial, on documents that have the column), and the composite indexes. Names over 63
 // characters become name[:54] + "_" + the first 8 hex of the name's SHA-256.
 //
-// Validators ($jsonSchema, reference §1.4) are not created yet: the engine does not enforce
-// validators (issue 21), and an unenforced validator would be a silent wrong answer.
+// Each collection gets its `$jsonSchema` validator (reference §1.4; record_validator.h),
+// validationLevel strict and validationAction error: `create` with the validator, or `collMod`
+// when the collection exists already (another process, or an upgrade that added a field), so a
+// document of the wrong shape is refused by the server whoever writes it.
 #pragma once
 
 #include <memory>
@@ -32,12 +34,14 @@ class CollectionSetup {
 
   /// Prepares the collection of `schema` and of every record type it reaches.
   void ensure(const std::shared_ptr<const RecordSchema>& schema);
-  /// Prepares a family's dispatch collection and its `{record, sid}` unique index.
-  void ensure_dispatch(const std::string& collection);
+  /// Prepares a family's dispatch collection (validator: these record names) and its
+  /// `{record, sid}` unique index.
+  void ensure_dispatch(const std::string& collection, const std::vector<std::string>& records);
 
  private:
   void create(const RecordSchema& schema);
-  void create_collection(const std::string& name);
+  // Creates `name` with `validator`, or sets it on the existing collection.
+  void create_collection(const std::string& name, const bson::Document& validator);
 
   client::Database db_;
   bool store_timestamps_;

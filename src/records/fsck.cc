@@ -246,7 +246,7 @@ class Fsck {
       for (const EntryRecord& r : f.declaration.records) {
         const std::string& table = r.schema->storage_name();
         if (!existing_.count(table)) continue;
-        store_.setup.ensure_dispatch(f.dispatch);
+        store_.setup.ensure_dispatch(f.dispatch, f.record_names());
         restore_missing(f, r, dispatch, counts);
       }
     }

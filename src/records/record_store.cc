@@ -348,7 +348,7 @@ void RecordStore::Impl::prepare(const std::shared_ptr<const RecordSchema>& schem
     }
   }
   setup.ensure(schema);
-  for (const FamilyBinding* f : dispatching_families(*schema)) setup.ensure_dispatch(f->dispatch);
+  for (const FamilyBinding* f : dispatching_families(*schema)) setup.ensure_dispatch(f->dispatch, f->record_names());
 }
 
 // --- facade -----------------------------------------------------------------------------------

@@ -24,6 +24,13 @@ namespace mongostore::records {
 struct FamilyBinding {
   EntryFamily declaration;
   std::string dispatch;  // empty for a single-record family
+
+  /// The names of the family's records (what its dispatch documents may name).
+  std::vector<std::string> record_names() const {
+    std::vector<std::string> out;
+    for (const EntryRecord& r : declaration.records) out.push_back(r.name);
+    return out;
+  }
 };
 
 /// `_httk_entry_dispatch_<safe>_<h8>` (reference §1.2): safe = the lowercased family name with

@@ -17,9 +17,9 @@
 #include "mongostore/records/content_id.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_identity.h"
+#include "records/record_types.h"
 #include "records/record_validator.h"
 #include "records/store_context.h"
-#include "records/record_types.h"
 #include "support/backend.h"
 
 namespace mongostore::records::testing {
@@ -369,8 +369,7 @@ std::vector<EntryFamily> materials_family() {
 // --- validators -------------------------------------------------------------------------------
 
 // The validators of reference §1.4 accept every document the store writes, and refuse a
-// document of the wrong shape. (They are not installed on collections yet: the engine gains
-// validators in issue 21; here they run as $jsonSchema filters.)
+// document of the wrong shape: run as $jsonSchema filters, and installed on the collections.
 TEST_P(RecordStoreContract, EveryDocumentTheStoreWritesSatisfiesItsValidator) {
   RecordStore store = open(options(materials_family()));
   store.save(make_structure("V1", 3));
@@ -383,9 +382,9 @@ TEST_P(RecordStoreContract, EveryDocumentTheStoreWritesSatisfiesItsValidator) {
   store.save(Event{"e"});
   store.save(Crystal{"NaCl"});
   store.save(Molecule{"H2O", 1});
-  for (const auto& schema : {schema_of<Structure>(), schema_of<Site>(), schema_of<Author>(),
-                             schema_of<Label>(), schema_of<Event>(), schema_of<Crystal>(),
-                             schema_of<Molecule>()}) {
+  for (const auto& schema :
+       {schema_of<Structure>(), schema_of<Site>(), schema_of<Author>(), schema_of<Label>(),
+        schema_of<Event>(), schema_of<Crystal>(), schema_of<Molecule>()}) {
     int64_t all = coll(schema->storage_name()).count_documents(Document());
     EXPECT_GT(all, 0) << schema->storage_name();
     EXPECT_EQ(coll(schema->storage_name()).count_documents(record_validator(*schema, true)), all)
@@ -397,14 +396,39 @@ TEST_P(RecordStoreContract, EveryDocumentTheStoreWritesSatisfiesItsValidator) {
 
   // A tampered document no longer satisfies it.
   auto validator = record_validator(*schema_of<Structure>(), true);
-  coll("structure").update_one(make_document("_id", int64_t{1}),
-                               make_document("$unset", make_document("f.cell_exact", "")));
+  client::UpdateOptions bypass;
+  bypass.bypass_document_validation = true;
+  coll("structure")
+      .update_one(make_document("_id", int64_t{1}),
+                  make_document("$unset", make_document("f.cell_exact", "")), bypass);
   EXPECT_EQ(coll("structure").count_documents(validator),
             coll("structure").count_documents(Document()) - 1);
-  coll("structure").update_one(make_document("_id", int64_t{2}),
-                               make_document("$set", make_document("extra", 1)));
+  coll("structure")
+      .update_one(make_document("_id", int64_t{2}),
+                  make_document("$set", make_document("extra", 1)), bypass);
   EXPECT_EQ(coll("structure").count_documents(validator),
             coll("structure").count_documents(Document()) - 2);
+
+  // Installed: the server refuses a malformed write to a record or dispatch collection.
+  for (const char* name : {"structure", "site", "author", dispatch.c_str()}) {
+    Document options = client_->database("records_test").collection_options(name);
+    EXPECT_TRUE(options.get("validator").is_document()) << name << " " << options.to_json();
+    EXPECT_EQ(options.get("validationLevel").as_string(), "strict") << name;
+    EXPECT_EQ(options.get("validationAction").as_string(), "error") << name;
+  }
+  try {
+    coll("structure")
+        .update_one(make_document("_id", int64_t{3}),
+                    make_document("$set", make_document("_httk_role", "other")));
+    FAIL() << "expected DocumentValidationFailure";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 121) << e.what();
+  }
+  EXPECT_THROW(coll(dispatch).insert_one(make_document("_id", "x", "record", "nope", "sid", 1)),
+               Error);
+  // Reopening re-applies the same validators (collMod on the existing collections).
+  RecordStore again = open(options(materials_family()));
+  EXPECT_NO_THROW(again.save(make_structure("V2", 1)));
 }
 
 // --- lineages ---------------------------------------------------------------------------------
@@ -512,7 +536,6 @@ TEST_P(RecordStoreContract, AlternativesJoinTheirMainsGroupAndNeverDedupOntoIt) 
 }
 
 // --- entry families ---------------------------------------------------------------------------
-
 
 TEST_P(RecordStoreContract, FamiliesDispatchContentIdsToTheirBacking) {
   RecordStore store = open(options(materials_family()));
@@ -714,8 +737,8 @@ TEST(RecordStoreProcesses, TwoProcessesSavingOneContentGetOneSid) {
         RecordStore store = RecordStore::open(client::connect(uri), o);
         std::string out;
         for (int r = 0; r < kRounds; ++r) {
-          out += std::to_string(store.save(make_structure("P" + std::to_string(r), 3, "Both"))) +
-                 "\n";
+          out +=
+              std::to_string(store.save(make_structure("P" + std::to_string(r), 3, "Both"))) + "\n";
         }
         (void)!::write(fds[p][1], out.data(), out.size());
         _exit(0);
