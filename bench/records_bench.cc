@@ -7,7 +7,9 @@
 // from the counters collection and an insert, bottom-up). Baseline: the very documents those
 // saves wrote (captured from a first run), inserted one by one in the same order with
 // Collection::insert_one on a fresh store of the same kind: the writes with no store logic.
-// Also: re-saving a stored graph (a dedup hit: one lookup), and fetching one back.
+// A second baseline inserts the same documents without the collections' validators: the
+// validators' own cost (reference §1.4's record-collection validator). Also: re-saving a
+// stored graph (a dedup hit: one lookup), and fetching one back.
 // Backends: embedded in memory and embedded durable (fsync per write).
 //
 //   build/bench/records_bench [--graphs 200] [--durable-graphs 20] [--trials 3]
@@ -168,14 +170,16 @@ int main(int argc, char** argv) {
       "dedup (53 records per graph)\n");
   fmt::print(
       "baseline: insert_one of the same documents, in the same order, into the same\n"
-      "collections and indexes: the writes without the store's logic\n\n");
-  fmt::print("{:<8} {:>7} {:>14} {:>14} {:>7} {:>14} {:>14}\n", "backend", "graphs",
-             "save ms/graph", "insert ms/graph", "ratio", "re-save ms", "fetch ms");
+      "collections, indexes and validators (the writes without the store's logic); then the\n"
+      "same inserts without the validators (their own cost)\n\n");
+  fmt::print("{:<8} {:>7} {:>14} {:>14} {:>7} {:>14} {:>7} {:>11} {:>9}\n", "backend", "graphs",
+             "save ms/graph", "insert ms", "ratio", "no-valid. ms", "ratio", "re-save ms",
+             "fetch ms");
   for (const Kind& kind : kinds) {
     int n = kind.name == "durable" ? durable_graphs : graphs;
     std::vector<Structure> input;
     for (int i = 0; i < n; ++i) input.push_back(graph(i));
-    std::vector<double> save_t, insert_t, resave_t, fetch_t;
+    std::vector<double> save_t, insert_t, bare_t, resave_t, fetch_t;
     for (int t = 0; t < trials; ++t) {
       auto client = client::connect(kind.uri());
       RecordStore store = RecordStore::open(client, store_options());
@@ -194,26 +198,38 @@ int main(int argc, char** argv) {
       fetch_t.push_back(seconds_since(start) / n);
 
       auto docs = capture(client->database("bench"));
-      auto plain = client::connect(kind.uri());
-      auto db = plain->database("bench");
-      // The same collections and indexes, so the ratio is the store's logic alone.
-      for (const char* c : {"site", "author", "calculation", "structure"}) {
-        db.create_collection(c);
-        for (const bson::Document& ix : client->database("bench").collection(c).list_indexes()) {
-          if (ix.get("name").as_string() == "_id_") continue;
-          bson::DocumentBuilder o;
-          o.append("name", ix.get("name"));
-          if (ix.has("unique")) o.append("unique", ix.get("unique"));
-          db.collection(c).create_index(ix.get("key").as_document(), o.finish());
+      // The same documents into the same collections and indexes, once with the store's
+      // validators (the ratio is then the store's logic alone) and once without (the
+      // validators' own cost).
+      for (bool with_validators : {true, false}) {
+        auto plain = client::connect(kind.uri());
+        auto db = plain->database("bench");
+        for (const char* c : {"site", "author", "calculation", "structure"}) {
+          client::CollectionOptions options;
+          if (with_validators) {
+            bson::Document stored = client->database("bench").collection_options(c);
+            if (stored.get("validator").is_document()) {
+              options.validator = bson::Document::copy_of(stored.get("validator").as_document());
+            }
+          }
+          db.create_collection(c, options);
+          for (const bson::Document& ix : client->database("bench").collection(c).list_indexes()) {
+            if (ix.get("name").as_string() == "_id_") continue;
+            bson::DocumentBuilder o;
+            o.append("name", ix.get("name"));
+            if (ix.has("unique")) o.append("unique", ix.get("unique"));
+            db.collection(c).create_index(ix.get("key").as_document(), o.finish());
+          }
         }
+        start = Clock::now();
+        for (const auto& [c, d] : docs) db.collection(c).insert_one(d);
+        (with_validators ? insert_t : bare_t).push_back(seconds_since(start) / n);
       }
-      start = Clock::now();
-      for (const auto& [c, d] : docs) db.collection(c).insert_one(d);
-      insert_t.push_back(seconds_since(start) / n);
     }
-    double s = median(save_t), i = median(insert_t);
-    fmt::print("{:<8} {:>7} {:>14.3f} {:>14.3f} {:>6.2f}x {:>14.3f} {:>14.3f}\n", kind.name, n,
-               s * 1e3, i * 1e3, s / i, median(resave_t) * 1e3, median(fetch_t) * 1e3);
+    double s = median(save_t), i = median(insert_t), b = median(bare_t);
+    fmt::print("{:<8} {:>7} {:>14.3f} {:>14.3f} {:>6.2f}x {:>14.3f} {:>6.2f}x {:>11.3f} {:>9.3f}\n",
+               kind.name, n, s * 1e3, i * 1e3, s / i, b * 1e3, i / b, median(resave_t) * 1e3,
+               median(fetch_t) * 1e3);
   }
   std::filesystem::remove_all(tmp);
   return 0;
