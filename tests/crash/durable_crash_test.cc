@@ -2,9 +2,6 @@
 // After each kill the directory is reopened and every acknowledged write must be present and
 // intact, and no document may be torn.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "crash/killed_writer.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "support/temp_dir.h"
@@ -20,6 +18,9 @@ namespace mongostore::engine {
 namespace {
 
 using bson::make_document;
+using testing::complete_lines;
+using testing::KilledWriter;
+using testing::run_until_killed;
 
 // Deterministic payload for (id, version) so the reader can check every byte.
 std::string payload_for(int64_t id, int64_t version) {
@@ -78,42 +79,12 @@ TEST(DurableCrash, EveryAcknowledgedWriteSurvivesSigkill) {
   int64_t first_id = 0;
   int64_t total_acks = 0;
   for (int round = 0; round < kRounds; ++round) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      writer(dir.path(), first_id, fds[1], 1 + round % 3);
-    }
-    ::close(fds[1]);
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(150 + static_cast<int>(rng() % 600));
-    std::string buffer;
-    char chunk[4096];
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fds[0], POLLIN, 0};
-      if (::poll(&p, 1, 10) > 0) {
-        ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(n));
-      }
-    }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself in round " << round;
     // Whatever reached the pipe before the kill was acknowledged.
-    while (true) {
-      ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<size_t>(n));
-    }
-    ::close(fds[0]);
-    std::istringstream lines(buffer);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (lines.eof() && !buffer.empty() && buffer.back() != '\n') break;  // a torn last line
+    KilledWriter run =
+        run_until_killed([&](int fd) { writer(dir.path(), first_id, fd, 1 + round % 3); }, rng,
+                         std::chrono::milliseconds(600));
+    ASSERT_TRUE(run.killed) << "the writer stopped by itself in round " << round;
+    for (const std::string& line : complete_lines(run.output)) {
       std::istringstream f(line);
       char kind;
       int64_t id, version = 0;

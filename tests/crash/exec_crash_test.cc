@@ -4,9 +4,6 @@
 // outbox, dedupe marks, timer, trace ring and snapshot all agree with its version (a commit
 // is one single-document update, so no part of one may show without the rest).
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crash/killed_writer.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/exec/execution_store.h"
 #include "support/temp_dir.h"
@@ -24,6 +22,9 @@ namespace mongostore::exec {
 namespace {
 
 using bson::make_document;
+using testing::complete_lines;
+using testing::KilledWriter;
+using testing::run_until_killed;
 
 constexpr int64_t kTraceMax = 20;
 // Small, so marks move to the archive every few commits and kills land mid-move too.
@@ -144,42 +145,11 @@ TEST(ExecutionStoreCrash, EveryAcknowledgedCommitIsWholeAfterSigkill) {
   constexpr int kRounds = 8;
   int64_t total = 0;
   for (int round = 0; round < kRounds; ++round) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      committer(dir.path(), round, fds[1], 1 + round % 3);
-    }
-    ::close(fds[1]);
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(300 + static_cast<int>(rng() % 700));
-    std::string buffer;
-    char chunk[4096];
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fds[0], POLLIN, 0};
-      if (::poll(&p, 1, 10) > 0) {
-        ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(n));
-      }
-    }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status))
-        << "the committer stopped by itself in round " << round << " (status " << status << ")";
-    while (true) {
-      ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<size_t>(n));
-    }
-    ::close(fds[0]);
-    std::istringstream lines(buffer);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (lines.eof() && buffer.back() != '\n') break;  // a torn last line
+    KilledWriter run =
+        run_until_killed([&](int fd) { committer(dir.path(), round, fd, 1 + round % 3); }, rng,
+                         std::chrono::milliseconds(700));
+    ASSERT_TRUE(run.killed) << "the committer stopped by itself in round " << round;
+    for (const std::string& line : complete_lines(run.output)) {
       std::istringstream f(line);
       char kind;
       std::string id;

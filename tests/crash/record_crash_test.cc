@@ -4,9 +4,6 @@
 // acknowledged save fetches whole, and no stored document points at a sid that is not there
 // (saves are bottom-up, so a crash can only leave unreachable documents behind).
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "crash/killed_writer.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
@@ -71,42 +69,11 @@ TEST(RecordStoreCrash, AcknowledgedSavesFetchWholeAndNoReferenceDangles) {
   std::map<int64_t, Ack> acked;
   constexpr int kRounds = 6;
   for (int round = 0; round < kRounds; ++round) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      saver(dir.path(), round, fds[1]);
-    }
-    ::close(fds[1]);
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(300 + static_cast<int>(rng() % 700));
-    std::string buffer;
-    char chunk[4096];
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fds[0], POLLIN, 0};
-      if (::poll(&p, 1, 10) > 0) {
-        ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(n));
-      }
-    }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    while (true) {
-      ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<size_t>(n));
-    }
-    ::close(fds[0]);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the saver stopped by itself in round " << round << ": "
-                                     << buffer.substr(buffer.rfind('\n', buffer.size() - 2) + 1);
-    std::istringstream lines(buffer);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (lines.eof() && buffer.back() != '\n') break;  // a torn last line
+    mongostore::testing::KilledWriter run = mongostore::testing::run_until_killed(
+        [&](int fd) { saver(dir.path(), round, fd); }, rng, std::chrono::milliseconds(700));
+    ASSERT_TRUE(run.killed) << "the saver stopped by itself in round " << round << ": "
+                            << run.output;
+    for (const std::string& line : mongostore::testing::complete_lines(run.output)) {
       std::istringstream f(line);
       char kind;
       Ack ack;

@@ -6,9 +6,6 @@
 // exactly what is reachable from its `main` documents, computed here from the raw documents),
 // every acknowledged save still fetches whole, and a second fsck finds nothing to do.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "crash/killed_writer.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
@@ -110,50 +108,13 @@ TEST(RecordStoreCrashFsck, FsckSweepsWhatKilledWritersLeftAndKeepsEveryAcknowled
   std::map<int64_t, Ack> acked;
   const int n = rounds();
   for (int round = 0; round < n; ++round) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      saver(dir.path(), round, fds[1]);
-    }
-    ::close(fds[1]);
     // The kill lands at a random moment after the child's first acknowledged save (opening
     // a durable store takes a while; the open itself is the other crash test's business).
-    const auto start = std::chrono::steady_clock::now();
-    auto deadline = start + std::chrono::seconds(20);
-    bool armed = false;
-    std::string buffer;
-    char chunk[4096];
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fds[0], POLLIN, 0};
-      if (::poll(&p, 1, 5) > 0) {
-        ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-        if (got <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(got));
-        if (!armed) {
-          armed = true;
-          deadline = std::chrono::steady_clock::now() +
-                     std::chrono::milliseconds(static_cast<int>(rng() % 300));
-        }
-      }
-    }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    while (true) {
-      ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-      if (got <= 0) break;
-      buffer.append(chunk, static_cast<size_t>(got));
-    }
-    ::close(fds[0]);
-    ASSERT_TRUE(WIFSIGNALED(status))
-        << "the saver stopped by itself in round " << round << ": " << buffer;
-    std::istringstream lines(buffer);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (lines.eof() && buffer.back() != '\n') break;  // a torn last line
+    mongostore::testing::KilledWriter run = mongostore::testing::run_until_killed(
+        [&](int fd) { saver(dir.path(), round, fd); }, rng, std::chrono::milliseconds(299));
+    ASSERT_TRUE(run.killed) << "the saver stopped by itself in round " << round << ": "
+                            << run.output;
+    for (const std::string& line : mongostore::testing::complete_lines(run.output)) {
       std::istringstream f(line);
       char kind;
       Ack ack;
