@@ -14,6 +14,7 @@
 #include "mongostore/records/content_id.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
+#include "records/store_fixture.h"
 #include "support/backend.h"
 
 namespace mongostore::records::testing {
@@ -40,22 +41,10 @@ bool mentions(const FsckSummary& s, const std::string& text) {
   return false;
 }
 
-class FsckContract : public ::testing::TestWithParam<Backend> {
+class FsckContract : public StoreFixture {
  protected:
-  void SetUp() override { client_ = backend_.connect(GetParam()); }
+  FsckContract() : StoreFixture("fsck_test") {}
 
-  RecordStoreOptions options(std::vector<EntryFamily> families = {}) {
-    RecordStoreOptions o;
-    o.database = "fsck_test";
-    o.families = std::move(families);
-    o.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
-    return o;
-  }
-  RecordStore open(RecordStoreOptions o) { return RecordStore::open(client_, std::move(o)); }
-  RecordStore open() { return open(options()); }
-  client::Collection coll(const std::string& name) const {
-    return client_->database("fsck_test").collection(name);
-  }
   std::set<int64_t> ids(const std::string& name) const {
     std::set<int64_t> out;
     for (const auto& d : coll(name).find(Document())->to_vector())
@@ -95,10 +84,6 @@ class FsckContract : public ::testing::TestWithParam<Backend> {
   bool has_lease(const std::string& id) const {
     return coll("_httk_store_metadata").find_one(make_document("_id", id)).has_value();
   }
-
-  mongostore::testing::BackendHolder backend_;
-  std::shared_ptr<client::Client> client_;
-  std::vector<std::string> warnings_;
 };
 
 // --- mark and sweep ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "records/record_types.h"
 #include "records/record_validator.h"
 #include "records/store_context.h"
+#include "records/store_fixture.h"
 #include "support/backend.h"
 
 namespace mongostore::records::testing {
@@ -29,31 +30,15 @@ using bson::Document;
 using bson::make_document;
 using mongostore::testing::Backend;
 
-class RecordStoreContract : public ::testing::TestWithParam<Backend> {
+class RecordStoreContract : public StoreFixture {
  protected:
-  void SetUp() override { client_ = backend_.connect(GetParam()); }
+  RecordStoreContract() : StoreFixture("records_test") {}
 
-  RecordStoreOptions options(std::vector<EntryFamily> families = {}) {
-    RecordStoreOptions o;
-    o.database = "records_test";
-    o.families = std::move(families);
-    o.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
-    return o;
-  }
-  RecordStore open(RecordStoreOptions o) { return RecordStore::open(client_, std::move(o)); }
-  RecordStore open() { return open(options()); }
-  client::Collection coll(const std::string& name) const {
-    return client_->database("records_test").collection(name);
-  }
   Document raw(const std::string& collection, int64_t sid) const {
     auto doc = coll(collection).find_one(make_document("_id", sid));
     EXPECT_TRUE(doc) << collection << " " << sid;
     return doc ? *doc : Document();
   }
-
-  mongostore::testing::BackendHolder backend_;
-  std::shared_ptr<client::Client> client_;
-  std::vector<std::string> warnings_;
 };
 
 uint64_t bits(double d) {
