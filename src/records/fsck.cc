@@ -95,7 +95,8 @@ class Fsck {
   void wait_for_writers(FsckLease& lease, std::chrono::milliseconds stale_after) {
     client::Collection metadata = coll(kMetadataCollection);
     auto delay = std::chrono::milliseconds(kFirstPoll);
-    // Bounded: writers do not refresh their leases, so each goes stale within stale_after.
+    // A live writer renews its lease while its save runs (leases.h), so this waits for the
+    // save to end; a dead one goes stale within stale_after.
     while (metadata.count_documents(
                with_expr(make_document("kind", "writer"), fresh_heartbeat_expr(stale_after))) > 0) {
       std::this_thread::sleep_for(delay);

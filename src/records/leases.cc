@@ -92,6 +92,23 @@ WriterLease::WriterLease(StoreContext& store) : store_(store), id_("lease/" + uu
     release();
     throw;
   }
+  refreshed_ = std::chrono::steady_clock::now();
+}
+
+void WriterLease::refresh(bool now) {
+  auto t = std::chrono::steady_clock::now();
+  if (!now && t - refreshed_ < kWriterRefreshEvery) return;
+  auto result =
+      store_.collection(kMetadataCollection)
+          .update_one(make_document("_id", id_, "owner", store_.lease_owner),
+                      set_now(make_document("kind", "writer", "owner", store_.lease_owner)));
+  if (result.matched_count == 0) {
+    throw LeaseLostError("the writer lease " + id_ + " of database '" + store_.options.database +
+                         "' is gone (a forced fsck removed it as a dead writer's and may be "
+                         "sweeping): this save stops; what it wrote so far is unreachable and "
+                         "fsck collects it");
+  }
+  refreshed_ = t;
 }
 
 WriterLease::~WriterLease() {

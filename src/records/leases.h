@@ -9,8 +9,11 @@
 //   the writer withdraws with StoreLockedError. The layout's `generation` tells the writer
 //   whether an fsck ran since it last looked; if so its identity caches may name swept
 //   records, and are cleared. The lease is released when the save ends, however it ends.
-//   Writers do not refresh their heartbeat: a save is short, and fsck waits at most until a
-//   lease goes stale (then it needs force).
+//   While the save runs the writer renews its heartbeat at most once a second (the save
+//   calls refresh() for every record it visits), so a long save stays fresh and fsck waits
+//   for it. A renewal that finds the lease gone fails with LeaseLostError: a forced fsck
+//   took it for a dead writer's and may be sweeping, so the save stops rather than go on
+//   writing records the sweep cannot see.
 // - The fsck lease `{_id: "lease/fsck", owner, heartbeat}` is a singleton: inserted with a
 //   null heartbeat (stale until the first refresh), refreshed while fsck runs; `force` takes
 //   over only a stale one. A refresh or release that finds the lease gone or owned by another
@@ -33,6 +36,8 @@ struct StoreContext;
 
 inline constexpr const char* kFsckLeaseId = "lease/fsck";
 inline constexpr std::chrono::milliseconds kDefaultLeaseStaleAfter{8000};
+/// How often a running save renews its writer lease at most (reference §7: at most 1/s).
+inline constexpr std::chrono::milliseconds kWriterRefreshEvery{1000};
 
 /// A random (version 4) UUID, as text.
 std::string uuid4();
@@ -44,7 +49,8 @@ bson::Document fresh_heartbeat_expr(std::chrono::milliseconds stale_after);
 
 /// One top-level save's writer lease (RAII). The constructor takes the lease and checks the
 /// fsck lease and the generation (clearing the store's identity caches when it changed);
-/// StoreLockedError when an fsck lease exists. The destructor releases it.
+/// StoreLockedError when an fsck lease exists. The destructor releases it. Not thread-safe:
+/// one save uses it (saves are serialised per store).
 class WriterLease {
  public:
   explicit WriterLease(StoreContext& store);
@@ -52,10 +58,17 @@ class WriterLease {
   WriterLease(const WriterLease&) = delete;
   WriterLease& operator=(const WriterLease&) = delete;
 
+  /// Renews the heartbeat when the last renewal is older than `kWriterRefreshEvery` (`now`:
+  /// always). LeaseLostError when the lease document is gone (a forced fsck removed it as a
+  /// dead writer's).
+  void refresh(bool now = false);
+  const std::string& id() const { return id_; }
+
  private:
   void release() noexcept;
   StoreContext& store_;
   std::string id_;
+  std::chrono::steady_clock::time_point refreshed_;
 };
 
 /// The singleton fsck lease (RAII). The constructor takes it (StoreLockedError when held: a

@@ -385,7 +385,7 @@ int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, co
   WriterLease lease(*impl_);
   impl_->prepare(record->schema_ptr());
   const int64_t timestamp = impl_->clock.capture();
-  SaveOperation op(*impl_, timestamp);
+  SaveOperation op(*impl_, timestamp, &lease);
   int64_t sid = op.save_top(record, top ? *top : TopSave{});
   const RecordSchema& schema = record->schema();
   for (const FamilyBinding* family : impl_->dispatching_families(schema)) {

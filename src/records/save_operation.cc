@@ -5,6 +5,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/records/errors.h"
+#include "records/leases.h"
 #include "records/stored_form.h"
 
 namespace mongostore::records {
@@ -98,6 +99,7 @@ int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
     return it->second;
   }
   if (active_.count(key)) throw StorageProjectionCycleError(path);
+  if (lease_ != nullptr) lease_->refresh();  // at most once a second
   active_.insert(key);
   const RecordSchema& schema = record->schema();
   client::Collection coll = store_.collection(schema.storage_name());

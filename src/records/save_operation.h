@@ -47,9 +47,14 @@ struct TopSave {
   std::optional<Alternative> alternative;
 };
 
+class WriterLease;
+
 class SaveOperation {
  public:
-  SaveOperation(StoreContext& store, int64_t timestamp) : store_(store), timestamp_(timestamp) {}
+  /// `lease` (may be null) is the save's writer lease: renewed as records are visited, so a
+  /// long save stays fresh for fsck (leases.h).
+  SaveOperation(StoreContext& store, int64_t timestamp, WriterLease* lease = nullptr)
+      : store_(store), timestamp_(timestamp), lease_(lease) {}
 
   /// Saves `record` (top level: its role is `main`) and returns its sid. With `lineage`, the
   /// record is a replacement (reference §5): inserted with that logical_id, and a dedup hit
@@ -77,6 +82,7 @@ class SaveOperation {
 
   StoreContext& store_;
   int64_t timestamp_;
+  WriterLease* lease_;
   TopSave top_;
   RecordIdentity identity_;
   std::unordered_map<const DynamicRecord*, int64_t> memo_;

@@ -13,7 +13,9 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/content_id.h"
 #include "mongostore/records/record_store.h"
+#include "records/leases.h"
 #include "records/record_types.h"
+#include "records/store_context.h"
 #include "records/store_fixture.h"
 #include "support/backend.h"
 
@@ -496,6 +498,37 @@ TEST_P(FsckContract, ADisplacedFsckGetsLeaseLost) {
   EXPECT_THROW(store.fsck(o), LeaseLostError);
   // The usurper's lease is not ours to release.
   EXPECT_TRUE(has_lease("lease/fsck"));
+}
+
+// A writer renews its lease while its save runs (at most once a second), and a renewal that
+// finds the lease gone (a forced fsck took it for a dead writer's) stops the save.
+TEST_P(FsckContract, AWriterLeaseRenewsItsHeartbeatAndIsLostOnceAForcedFsckRemovesIt) {
+  RecordStore store = open();
+  store.save(make_structure("TiO2", 1));
+  StoreContext writer(client_, options());
+  auto heartbeat = [&](const std::string& id) {
+    return coll("_httk_store_metadata").find_one(make_document("_id", id))->get("heartbeat");
+  };
+  WriterLease lease(writer);
+  ASSERT_TRUE(has_lease(lease.id()));
+  // The writer stalled: its heartbeat is long past.
+  coll("_httk_store_metadata")
+      .update_one(make_document("_id", lease.id()),
+                  make_document("$set", make_document("heartbeat", bson::DateTime{1000})));
+  lease.refresh();  // renewed less than a second ago: nothing to do yet
+  EXPECT_EQ(heartbeat(lease.id()).as_datetime().millis, 1000);
+  lease.refresh(/*now=*/true);
+  EXPECT_GT(heartbeat(lease.id()).as_datetime().millis, 1000);
+
+  // Stale again, and this time a forced fsck removes it as a dead writer's.
+  coll("_httk_store_metadata")
+      .update_one(make_document("_id", lease.id()),
+                  make_document("$set", make_document("heartbeat", bson::DateTime{1000})));
+  FsckOptions forced;
+  forced.force = true;
+  store.fsck(forced);
+  EXPECT_FALSE(has_lease(lease.id()));
+  EXPECT_THROW(lease.refresh(/*now=*/true), LeaseLostError);
 }
 
 TEST_P(FsckContract, AGenerationBumpClearsAnotherStoresCachesAtItsNextSave) {
