@@ -5,10 +5,11 @@
 
 #include "commands.h"
 #include "mongostore/error.h"
+#include "mongostore/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"mongostore: durable MongoDB-backed stores for C++ programs"};
-  app.set_version_flag("--version", std::string("mongostore ") + MONGOSTORE_VERSION);
+  app.set_version_flag("--version", std::string("mongostore ") + mongostore::kVersion);
   app.require_subcommand(1);
   mongostore::tool::Action action;
   mongostore::tool::register_demo_command(app, &action);
