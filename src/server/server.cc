@@ -17,12 +17,18 @@
 #include "mongostore/server/command_dispatcher.h"
 #include "mongostore/server/wire_protocol.h"
 #include "server/message_compression.h"
+#include "server/network_commands.h"
 
 namespace mongostore::server {
 
 using asio::ip::tcp;
 
 namespace {
+
+size_t worker_count(const ServerOptions& options) {
+  if (options.workers > 0) return options.workers;
+  return std::max<size_t>(16, 8 * std::max(1u, std::thread::hardware_concurrency()));
+}
 
 DispatcherOptions dispatcher_options(const ServerOptions& options) {
   DispatcherOptions out;
@@ -41,6 +47,7 @@ class Server::Impl {
   Impl(std::shared_ptr<engine::Engine> engine, ServerOptions options)
       : options_(std::move(options)),
         dispatcher_(std::move(engine), dispatcher_options(options_)),
+        workers_(worker_count(options_)),
         acceptor_(io_) {}
 
   ~Impl() { stop(); }
@@ -107,6 +114,8 @@ class Server::Impl {
     io_.stop();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
+    // A command still running after the drain timeout finishes here; its reply goes nowhere.
+    workers_.join();
     if (port_ != 0) log("stopped");
   }
 
@@ -264,7 +273,16 @@ class Server::Impl {
         info.total_connections = next_connection_id_.load();
         std::vector<uint8_t> reply;
         try {
-          reply = handle(message, info);
+          if (runs_on_network_thread(message)) {
+            reply = handle(message, info);
+          } else {
+            // The connection's coroutine waits (its strand is free for others) while a worker
+            // runs the command; it resumes on the strand to write the reply.
+            reply = co_await asio::co_spawn(
+                workers_,
+                [&]() -> asio::awaitable<std::vector<uint8_t>> { co_return handle(message, info); },
+                asio::use_awaitable);
+          }
         } catch (const Error& e) {
           reason = e.what();
           break;
@@ -339,6 +357,7 @@ class Server::Impl {
 
   ServerOptions options_;
   CommandDispatcher dispatcher_;
+  asio::thread_pool workers_;
   asio::io_context io_;
   tcp::acceptor acceptor_;
   std::vector<std::thread> threads_;

@@ -30,8 +30,13 @@ struct ServerOptions {
   uint16_t port = 27017;
   /// Connections past this many are closed as soon as they are accepted.
   size_t max_connections = 1000;
-  /// Threads running the connections.
+  /// Network threads: they read and write messages and answer the handshake and `ping`.
   size_t threads = 2;
+  /// Worker threads running every other command (the engine's work). Commands block on
+  /// fsync and disk reads, so there are many more than cores, and durable writes from
+  /// concurrent connections commit together (one log flush serves all that are waiting).
+  /// 0: 8 per core, at least 16.
+  size_t workers = 0;
   /// Write per-connection log lines to stderr.
   bool log = true;
   /// Once a message has started arriving, the rest must come within this long.
