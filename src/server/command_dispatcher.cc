@@ -74,9 +74,20 @@ class CommandDispatcher::Impl {
                        (spec.flags & kApiV1) != 0});
       OperationRegistry::Operation running =
           operations_.enter(cmd.view(), db, name, connection.id, connection.peer);
-      CommandContext ctx{cmd.view(),     db,       name,     {},          generic,   connection,
-                         running.opid(), *engine_, cursors_, operations_, commands_, options_,
-                         opcounters_,    started_};
+      CommandContext ctx{.cmd = cmd.view(),
+                         .db = db,
+                         .name = name,
+                         .collection = {},
+                         .generic = generic,
+                         .connection = connection,
+                         .opid = running.opid(),
+                         .engine = *engine_,
+                         .cursors = cursors_,
+                         .operations = operations_,
+                         .commands = commands_,
+                         .options = options_,
+                         .opcounters = opcounters_,
+                         .started = started_};
       opcounters_.count(name);
       auto start = Clock::now();
       // Counted first: a command whose collection name is invalid still counts, as it did
