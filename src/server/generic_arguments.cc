@@ -129,19 +129,23 @@ void check_read_concern(const Value& rc) {
   }
 }
 
-void check_generic_arguments(const bson::DocumentView& cmd, const GenericArgumentRules& rules) {
+GenericArguments check_generic_arguments(const bson::DocumentView& cmd,
+                                         const GenericArgumentRules& rules) {
   const std::string name(rules.command);
+  GenericArguments out;
   if (Value wc = cmd.get("writeConcern"); !wc.is_missing()) {
     if (!rules.write_concern) {
       throw Error(ErrorCode::kInvalidOptions, "Command " + name + " does not support writeConcern");
     }
     check_write_concern(wc);
+    out.write_concern = wc;
   }
   if (Value rc = cmd.get("readConcern"); !rc.is_missing()) {
     if (!rules.read_concern) {
       throw Error(ErrorCode::kInvalidOptions, "Command " + name + " does not support readConcern");
     }
     check_read_concern(rc);
+    out.read_concern = rc;
   }
   if (Value t = cmd.get("maxTimeMS"); !t.is_missing()) {
     int64_t ms = 0;
@@ -177,6 +181,7 @@ void check_generic_arguments(const bson::DocumentView& cmd, const GenericArgumen
                   "Provided apiStrict:true, but the command " + name + " is not in API Version 1");
     }
   }
+  return out;
 }
 
 }  // namespace mongostore::server

@@ -27,11 +27,20 @@ struct GenericArgumentRules {
   bool api_v1 = false;
 };
 
+/// The generic arguments of one command that its handling reads after the checks (views into
+/// the command document; missing when absent).
+struct GenericArguments {
+  bson::Value write_concern;
+  bson::Value read_concern;
+};
+
 /// Whether `field` is one of the generic arguments (whether or not this command allows it).
 bool is_generic_argument(std::string_view field);
 
-/// Checks the generic arguments of `command` against `rules`.
-void check_generic_arguments(const bson::DocumentView& command, const GenericArgumentRules& rules);
+/// Checks the generic arguments of `command` against `rules` and returns those the command's
+/// handling reads.
+GenericArguments check_generic_arguments(const bson::DocumentView& command,
+                                         const GenericArgumentRules& rules);
 
 /// Checks a `writeConcern` value as a standalone mongod does.
 void check_write_concern(const bson::Value& write_concern);

@@ -3,15 +3,19 @@
 // codeName}). It never throws for a command's failure: errors become error replies, and a
 // failing write inside insert / update / delete becomes a `writeErrors` entry with its index.
 //
-// It owns the server-side cursors of find, aggregate and the listing commands (id -> engine
-// cursor), which are shared by every connection (as mongod's are) and expire after
-// `cursor_idle_timeout` without use (ten minutes, mongod's cursorTimeoutMillis default);
-// together they hold at most `cursor_memory_limit` of results, the least recently used
-// closed first past it.
+// It reads the command's envelope ($db, the generic arguments), looks the command up in its
+// command registry (src/server/commands/: one file per command family, each command declared
+// once with its name, aliases, flags, fields and handler), runs the handler and shapes the
+// reply. An unknown command fails CommandNotFound (59); a field the command neither honours
+// nor refuses by name fails Location40415 before the command runs, so no option is ever
+// ignored; one MongoDB has and mongostore does not fails NotImplemented (238). listCommands
+// answers from that registry.
 //
-// Every command is in one table (its handler, the fields it honours, the MongoDB fields it
-// refuses with NotImplemented); any other field fails Location40415 before the command runs,
-// so no option is ever ignored. listCommands answers from that table.
+// It owns the server-side cursors of find, aggregate and the listing commands (id -> engine
+// cursor, src/server/cursor_registry.h), which are shared by every connection (as mongod's
+// are) and expire after `cursor_idle_timeout` without use (ten minutes, mongod's
+// cursorTimeoutMillis default); together they hold at most `cursor_memory_limit` of results,
+// the least recently used closed first past it.
 //
 // Write concern is checked as a standalone mongod checks it (server/generic_arguments.h).
 // `j: true`, `fsync: true` (or w: "majority", which implies the journal on mongod) make the
@@ -21,6 +25,9 @@
 // mongod without journaling answers `j` with `w: 1` semantics). Other session fields drivers
 // send (`lsid`, `$readPreference`, `$clusterTime`, `txnNumber` without a transaction) are
 // accepted: a single server has nothing to route or wait for.
+//
+// Thread safety: run() and open_cursors() may be called from any thread at once (one call per
+// connection thread); the engine and the registries it shares between them are thread-safe.
 #pragma once
 
 #include <chrono>
