@@ -92,6 +92,25 @@ const std::vector<ValidCase>& valid_cases() {
       {R"(calculations.id HAS "calc-id-96")", R"(calculations.id HAS "calc-id-96")"},
       {R"(authors.lastname HAS "Schmidt")", R"(authors.lastname HAS "Schmidt")"},
       {R"(references.id HAS ANY "ref-1","ref-2")", R"(references.id HAS ANY "ref-1", "ref-2")"},
+      {"((a >= 0) AND (NOT (b < c))) OR (c = 0)", "a >= 0 AND NOT b < c OR c = 0"},
+      {R"((NOT (a > b)) OR ( (c = 100) AND (f = "C2 H6") ))",
+       R"(NOT a > b OR c = 100 AND f = "C2 H6")"},
+      {R"(elements:elements_ratios HAS ALL "Al":>0.3333, "Al":<0.3334)",
+       R"(elements:elements_ratios HAS ALL "Al":> 0.3333, "Al":< 0.3334)"},
+      {R"(elements HAS ALL "Si", "Al", "O" AND elements LENGTH 3)",
+       R"(elements HAS ALL "Si", "Al", "O" AND elements LENGTH 3)"},
+      {R"(chemical_formula_descriptive="(H2O)2 Na")",
+       R"(chemical_formula_descriptive = "(H2O)2 Na")"},
+      {R"(chemical_formula_descriptive CONTAINS "H2O")",
+       R"(chemical_formula_descriptive CONTAINS "H2O")"},
+      {"nelements>=2 AND nelements<=7", "nelements >= 2 AND nelements <= 7"},
+      {"nframes>=100 AND nframes<=1000", "nframes >= 100 AND nframes <= 1000"},
+      {"nperiodic_dimensions<=2", "nperiodic_dimensions <= 2"},
+      {"NOT list HAS inverse", "NOT list HAS inverse"},
+      {"is_yellow = TRUE", "is_yellow = TRUE"},
+      {"NOT is_yellow", "NOT is_yellow"},
+      {"identifier CONTAINS set", "identifier CONTAINS set"},
+      {"NOT identifier IS KNOWN", "NOT identifier IS KNOWN"},
       {"band_gap > 1 AND cell_length_a < 5 AND cell_volume >= 10",
        "band_gap > 1 AND cell_length_a < 5 AND cell_volume >= 10"},
       // --- The specification's valid numbers.
@@ -513,6 +532,11 @@ TEST(OptimadeFilterParser, PrecedenceMakesTheExpectedTree) {
   ASSERT_NE(right, nullptr);
   EXPECT_EQ(right->op, Logical::Op::kAnd);
   EXPECT_EQ(right->operands.size(), 2u);
+
+  // The specification's fully braced readings are the same trees.
+  EXPECT_EQ(f, parse_optimade_filter(R"((NOT (a > b)) OR ( (c = 100) AND (f = "C2 H6") ))"));
+  EXPECT_EQ(parse_optimade_filter("a >= 0 AND NOT b < c OR c = 0"),
+            parse_optimade_filter("((a >= 0) AND (NOT (b < c))) OR (c = 0)"));
 
   // A chain is one node; parentheses make their own.
   OptimadeFilter chain = parse_optimade_filter("a AND b AND c");
