@@ -111,6 +111,17 @@ const std::vector<ValidCase>& valid_cases() {
       {"NOT is_yellow", "NOT is_yellow"},
       {"identifier CONTAINS set", "identifier CONTAINS set"},
       {"NOT identifier IS KNOWN", "NOT identifier IS KNOWN"},
+      // --- Filters of the specification's grammar test cases (Materials-Consortia/API).
+      {R"(b="kva" AND (1<s OR NOT( x!=y AND z>0 ) ))",
+       R"(b = "kva" AND (1 < s OR NOT (x != y AND z > 0)))"},
+      {"aax <= +.1e8 OR c21 >= \"S\xc4\x85\xc5\xbe"
+       "ininga \xc5\xbe\xc4\x85sis\" AND NOT ( x != \"Some \\\\ \\\"string\\\"\" )",
+       "aax <= +.1e8 OR c21 >= \"S\xc4\x85\xc5\xbe"
+       "ininga \xc5\xbe\xc4\x85sis\" AND NOT x != \"Some \\\\ \\\"string\\\"\""},
+      {R"(aax <= +.1e8 OR c21 >= 10 AND NOT f = y OR NOT a >= b OR x = t OR ( NOT x != "Some string" OR a = b AND x > v AND NOT v < w))",
+       R"(aax <= +.1e8 OR c21 >= 10 AND NOT f = y OR NOT a >= b OR x = t OR (NOT x != "Some string" OR a = b AND x > v AND NOT v < w))"},
+      {"a>1 AND (b<10 OR c!=b OR x>100)", "a > 1 AND (b < 10 OR c != b OR x > 100)"},
+      {"((NOT (a>b)) AND NOT ((x>0)))", "NOT a > b AND NOT x > 0"},
       {"band_gap > 1 AND cell_length_a < 5 AND cell_volume >= 10",
        "band_gap > 1 AND cell_length_a < 5 AND cell_volume >= 10"},
       // --- The specification's valid numbers.
@@ -427,6 +438,200 @@ TEST(OptimadeFilterParser, RejectsEveryInvalidFilterAtItsColumn) {
       EXPECT_EQ(e.column(), c.column) << e.what();
       EXPECT_EQ(e.category(), "syntax");
       EXPECT_FALSE(e.expected().empty());
+    }
+  }
+}
+
+// The number lists the specification points to (Materials-Consortia/API, tests/inputs:
+// numbers.lst, integers.lst, reals.lst and not-numbers.lst): each number is one number token,
+// kept as written; no not-number is read as one number token.
+TEST(OptimadeFilterParser, NumbersOfTheSpecificationsLists) {
+  const std::vector<std::string> numbers = {
+      "-1.23e12",
+      "-1.23E12",
+      "-.23e12",
+      "-.23E12",
+      "-111",
+      "-12",
+      "-11.1",
+      "-1e1",
+      "-1E1",
+      "-1.23",
+      "-1",
+      "-1.",
+      "-.1e1",
+      "-.1E1",
+      "-.23",
+      "-.1",
+      "-1.23e-12",
+      "-1.23E-12",
+      "-.23e-12",
+      "-.23E-12",
+      "-.0",
+      ".0",
+      "+.0",
+      "0.23e-12",
+      "0.23E-12",
+      ".23e-12",
+      "+.23e-12",
+      ".23E-12",
+      "+.23E-12",
+      "1.e-12",
+      "1.E-12",
+      "+1.23e-12",
+      "+1.23E-12",
+      ".123",
+      "0.23",
+      ".23",
+      "+.23",
+      "1",
+      "+1",
+      "1.",
+      ".1e1",
+      ".1E1",
+      "1.1",
+      "1.2",
+      "+1.23",
+      "1.23",
+      "1.234",
+      "2",
+      "+2.2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "1e1",
+      "+1.e1",
+      "1.e1",
+      "1E1",
+      "+1.E1",
+      "1.E1",
+      "11.1",
+      "12",
+      "21",
+      "23",
+      "+.23e2",
+      "+.23E2",
+      "33",
+      "111",
+      "+111",
+      "113",
+      "123",
+      "2.34e4",
+      "2.34E4",
+      "+10000000",
+      "+10000000.",
+      "0.23e12",
+      "0.23E12",
+      ".23e12",
+      ".23E12",
+      "1.e12",
+      "1.E12",
+      "1.1e12",
+      "1.1E12",
+      "+1.23e12",
+      "+1.23E12",
+      "1.234e12",
+      "1.234E12",
+      "1000000000.e1000000000",
+      "1000000000.E1000000000",
+      "3456",
+      "-3456",
+      "+3456",
+      "-0.314159E01",
+      "+0.314159E01",
+      "0.314159E01",
+      "-0.314159E1",
+      "-0.314159E+1",
+      "+0.314159E1",
+      "+0.314159E+1",
+      "0.314159E1",
+      "0.314159E+1",
+      "-3.14159",
+      "+3.14159",
+      "3.14159",
+      "+314159.E-00005",
+      "+314159E-00005",
+      "-.314159E01",
+      "-31.4159E-01",
+      ".314159E01",
+      "+.314159E01",
+      "+31.4159E-01",
+      "31.4159E-01",
+      "+314159.E-05",
+      "+314159E-05",
+      "-.314159E1",
+      "-.314159E+1",
+      "-31.4159E-1",
+      ".314159E1",
+      ".314159E+1",
+      "+.314159E1",
+      "+.314159E+1",
+      "+31.4159E-1",
+      "31.4159E-1",
+      "+314159.E-5",
+      "+314159E-5",
+  };
+  const std::vector<std::string> not_numbers = {
+      "++1.23E-12(3)",
+      "--11.1",
+      "11.1A",
+      "1A.X",
+      "1.23E+++",
+      "1,123(23)",
+      "1...0",
+      ".123.E12",
+      "1.234E12(1.2)",
+      "1.234D12((12)))",
+      "1.234D12((12))",
+      "1.234D12(+-12)",
+      "+++",
+      "---",
+      ".",
+      "...",
+      "+",
+      "+1E",
+      "+1EE1",
+      "--1E1",
+      "-1-E1",
+      "1.1E12(-1)",
+      "?",
+      "AAA",
+      "(12)",
+      "-.",
+      "+.",
+      ".E1",
+      "-.E1",
+      "+.E2",
+      "-.1E(1)",
+      "+2.2E(2)",
+      "'1.1'",
+      "\"2.34E4(3)\"",
+  };
+  for (const std::string& number : numbers) {
+    SCOPED_TRACE(number);
+    try {
+      OptimadeFilter f = parse_optimade_filter("a = " + number);
+      const Comparison* c = f.root().get_if<Comparison>();
+      ASSERT_NE(c, nullptr);
+      EXPECT_EQ(c->right.kind(), Value::Kind::kNumber);
+      EXPECT_EQ(c->right.text(), number);
+      OptimadeFilter g = parse_optimade_filter(number + " < a");
+      ASSERT_NE(g.root().get_if<Comparison>(), nullptr);
+      EXPECT_EQ(g.root().get_if<Comparison>()->left.text(), number);
+    } catch (const OptimadeFilterSyntaxError& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  for (const std::string& not_number : not_numbers) {
+    SCOPED_TRACE(not_number);
+    try {
+      OptimadeFilter f = parse_optimade_filter("a = " + not_number);
+      // Only a quoted not-number is a filter, and then a string.
+      const Comparison* c = f.root().get_if<Comparison>();
+      ASSERT_NE(c, nullptr);
+      EXPECT_EQ(c->right.kind(), Value::Kind::kString);
+    } catch (const OptimadeFilterSyntaxError&) {
     }
   }
 }
