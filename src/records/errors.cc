@@ -81,6 +81,15 @@ MultipleResultsError::MultipleResultsError(std::string message)
 FilterTranslationError::FilterTranslationError(std::string category, std::string message)
     : RecordStoreError(ErrorCode::kBadValue, std::move(message)), category_(std::move(category)) {}
 
+OptimadeFilterSyntaxError::OptimadeFilterSyntaxError(int64_t column, std::string expected,
+                                                     std::string found)
+    : FilterTranslationError("syntax", "OPTIMADE filter syntax error at column " +
+                                           std::to_string(column) + ": expected " + expected +
+                                           ", found " + found),
+      column_(column),
+      expected_(std::move(expected)),
+      found_(std::move(found)) {}
+
 RecordNotFound::RecordNotFound(std::string collection, int64_t sid)
     : RecordStoreError(ErrorCode::kNoSuchKey,
                        "no record with sid " + std::to_string(sid) + " in '" + collection + "'"),

@@ -37,6 +37,7 @@ TEST(RecordStoreErrors, CarryTheirCodes) {
   expect_code(MultipleResultsError("x"), ErrorCode::kOperationFailed);
   expect_code(FilterTranslationError("syntax", "x"), ErrorCode::kBadValue);
   expect_code(RecordNotFound("structures", 7), ErrorCode::kNoSuchKey);
+  expect_code(OptimadeFilterSyntaxError(3, "x", "y"), ErrorCode::kBadValue);
 }
 
 TEST(RecordStoreErrors, CarryTheirDetails) {
@@ -55,6 +56,13 @@ TEST(RecordStoreErrors, CarryTheirDetails) {
   EXPECT_EQ(clock.clock_ns(), 10);
   EXPECT_EQ(StorageProjectionCycleError("").path(), "<root>");
   EXPECT_EQ(FilterTranslationError("unknown_property", "x").category(), "unknown_property");
+  OptimadeFilterSyntaxError syntax(7, "a value", "'AND'");
+  EXPECT_EQ(syntax.column(), 7);
+  EXPECT_EQ(syntax.expected(), "a value");
+  EXPECT_EQ(syntax.found(), "'AND'");
+  EXPECT_EQ(syntax.category(), "syntax");
+  EXPECT_STREQ(syntax.what(),
+               "OPTIMADE filter syntax error at column 7: expected a value, found 'AND'");
   RecordNotFound missing("structures", 42);
   EXPECT_EQ(missing.sid(), 42);
   EXPECT_EQ(missing.collection(), "structures");

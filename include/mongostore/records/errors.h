@@ -23,6 +23,7 @@
 //   NoResultError                      NoSuchKey (4)
 //   MultipleResultsError               OperationFailed (96)
 //   FilterTranslationError             BadValue (2)
+//   OptimadeFilterSyntaxError          BadValue (2)    (a FilterTranslationError, "syntax")
 //   RecordNotFound                     NoSuchKey (4)   (httk: KeyError of a missing sid)
 //
 // Thread safety: errors are immutable values once thrown.
@@ -204,6 +205,25 @@ class FilterTranslationError : public RecordStoreError {
 
  private:
   std::string category_;
+};
+
+/// An OPTIMADE filter that is not a sentence of the specification's grammar, or exceeds the
+/// parser's limits (length, nesting; include/mongostore/records/optimade_filter.h). `column()`
+/// is the 1-based byte position of the first offending token in the filter (one past its end
+/// when the filter ends too early), `expected()` what the grammar allows there. The message is
+/// "OPTIMADE filter syntax error at column <c>: expected <expected>, found <found>". A
+/// FilterTranslationError of category "syntax" (OPTIMADE's 400 Bad Request). BadValue (2).
+class OptimadeFilterSyntaxError : public FilterTranslationError {
+ public:
+  OptimadeFilterSyntaxError(int64_t column, std::string expected, std::string found);
+  int64_t column() const { return column_; }
+  const std::string& expected() const { return expected_; }
+  const std::string& found() const { return found_; }
+
+ private:
+  int64_t column_;
+  std::string expected_;
+  std::string found_;
 };
 
 /// fetch of a sid that `collection` does not hold (httk raises KeyError). NoSuchKey (4).

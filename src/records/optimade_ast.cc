@@ -1,0 +1,68 @@
+// The OPTIMADE filter syntax tree: value constructors and structural equality.
+#include <utility>
+
+#include "mongostore/records/optimade_filter.h"
+
+namespace mongostore::records::optimade {
+
+Value Value::string(std::string unescaped) {
+  Value v;
+  v.kind_ = Kind::kString;
+  v.text_ = std::move(unescaped);
+  return v;
+}
+
+Value Value::number(std::string literal) {
+  Value v;
+  v.kind_ = Kind::kNumber;
+  v.text_ = std::move(literal);
+  return v;
+}
+
+Value Value::boolean(bool value) {
+  Value v;
+  v.kind_ = Kind::kBoolean;
+  v.boolean_ = value;
+  return v;
+}
+
+Value Value::property(Property property) {
+  Value v;
+  v.kind_ = Kind::kProperty;
+  v.property_ = std::move(property);
+  return v;
+}
+
+std::string_view operator_text(Operator op) {
+  switch (op) {
+    case Operator::kEq:
+      return "=";
+    case Operator::kNe:
+      return "!=";
+    case Operator::kLt:
+      return "<";
+    case Operator::kLe:
+      return "<=";
+    case Operator::kGt:
+      return ">";
+    case Operator::kGe:
+      return ">=";
+    case Operator::kContains:
+      return "CONTAINS";
+    case Operator::kStartsWith:
+      return "STARTS WITH";
+    case Operator::kEndsWith:
+      return "ENDS WITH";
+  }
+  return "?";
+}
+
+bool operator==(const Logical& a, const Logical& b) {
+  return a.op == b.op && a.operands == b.operands;
+}
+
+bool operator==(const Expression& a, const Expression& b) {
+  return a.node_ == b.node_;
+}
+
+}  // namespace mongostore::records::optimade
