@@ -18,6 +18,7 @@ void register_serve_command(CLI::App& app, Action* action) {
   static bool memory = false;
   static uint16_t port = 27017;
   static size_t max_connections = 1000;
+  static size_t workers = 0;
 
   auto* serve = app.add_subcommand("serve", "Serve the engine over the MongoDB wire protocol");
   serve->add_option("--dbpath", dbpath, "Data directory");
@@ -26,6 +27,11 @@ void register_serve_command(CLI::App& app, Action* action) {
   serve->add_option("--port", port, "TCP port (0: pick a free one and print it)")
       ->capture_default_str();
   serve->add_option("--max-connections", max_connections, "Connections served at once")
+      ->capture_default_str();
+  serve
+      ->add_option("--workers", workers,
+                   "Threads running commands (0: 8 per core, at least 16; commands wait on "
+                   "fsync, and concurrent durable writes share one)")
       ->capture_default_str();
   serve->callback([action] {
     *action = [] {
@@ -48,6 +54,7 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.bind = bind;
       options.port = port;
       options.max_connections = max_connections;
+      options.workers = workers;
       // getCmdLineOpts: the effective command line (every option, defaults included) and
       // the same settings under mongod's configuration names.
       options.command_line = {"mongostore", "serve"};
@@ -56,9 +63,10 @@ void register_serve_command(CLI::App& app, Action* action) {
       } else {
         options.command_line.insert(options.command_line.end(), {"--dbpath", dbpath});
       }
-      options.command_line.insert(options.command_line.end(),
-                                  {"--bind", bind, "--port", std::to_string(port),
-                                   "--max-connections", std::to_string(max_connections)});
+      options.command_line.insert(
+          options.command_line.end(),
+          {"--bind", bind, "--port", std::to_string(port), "--max-connections",
+           std::to_string(max_connections), "--workers", std::to_string(workers)});
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
           .append("bindIp", bind)
