@@ -70,6 +70,7 @@ enum class ErrorCode : int32_t {
   kOperationFailed = 96,
   kDataDirectoryInvalid = 10000001,  // mongostore-specific: the data directory is unusable
   kDuplicateKey = 11000,
+  kOutOfDiskSpace = 14031,  // the data directory's filesystem is (nearly) full
   kBSONObjectTooLarge = 10334,
   kLocation16755 = 16755,
   kUnknownField = 40415,  // "Location40415": a command or statement field MongoDB does not know

@@ -131,6 +131,8 @@ std::string_view code_name(int32_t code) {
       return "QueryExceededMemoryLimitNoDiskUseAllowed";
     case 10334:
       return "BSONObjectTooLarge";
+    case 14031:
+      return "OutOfDiskSpace";
     case 11000:
       return "DuplicateKey";
     case 13113:

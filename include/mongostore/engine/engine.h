@@ -39,6 +39,11 @@ struct EngineOptions {
   Durability durability = Durability::kDurable;
   /// WiredTiger cache size in MiB (for kInMemory also the cap on data held).
   size_t cache_size_mb = 512;
+  /// Durable engines refuse writes with OutOfDiskSpace (14031) while the data directory's
+  /// filesystem has less free space than this (MiB; 0: no reserve), so WiredTiger keeps the
+  /// room its checkpoints and recovery need; reads go on and writes resume once space is
+  /// freed. See docs/durability.md.
+  size_t disk_space_reserve_mb = 256;
 };
 
 /// A DuplicateKey (11000) error with the index's key pattern and the offending key value.
