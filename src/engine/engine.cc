@@ -22,10 +22,15 @@
 #include "engine/document_validation.h"
 #include "engine/index_descriptor.h"
 #include "engine/index_key_generator.h"
+#include "engine/operation_context.h"
 #include "engine/path_values.h"
 #include "engine/query_planner.h"
 #include "engine/sort_spec.h"
+#include "engine/storage/wiredtiger_connection.h"
+#include "engine/storage/wiredtiger_cursor.h"
+#include "engine/unit_of_work.h"
 #include "engine/wiredtiger_session_pool.h"
+#include "engine/write_conflict_retry.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/aggregation.h"
@@ -52,10 +57,6 @@ constexpr const char* kCatalogUri = "table:_mongostore_catalog";
 constexpr const char* kTemporaryOutPrefix = "tmp.agg_out.";
 constexpr const char* kCollectionTableConfig = "key_format=u,value_format=u";
 
-// Thrown inside a transaction body when WiredTiger reports a conflict; the transaction runner
-// rolls back and retries.
-struct WriteConflictRetry {};
-
 std::string ns_of(std::string_view db, std::string_view coll) {
   std::string ns;
   ns.reserve(db.size() + 1 + coll.size());
@@ -65,13 +66,6 @@ std::string ns_of(std::string_view db, std::string_view coll) {
 
 std::string id_key(const bson::Value& id) {
   return bson::encode_index_key(id);
-}
-
-WT_ITEM item_of(const void* data, size_t size) {
-  WT_ITEM it{};
-  it.data = data;
-  it.size = size;
-  return it;
 }
 
 // A secondary index: its descriptor, its table (key = index key bytes, plus the primary key
@@ -176,49 +170,6 @@ struct PlannedQuery {
   bool provides_sort() const { return index_plan && index_plan->provides_sort; }
 };
 
-// Fails loudly for the WiredTiger codes that mean "retry"; other errors become Error.
-void check_in_transaction(int rc, const char* what, WT_SESSION* s) {
-  if (rc == 0) return;
-  if (rc == WT_ROLLBACK) throw WriteConflictRetry{};
-  check_wiredtiger(rc, what, s);
-}
-
-// RAII for a WiredTiger cursor.
-class CursorHandle {
- public:
-  CursorHandle(WT_SESSION* s, const std::string& uri, const char* config = nullptr) {
-    int rc = s->open_cursor(s, uri.c_str(), nullptr, config, &c_);
-    if (rc == ENOENT) {
-      c_ = nullptr;
-      return;
-    }
-    check_in_transaction(rc, "open_cursor", s);
-  }
-  ~CursorHandle() {
-    if (c_ != nullptr) c_->close(c_);
-  }
-  CursorHandle(const CursorHandle&) = delete;
-  CursorHandle& operator=(const CursorHandle&) = delete;
-  WT_CURSOR* operator->() const { return c_; }
-  WT_CURSOR* get() const { return c_; }
-  explicit operator bool() const { return c_ != nullptr; }
-
- private:
-  WT_CURSOR* c_ = nullptr;
-};
-
-bson::DocumentView current_value(WT_CURSOR* c) {
-  WT_ITEM v{};
-  c->get_value(c, &v);
-  return bson::DocumentView(static_cast<const uint8_t*>(v.data), v.size);
-}
-
-std::string current_key(WT_CURSOR* c) {
-  WT_ITEM k{};
-  c->get_key(c, &k);
-  return std::string(static_cast<const char*>(k.data), k.size);
-}
-
 bson::Document duplicate_id_error_key(const bson::Value& id) {
   bson::DocumentBuilder b;
   b.append("_id", id);
@@ -303,54 +254,14 @@ Matcher compile_filter(bson::DocumentView filter, const bson::Document& let) {
 class WiredTigerEngine final : public Engine,
                                public std::enable_shared_from_this<WiredTigerEngine> {
  private:
-  // Runs `body` in a snapshot transaction, retrying on write conflicts with a short backoff.
+  // Runs `body(session)` in a unit of work of its own, retrying on write conflicts.
   // `commit_config` overrides the commit's sync for one write (an unjournaled write).
   template <class F>
   auto run_transaction(F&& body, bool write, const char* commit_config = nullptr) {
-    for (int attempt = 0;; ++attempt) {
-      auto s = pool_->acquire();
-      check_wiredtiger(s->begin_transaction(s.get(), nullptr), "begin_transaction", s.get());
-      try {
-        if constexpr (std::is_void_v<decltype(body(s.get()))>) {
-          body(s.get());
-          finish(s.get(), write, commit_config);
-          return;
-        } else {
-          auto result = body(s.get());
-          finish(s.get(), write, commit_config);
-          return result;
-        }
-      } catch (const WriteConflictRetry&) {
-        s->rollback_transaction(s.get(), nullptr);
-        backoff(attempt);
-      } catch (...) {
-        s->rollback_transaction(s.get(), nullptr);
-        throw;
-      }
-    }
-  }
-
-  void finish(WT_SESSION* s, bool write, const char* commit_config) {
-    if (!write) {
-      s->rollback_transaction(s, nullptr);  // a read-only snapshot has nothing to commit
-      return;
-    }
-    int rc = s->commit_transaction(s, commit_config ? commit_config : commit_config_);
-    // A failed commit is rolled back by WiredTiger; a conflict is retried by the caller.
-    if (rc == WT_ROLLBACK) throw WriteConflictRetry{};
-    check_wiredtiger(rc, "commit_transaction", s);
-  }
-
-  static void backoff(int attempt) {
-    if (attempt < 4) {
-      std::this_thread::yield();
-      return;
-    }
-    // Jittered so that retrying writers spread out instead of colliding again.
-    thread_local std::minstd_rand jitter(
-        static_cast<uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id())));
-    int cap = std::min(1000, 10 << std::min(attempt - 4, 6));
-    std::this_thread::sleep_for(std::chrono::microseconds(jitter() % cap));
+    OperationContext op(*connection_);
+    return write_conflict_retry(
+        op, write ? UnitOfWork::Mode::kWrite : UnitOfWork::Mode::kReadOnly,
+        [&] { return body(op.session()); }, commit_config);
   }
 
   template <class F>
@@ -361,9 +272,7 @@ class WiredTigerEngine final : public Engine,
   // The log is ordered: the next synced commit makes this one durable too.
   template <class F>
   auto run_write(F&& body, bool journal) {
-    return run_transaction(
-        std::forward<F>(body), true,
-        journal || options_.durability != Durability::kDurable ? nullptr : "sync=off");
+    return run_transaction(std::forward<F>(body), true, connection_->commit_config_for(journal));
   }
   template <class F>
   auto run_read(F&& body) {
@@ -376,73 +285,13 @@ class WiredTigerEngine final : public Engine,
 
  public:
  public:
-  explicit WiredTigerEngine(const EngineOptions& options) : options_(options) {
-    std::string config =
-        "create,session_max=1000,cache_size=" + std::to_string(options.cache_size_mb) + "MB,";
-    if (options.durability == Durability::kInMemory) {
-      config += "in_memory=true";
-      // WiredTiger refuses two connections with one home in a process, even in memory, so
-      // each in-memory engine gets a private, empty home that holds no data.
-      char pattern[] = "/tmp/mongostore-memory-XXXXXX";
-      if (::mkdtemp(pattern) == nullptr) {
-        throw Error(ErrorCode::kInternalError, "cannot create a home for an in-memory engine");
-      }
-      home_ = pattern;
-      memory_home_ = home_;
-    } else {
-      directory_ = std::make_unique<DataDirectory>(options.path);
-      home_ = directory_->path();
-    }
-    // Spill files of aggregations (allowDiskUse) go to <home>/_tmp, MongoDB's name; for an
-    // in-memory engine that is inside its private /tmp home, removed with it. Files left by a
-    // crash are removed here: nothing else uses the directory while the engine is open.
-    {
-      std::error_code ec;
-      spill_directory_ = (std::filesystem::path(home_) / "_tmp").string();
-      std::filesystem::remove_all(spill_directory_, ec);
-      std::filesystem::create_directory(spill_directory_, ec);
-      if (ec) {
-        throw Error(ErrorCode::kDataDirectoryInvalid, "data directory '" + home_ +
-                                                          "': cannot create its spill directory " +
-                                                          spill_directory_ + ": " + ec.message());
-      }
-    }
-    if (options.durability != Durability::kInMemory) {
-      // The journal (WiredTiger's log) makes commits durable before checkpoints do;
-      // checkpoints every 60 s bound recovery time and let old log files be removed.
-      config +=
-          "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
-          "transaction_sync=(enabled=false)";
-    }
-    int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(), &connection_);
-    if (rc != 0) {
-      throw Error(
-          ErrorCode::kDataDirectoryInvalid,
-          "data directory '" + home_ + "': WiredTiger cannot open it: " + wiredtiger_strerror(rc));
-    }
-    pool_ = std::make_unique<WiredTigerSessionPool>(connection_);
-    commit_config_ = options.durability == Durability::kDurable ? "sync=on" : "sync=off";
+  explicit WiredTigerEngine(const EngineOptions& options)
+      : options_(options), connection_(std::make_unique<WiredTigerConnection>(options)) {
+    pool_ = &connection_->pool();
+    spill_directory_ = connection_->spill_directory();
     load_catalog();
     drop_temporary_collections();
-    if (options.durability == Durability::kJournaled) {
-      journal_thread_ = std::thread([this] { journal_flusher(); });
-    }
-  }
-
-  ~WiredTigerEngine() override {
-    {
-      std::lock_guard<std::mutex> lock(journal_mutex_);
-      stopping_ = true;
-    }
-    journal_cv_.notify_all();
-    if (journal_thread_.joinable()) journal_thread_.join();
-    pool_->close_all();
-    // Closing the connection takes a final checkpoint: a clean shutdown needs no recovery.
-    connection_->close(connection_, nullptr);
-    if (!memory_home_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(memory_home_, ec);
-    }
+    connection_->start_journal_flusher();
   }
 
   const EngineOptions& options() const override { return options_; }
@@ -1229,11 +1078,7 @@ class WiredTigerEngine final : public Engine,
     });
   }
 
-  void flush() override {
-    if (options_.durability == Durability::kInMemory) return;
-    auto s = pool_->acquire();
-    check_wiredtiger(s->checkpoint(s.get(), nullptr), "checkpoint", s.get());
-  }
+  void flush() override { connection_->checkpoint(); }
 
   // A cursor's later batch on a collection dropped since its first fails QueryPlanKilled, as
   // mongod's getMore does; a renamed collection is read on under its new name.
@@ -1617,7 +1462,7 @@ class WiredTigerEngine final : public Engine,
         index_scan(s, c.get(), ic.get(), matcher, *plan.index_plan, visit, stats);
         if (!plan_still_valid(entry, plan)) {
           plan = plan_for(entry, matcher, plan.sort.view(), plan.hint);
-          throw WriteConflictRetry{};
+          throw WriteConflictException{};
         }
         return;
       }
@@ -2288,59 +2133,18 @@ class WiredTigerEngine final : public Engine,
     for (const auto& uri : orphans) s->drop(s.get(), uri.c_str(), "force=true");
   }
 
-  void drop_table(const std::string& uri) {
-    pool_->reset_idle();
-    auto s = pool_->acquire();
-    int rc = s->drop(s.get(), uri.c_str(), "force=true");
-    if (rc == EBUSY) {
-      // Another thread still has a cursor open on it; drop later.
-      std::lock_guard<std::mutex> lock(pending_mutex_);
-      pending_drops_.push_back(uri);
-      return;
-    }
-    check_wiredtiger(rc, "drop", s.get());
-  }
-
-  void retry_pending_drops() {
-    std::vector<std::string> pending;
-    {
-      std::lock_guard<std::mutex> lock(pending_mutex_);
-      pending.swap(pending_drops_);
-    }
-    for (const auto& uri : pending) drop_table(uri);
-  }
-
-  void journal_flusher() {
-    std::unique_lock<std::mutex> lock(journal_mutex_);
-    while (!stopping_) {
-      journal_cv_.wait_for(lock, std::chrono::milliseconds(100));
-      if (stopping_) break;
-      auto s = pool_->acquire();
-      s->log_flush(s.get(), "sync=on");
-    }
-  }
+  void drop_table(const std::string& uri) { connection_->drop_table(uri); }
+  void retry_pending_drops() { connection_->retry_pending_drops(); }
 
   EngineOptions options_;
-  std::unique_ptr<DataDirectory> directory_;
-  std::string home_;
-  std::string memory_home_;      // the private home of an in-memory engine, removed on close
+  std::unique_ptr<WiredTigerConnection> connection_;
+  WiredTigerSessionPool* pool_ = nullptr;
   std::string spill_directory_;  // <home>/_tmp: aggregation spill files
-  WT_CONNECTION* connection_ = nullptr;
-  std::unique_ptr<WiredTigerSessionPool> pool_;
-  const char* commit_config_ = "sync=on";
 
   std::shared_mutex catalog_mutex_;
   std::map<std::string, std::shared_ptr<CollectionEntry>> catalog_;
   std::atomic<long long> next_table_{1};
   std::atomic<long long> next_temporary_{0};  // tmp.agg_out.<n>
-
-  std::mutex pending_mutex_;
-  std::vector<std::string> pending_drops_;
-
-  std::mutex journal_mutex_;
-  std::condition_variable journal_cv_;
-  bool stopping_ = false;
-  std::thread journal_thread_;
 };
 
 std::vector<bson::Document> FindCursor::next_batch() {
