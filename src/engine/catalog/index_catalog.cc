@@ -1,0 +1,187 @@
+#include "engine/catalog/index_catalog.h"
+
+#include "engine/index_key_generator.h"
+#include "engine/storage/index_table.h"
+#include "engine/storage/record_table.h"
+#include "engine/storage/wiredtiger_connection.h"
+#include "engine/write_conflict_retry.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+namespace {
+constexpr UnitOfWork::Mode kWrite = UnitOfWork::Mode::kWrite;
+}  // namespace
+
+std::string IndexCatalog::create(OperationContext& op, std::string_view db, std::string_view coll,
+                                 bson::DocumentView keys, bson::DocumentView options) {
+  IndexDescriptor d = IndexDescriptor::parse(keys, options);
+  bool id_key_pattern =
+      d.fields().size() == 1 && d.fields()[0].path == "_id" && !d.fields()[0].descending;
+  if (d.is_id_index() || (id_key_pattern && !d.unique() && !d.sparse() && !d.partial_filter())) {
+    // The _id index always exists.
+    collections_.lookup_or_create(op, db, coll);
+    return "_id_";
+  }
+  for (;;) {
+    auto entry = collections_.lookup_or_create(op, db, coll);
+    std::unique_lock gate(entry->write_gate);
+    if (collections_.lookup(db, coll) != entry) continue;  // dropped meanwhile: retry
+    auto current = entry->indexes();
+    for (const auto& ix : *current) {
+      const IndexDescriptor& e = ix->descriptor;
+      if (e.name() == d.name()) {
+        if (!e.same_key(d)) {
+          throw Error(ErrorCode::kIndexKeySpecsConflict,
+                      "An existing index has the same name as the requested index. When index "
+                      "names are not specified, they are auto generated and can cause "
+                      "conflicts. Please refer to our documentation. Requested index: " +
+                          d.to_document().to_json() +
+                          ", existing index: " + e.to_document().to_json());
+        }
+        if (!e.same_options(d)) {
+          throw Error(ErrorCode::kIndexOptionsConflict,
+                      "An existing index has the same name as the requested index. Requested "
+                      "index: " +
+                          d.to_document().to_json() +
+                          ", existing index: " + e.to_document().to_json());
+        }
+        return d.name();  // identical: nothing to do
+      }
+      if (e.same_key(d) && e.partial_filter_expression() == d.partial_filter_expression()) {
+        throw Error(ErrorCode::kIndexOptionsConflict,
+                    "Index already exists with a different name: " + e.name());
+      }
+    }
+    auto ix = std::make_shared<IndexEntry>();
+    ix->descriptor = d;
+    ix->table_uri = durable_.new_table_uri("index");
+    connection_.create_table(ix->table_uri, kRecordTableConfig);
+    try {
+      build(op, *entry, *ix);
+      auto next = std::make_shared<IndexList>(*current);
+      next->push_back(ix);
+      bson::Document record = DurableCatalog::record(*entry, *next);
+      write_conflict_retry(op, kWrite, [&] {
+        durable_.put(op, ns_of(db, coll), record);
+        op.unit_of_work().on_commit([&] {
+          ix->multikey_persisted.store(ix->multikey.load());
+          entry->set_indexes(std::move(next));
+        });
+      });
+    } catch (...) {
+      connection_.drop_table(ix->table_uri);
+      throw;
+    }
+    return d.name();
+  }
+}
+
+std::vector<bson::Document> IndexCatalog::list(std::string_view db, std::string_view coll) {
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) {
+    throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
+  }
+  std::vector<bson::Document> out;
+  out.push_back(DurableCatalog::id_index_spec());
+  for (const auto& ix : *entry->indexes()) out.push_back(ix->descriptor.to_document());
+  return out;
+}
+
+void IndexCatalog::drop(OperationContext& op, std::string_view db, std::string_view coll,
+                        std::string_view name) {
+  if (name == "*") {  // dropIndexes("*"): every index but _id_
+    auto entry = collections_.lookup(db, coll);
+    while (entry && !entry->indexes()->empty()) {
+      std::string first = entry->indexes()->front()->descriptor.name();
+      drop(op, db, coll, first);
+    }
+    if (!entry) {
+      throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
+    }
+    return;
+  }
+  drop_where(op, db, coll, "index not found with name [" + std::string(name) + "]", name == "_id_",
+             [&](const IndexDescriptor& d) { return d.name() == name; });
+}
+
+void IndexCatalog::drop(OperationContext& op, std::string_view db, std::string_view coll,
+                        bson::DocumentView keys) {
+  IndexDescriptor wanted = IndexDescriptor::parse(keys, bson::DocumentView());
+  bool is_id = wanted.fields().size() == 1 && wanted.fields()[0].path == "_id";
+  drop_where(op, db, coll, "can't find index with key: " + keys.to_json(), is_id,
+             [&](const IndexDescriptor& d) { return d.same_key(wanted); });
+}
+
+template <class Pred>
+void IndexCatalog::drop_where(OperationContext& op, std::string_view db, std::string_view coll,
+                              const std::string& not_found, bool is_id, Pred&& pred) {
+  if (is_id) throw Error(ErrorCode::kInvalidOptions, "cannot drop _id index");
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) {
+    throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
+  }
+  std::unique_lock gate(entry->write_gate);
+  if (entry->retired.load()) {
+    // Renamed or dropped while this waited: the name means another collection now.
+    gate.unlock();
+    drop_where(op, db, coll, not_found, is_id, std::forward<Pred>(pred));
+    return;
+  }
+  auto current = entry->indexes();
+  auto next = std::make_shared<IndexList>();
+  std::shared_ptr<IndexEntry> dropped;
+  for (const auto& ix : *current) {
+    if (!dropped && pred(ix->descriptor)) {
+      dropped = ix;
+    } else {
+      next->push_back(ix);
+    }
+  }
+  if (!dropped) throw Error(ErrorCode::kIndexNotFound, not_found);
+  bson::Document record = DurableCatalog::record(*entry, *next);
+  write_conflict_retry(op, kWrite, [&] {
+    durable_.put(op, ns_of(db, coll), record);
+    op.unit_of_work().on_commit([&] { entry->set_indexes(std::move(next)); });
+  });
+  connection_.drop_table(dropped->table_uri);
+}
+
+// Fills a new index from a scan of the collection, in units of work of a bounded number of
+// documents (writers are held off by the write gate, so the batches see a stable
+// collection). A unique violation throws DuplicateKeyError; the caller drops the table.
+void IndexCatalog::build(OperationContext& op, const CollectionEntry& entry, IndexEntry& ix) {
+  constexpr size_t kBatch = 5000;
+  std::string last;
+  bool started = false, done = false;
+  while (!done) {
+    write_conflict_retry(op, kWrite, [&] {
+      WT_SESSION* s = op.session();
+      CursorHandle c(s, entry.table_uri);
+      done = false;
+      std::string batch_last = last;
+      int rc = RecordTable::seek_after(c.get(), last, started);
+      size_t n = 0;
+      IndexKeyGenerator generator(ix.descriptor);
+      std::vector<GeneratedKey> keys;
+      IndexTable table(s, ix.table_uri, ix.descriptor);
+      while (rc == 0 && n < kBatch) {
+        batch_last = current_key(c.get());
+        bson::DocumentView doc = current_value(c.get());
+        keys.clear();
+        bool multikey = false;
+        generator.generate(doc, &keys, &multikey);
+        if (multikey) ix.multikey.store(true);
+        for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, batch_last);
+        ++n;
+        rc = c->next(c.get());
+      }
+      if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+      if (rc == WT_NOTFOUND) done = true;
+      last = batch_last;
+    });
+    started = true;
+  }
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,136 @@
+// The scans of a planned query, inside the caller's unit of work: IDHACK (one record
+// lookup), index scan (IndexTable ranges, each entry fetched from the record table and
+// re-checked against the whole filter, a multikey index deduplicated) and collection scan
+// (the record table in `_id` order). Templates, so the visitor inlines on the hot path.
+//
+// An index plan is checked again after its scan: a plan made before the snapshot began may
+// have trusted tight bounds on an index that became multikey, or read an index dropped (and
+// no longer maintained) before the snapshot. Writers change those flags before they
+// commit, so a check after the scan sees every change the snapshot can contain; a stale
+// plan is replaced and WriteConflictException thrown, so write_conflict_retry runs the
+// unit of work again (every caller's body starts afresh).
+//
+// Same thread as the OperationContext.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/catalog/collection_entry.h"
+#include "engine/operation_context.h"
+#include "engine/query/execution_stats.h"
+#include "engine/query/planned_query.h"
+#include "engine/sort_spec.h"
+#include "engine/storage/index_table.h"
+#include "engine/storage/record_table.h"
+#include "engine/storage/wiredtiger_cursor.h"
+#include "mongostore/engine/matcher.h"
+
+namespace mongostore::engine {
+
+/// A matched document, copied out of the snapshot, with its record key.
+struct Match {
+  std::string key;
+  bson::Document document;
+  std::optional<size_t> array_index;
+};
+
+/// Reads the index entries of `plan` from `ic` (resuming at `*resume` when given), fetches
+/// each document through `primary` and calls `visit(key, doc, details)` for those `matcher`
+/// accepts, until `visit` returns false.
+template <class Visit>
+void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher& matcher,
+                const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
+                IndexScanPosition* resume = nullptr) {
+  IndexScanPosition fresh;
+  IndexScanPosition& pos = resume != nullptr ? *resume : fresh;
+  // Returns false to stop the whole scan.
+  auto fetch = [&](WT_CURSOR* cursor) -> bool {
+    ++stats->keys_examined;
+    WT_ITEM pk{};
+    cursor->get_value(cursor, &pk);
+    std::string key(static_cast<const char*>(pk.data), pk.size);
+    // A multikey index may list one document several times.
+    if (plan.multikey && !pos.seen.insert(key).second) return true;
+    int rc = RecordTable::search(primary, key);
+    if (rc == WT_NOTFOUND) return true;
+    check_in_transaction(rc, "search", s);
+    ++stats->docs_examined;
+    bson::DocumentView doc = current_value(primary);
+    MatchDetails details;
+    if (!matcher.matches(doc, &details)) return true;
+    return static_cast<bool>(visit(key, doc, details));
+  };
+  IndexTable::scan_ranges(s, ic, plan, pos, fetch);
+}
+
+/// Visits matching documents in plan order (`_id` order for a collection scan) until
+/// `visit(key, doc, details)` returns false. See the file comment for stale plans.
+template <class Visit>
+void scan(OperationContext& op, const CollectionEntry& entry, const Matcher& matcher,
+          PlannedQuery& plan, Visit&& visit, ExecutionStats* stats = nullptr) {
+  WT_SESSION* s = op.session();
+  ExecutionStats local;
+  if (stats == nullptr) stats = &local;
+  CursorHandle c(s, entry.table_uri);
+  if (!c) return;
+  if (plan.id_key) {
+    const std::string& key = *plan.id_key;
+    int rc = RecordTable::search(c.get(), key);
+    ++stats->keys_examined;
+    if (rc == WT_NOTFOUND) return;
+    check_in_transaction(rc, "search", s);
+    ++stats->docs_examined;
+    bson::DocumentView doc = current_value(c.get());
+    MatchDetails details;
+    if (matcher.matches(doc, &details)) visit(key, doc, details);
+    return;
+  }
+  if (plan.index_plan) {
+    CursorHandle ic(s, plan.index->table_uri);
+    if (ic) {
+      index_scan(s, c.get(), ic.get(), matcher, *plan.index_plan, visit, stats);
+      if (!plan_still_valid(entry, plan)) {
+        plan = plan_for(entry, matcher, plan.sort.view(), plan.hint);
+        throw WriteConflictException{};
+      }
+      return;
+    }
+    // The index was dropped since planning: fall back to the collection scan.
+  }
+  int rc;
+  while ((rc = c->next(c.get())) == 0) {
+    ++stats->docs_examined;
+    bson::DocumentView doc = current_value(c.get());
+    MatchDetails details;
+    if (matcher.matches(doc, &details)) {
+      if (!visit(current_key(c.get()), doc, details)) return;
+    }
+  }
+  if (rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+}
+
+/// The first match in plan order, or in `sort` order when one is given.
+inline std::optional<Match> first_match(OperationContext& op, const CollectionEntry& entry,
+                                        const Matcher& matcher, PlannedQuery& plan,
+                                        const SortSpec& sort = SortSpec()) {
+  std::optional<Match> m;
+  std::string best;
+  bool sorted_by_plan = sort.empty() || plan.provides_sort();
+  scan(op, entry, matcher, plan,
+       [&](const std::string& key, bson::DocumentView doc, const MatchDetails& details) {
+         if (sorted_by_plan) {
+           m = Match{key, bson::Document::copy_of(doc), details.array_index};
+           return false;
+         }
+         std::string sort_key = sort.key_for(doc);
+         if (!m || sort_key < best) {
+           best = std::move(sort_key);
+           m = Match{key, bson::Document::copy_of(doc), details.array_index};
+         }
+         return true;
+       });
+  return m;
+}
+
+}  // namespace mongostore::engine

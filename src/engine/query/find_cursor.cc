@@ -1,0 +1,65 @@
+#include "engine/query/find_cursor.h"
+
+#include "engine/operation_context.h"
+
+namespace mongostore::engine {
+
+std::vector<bson::Document> FindCursor::next_batch() {
+  if (done_) return {};
+  OperationContext op(executor_.connection());
+  if (!started_) {
+    index_cursor_ = executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
+  }
+  if (index_cursor_) {
+    started_ = true;
+    return executor_.read_index_batch(op, matcher_, projection_, &*index_cursor_, &skip_,
+                                      &remaining_, batch_size_, &done_);
+  }
+  if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {
+    external_ = executor_.external_sort(keep_alive_, db_, coll_, matcher_, sort_spec_.view(), hint_,
+                                        memory_limit_);
+    started_ = true;
+  }
+  if (external_) {
+    std::vector<bson::Document> out;
+    while (out.size() < batch_size_) {
+      std::optional<bson::Document> d = external_->next();
+      if (!d) {
+        done_ = true;
+        external_.reset();  // its spill files go now
+        break;
+      }
+      if (skip_ > 0) {
+        --skip_;
+        continue;
+      }
+      out.push_back(projection_.is_identity() ? std::move(*d) : projection_.apply(*d));
+    }
+    return out;
+  }
+  if (!started_ && !sort_.empty()) {
+    materialized_ = true;
+    sorted_ =
+        executor_.query_results(op, db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
+                                skip_, remaining_, hint_, allow_disk_use_, memory_limit_);
+    for (const bson::Document& d : sorted_) sorted_bytes_ += d.size();
+    started_ = true;
+  }
+  if (materialized_) {
+    std::vector<bson::Document> out;
+    while (sorted_next_ < sorted_.size() && out.size() < batch_size_) {
+      sorted_bytes_ -= sorted_[sorted_next_].size();
+      out.push_back(std::move(sorted_[sorted_next_++]));
+    }
+    if (sorted_next_ >= sorted_.size()) {
+      done_ = true;
+      sorted_.clear();
+      sorted_bytes_ = 0;
+    }
+    return out;
+  }
+  return executor_.read_batch(op, db_, coll_, matcher_, projection_, &collection_, &last_key_,
+                              &started_, &skip_, &remaining_, batch_size_, &done_);
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,83 @@
+// FindCursor: the Cursor a find hands out. It picks its way of reading on the first batch:
+// through an index in index order (resuming in the index), a collection scan in `_id` order
+// (resuming after the last `_id` key), a blocking sort held in memory (read and sorted on
+// the first batch), or with allowDiskUse and no limit an external sort that spills. Each
+// batch reads in a snapshot of its own (a fresh OperationContext and unit of work), so a
+// long scan never pins one snapshot for its whole life.
+//
+// It holds `keep_alive` (the engine) so the executor it reads through outlives it. Not
+// thread-safe: one user at a time, as Cursor says.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/query/query_executor.h"
+#include "engine/sort_spec.h"
+#include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/engine/matcher.h"
+#include "mongostore/engine/projection.h"
+
+namespace mongostore::engine {
+
+class FindCursor final : public Cursor {
+ public:
+  FindCursor(std::shared_ptr<const void> keep_alive, QueryExecutor& executor, std::string db,
+             std::string coll, Matcher matcher, Projection projection, SortSpec sort,
+             const FindOptions& options)
+      : keep_alive_(std::move(keep_alive)),
+        executor_(executor),
+        db_(std::move(db)),
+        coll_(std::move(coll)),
+        matcher_(std::move(matcher)),
+        projection_(std::move(projection)),
+        sort_(std::move(sort)),
+        sort_spec_(options.sort),
+        hint_(options.hint),
+        allow_disk_use_(options.allow_disk_use),
+        memory_limit_(options.memory_limit_bytes),
+        skip_(options.skip),
+        remaining_(options.limit > 0 ? options.limit : -1),
+        batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
+
+  std::vector<bson::Document> next_batch() override;
+  bool exhausted() const override { return done_; }
+  size_t memory_bytes() const override {
+    return sorted_bytes_ + matcher_.filter().size() + sort_spec_.size();
+  }
+
+ private:
+  std::shared_ptr<const void> keep_alive_;
+  QueryExecutor& executor_;
+  std::string db_, coll_;
+  Matcher matcher_;
+  Projection projection_;
+  SortSpec sort_;
+  bson::Document sort_spec_;
+  IndexHint hint_;
+  bool allow_disk_use_;
+  size_t memory_limit_;
+  bool materialized_ = false;
+  // Set when the find reads through an index in index order: batches resume in the index.
+  std::optional<IndexCursorState> index_cursor_;
+  // A find with a blocking sort reads and sorts the whole result on the first batch, then
+  // hands it out from here.
+  std::vector<bson::Document> sorted_;
+  // Or, with allowDiskUse and no limit, an external sort that spills past the memory limit.
+  std::unique_ptr<DocumentSource> external_;
+  // The collection a collection-scan cursor reads, resolved by its first batch.
+  std::shared_ptr<CollectionEntry> collection_;
+  size_t sorted_next_ = 0;
+  size_t sorted_bytes_ = 0;  // of sorted_[sorted_next_...]
+  int64_t skip_;
+  int64_t remaining_;  // -1: unlimited
+  size_t batch_size_;
+  std::string last_key_;
+  bool started_ = false;
+  bool done_ = false;
+};
+
+}  // namespace mongostore::engine

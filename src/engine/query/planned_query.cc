@@ -1,0 +1,83 @@
+#include "engine/query/planned_query.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/storage/record_table.h"
+#include "mongostore/engine/aggregation.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+Matcher compile_filter(bson::DocumentView filter, const bson::Document& let) {
+  if (let.empty()) return Matcher::compile(filter);
+  return Matcher::compile(bind_let_to_filter(filter, let.view()));
+}
+
+std::optional<bson::Value> pinned_id(const Matcher& matcher) {
+  if (auto id = matcher.id_equality()) return id;
+  return expr_id_equality(matcher.filter());
+}
+
+std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const IndexHint& hint) {
+  if (hint.name == "_id_") return nullptr;
+  if (!hint.keys.empty()) {
+    auto first = hint.keys.view().begin();
+    if (first->key == "$natural") return nullptr;
+    if (first->key == "_id" && ++first == hint.keys.view().end() &&
+        hint.keys.view().get("_id").is_number() &&
+        hint.keys.view().get("_id").number_as_double() > 0) {
+      return nullptr;
+    }
+  }
+  for (const auto& ix : *entry.indexes()) {
+    if (hint.name.empty() ? ix->descriptor.key_pattern() == hint.keys.view()
+                          : ix->descriptor.name() == hint.name) {
+      return ix;
+    }
+  }
+  throw Error(ErrorCode::kBadValue,
+              "error processing query: planner returned error :: "
+              "caused by :: hint provided does not correspond to an "
+              "existing index");
+}
+
+PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson::DocumentView sort,
+                      const IndexHint& hint) {
+  PlannedQuery q;
+  q.sort = bson::Document::copy_of(sort);
+  q.hint = hint;
+  if (!hint.empty()) {
+    std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
+    if (index == nullptr) {
+      // The `_id` order: a pinned `_id` stays a point lookup (the same entries either way).
+      if (auto id = pinned_id(matcher)) q.id_key = record_key(*id);
+      return q;
+    }
+    std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
+    q.index_plan = plan_query(matcher.filter(), sort, only, /*forced=*/true);
+    q.index = std::move(index);
+    return q;
+  }
+  if (auto id = pinned_id(matcher)) {
+    q.id_key = record_key(*id);
+    return q;
+  }
+  auto indexes = entry.indexes();
+  if (indexes->empty()) return q;
+  std::vector<IndexCandidate> candidates;
+  for (const auto& ix : *indexes) {
+    candidates.push_back(IndexCandidate{&ix->descriptor, ix->multikey.load()});
+  }
+  q.index_plan = plan_query(matcher.filter(), sort, candidates);
+  if (q.index_plan) q.index = (*indexes)[q.index_plan->candidate];
+  return q;
+}
+
+bool plan_still_valid(const CollectionEntry& entry, const PlannedQuery& plan) {
+  if (!plan.index_plan->multikey && plan.index->multikey.load()) return false;
+  auto indexes = entry.indexes();
+  return std::find(indexes->begin(), indexes->end(), plan.index) != indexes->end();
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,54 @@
+// PlannedQuery: how a query reads a collection (one primary-key lookup, an index scan or a
+// collection scan), and the glue between the catalog and the QueryPlanner
+// (query_planner.h): the candidates are the collection's indexes with their multikey flags,
+// a hint forces one, a pinned `_id` is a point lookup (IDHACK).
+//
+// Known limitation kept as it was: only an `_id` equality is a point lookup; an `_id` $in or
+// range is planned like any other field (a collection scan when no secondary index covers
+// it), since the `_id` index is the record table itself and is not a planner candidate.
+//
+// A PlannedQuery holds a shared_ptr to its index, so it stays readable after a drop; whether
+// it is still the one to use is plan_still_valid's question. Pure functions; thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/catalog/collection_entry.h"
+#include "engine/query_planner.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/engine/matcher.h"
+
+namespace mongostore::engine {
+
+struct PlannedQuery {
+  std::optional<std::string> id_key;  // IDHACK
+  std::optional<IndexPlan> index_plan;
+  std::shared_ptr<IndexEntry> index;
+  bson::Document sort;  // the sort the plan was made for (kept to re-plan)
+  IndexHint hint;       // the hint it was made with (kept to re-plan)
+  bool provides_sort() const { return index_plan && index_plan->provides_sort; }
+};
+
+/// A command's filter with its `let` variables bound into the filter's $expr (MongoDB 5.0).
+Matcher compile_filter(bson::DocumentView filter, const bson::Document& let);
+
+/// The `_id` a filter pins, by an equality ({_id: v}) or an $expr {$eq: ["$_id", v]} (the
+/// form of a $lookup's join on `_id`): a read of one document.
+std::optional<bson::Value> pinned_id(const Matcher& matcher);
+
+/// The index a hint names: nullptr for the `_id` order (`_id_`, {_id: 1}, {$natural: ±1}).
+/// BadValue (2) when it names no index.
+std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const IndexHint& hint);
+
+/// Plans `matcher` (sorted by `sort`, with `hint`) over `entry`'s current indexes.
+PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson::DocumentView sort,
+                      const IndexHint& hint = {});
+
+/// Whether an index plan can still be trusted: its index is still in the collection and has
+/// not become multikey under a plan that assumed it was not.
+bool plan_still_valid(const CollectionEntry& entry, const PlannedQuery& plan);
+
+}  // namespace mongostore::engine

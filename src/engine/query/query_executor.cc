@@ -1,0 +1,277 @@
+#include "engine/query/query_executor.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/path_values.h"
+#include "engine/query/document_scan.h"
+#include "engine/query/find_cursor.h"
+#include "engine/storage/record_table.h"
+#include "engine/storage/wiredtiger_cursor.h"
+#include "engine/write_conflict_retry.h"
+#include "mongostore/bson/index_key.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+namespace {
+
+constexpr UnitOfWork::Mode kRead = UnitOfWork::Mode::kReadOnly;
+
+// A cursor's later batch on a collection dropped since its first fails QueryPlanKilled, as
+// mongod's getMore does; a renamed collection is read on under its new name.
+[[noreturn]] void throw_collection_dropped(const CollectionEntry& entry) {
+  throw Error(
+      ErrorCode::kQueryPlanKilled,
+      "query plan killed :: caused by :: collection dropped: " + ns_of(entry.db, entry.coll));
+}
+
+void check_not_dropped(const CollectionEntry& entry) {
+  if (entry.dropped.load()) throw_collection_dropped(entry);
+}
+
+}  // namespace
+
+std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_alive,
+                                            std::string_view db, std::string_view coll,
+                                            bson::DocumentView filter, const FindOptions& options) {
+  Matcher matcher = compile_filter(filter, options.let);
+  Projection projection = Projection::compile(options.projection.view(), &matcher);
+  SortSpec sort = SortSpec::compile(options.sort.view());
+  if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
+  if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
+  return std::make_unique<FindCursor>(std::move(keep_alive), *this, std::string(db),
+                                      std::string(coll), std::move(matcher), std::move(projection),
+                                      std::move(sort), options);
+}
+
+std::optional<bson::Document> QueryExecutor::find_by_id(OperationContext& op, std::string_view db,
+                                                        std::string_view coll,
+                                                        const bson::Value& id) {
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) return std::nullopt;
+  std::string key = record_key(id);
+  return write_conflict_retry(op, kRead,
+                              [&] { return RecordTable(op.session(), entry->table_uri).get(key); });
+}
+
+bool QueryExecutor::index_provides_sort(std::string_view db, std::string_view coll,
+                                        bson::DocumentView filter, bson::DocumentView sort,
+                                        const IndexHint& hint) {
+  auto entry = collections_.lookup(std::string(db), std::string(coll));
+  if (!entry) return true;
+  return plan_for(*entry, Matcher::compile(filter), sort, hint).provides_sort();
+}
+
+int64_t QueryExecutor::count_documents(OperationContext& op, std::string_view db,
+                                       std::string_view coll, bson::DocumentView filter) {
+  Matcher matcher = Matcher::compile(filter);
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) return 0;
+  PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
+  return write_conflict_retry(op, kRead, [&]() -> int64_t {
+    int64_t n = 0;
+    scan(op, *entry, matcher, plan,
+         [&](const std::string&, bson::DocumentView, const MatchDetails&) {
+           ++n;
+           return true;
+         });
+    return n;
+  });
+}
+
+std::vector<bson::OwnedValue> QueryExecutor::distinct(OperationContext& op, std::string_view db,
+                                                      std::string_view coll, std::string_view field,
+                                                      bson::DocumentView filter) {
+  if (field.empty()) throw Error(ErrorCode::kBadValue, "distinct key cannot be empty");
+  Matcher matcher = Matcher::compile(filter);
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) return {};
+  PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
+  // Keyed by the index key: equal values (1, 1.0) collapse and the map is in MongoDB order.
+  std::map<std::string, bson::OwnedValue> seen;
+  write_conflict_retry(op, kRead, [&] {
+    seen.clear();
+    // The values go back in one reply document, so they must fit in one, as in mongod.
+    size_t bytes = 0;
+    std::vector<bson::Value> values;
+    scan(op, *entry, matcher, plan,
+         [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+           values.clear();
+           collect_path_values(doc, field, &values);
+           for (const bson::Value& v : values) {
+             std::string key = bson::encode_index_key(v);
+             if (seen.count(key)) continue;
+             bytes += v.size() + 16;  // the value and its array element's type and index
+             if (bytes + 1024 >= kMaxDocumentSize) {
+               throw Error(17217, "distinct too big, 16mb cap");
+             }
+             seen.emplace(std::move(key), bson::OwnedValue(v));
+           }
+           return true;
+         });
+  });
+  std::vector<bson::OwnedValue> out;
+  for (auto& [key, v] : seen) out.push_back(std::move(v));
+  return out;
+}
+
+CollectionStats QueryExecutor::collection_stats(OperationContext& op, std::string_view db,
+                                                std::string_view coll) {
+  CollectionStats stats;
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) return stats;
+  write_conflict_retry(op, kRead, [&] {
+    CursorHandle c(op.session(), entry->table_uri);
+    while (c && c->next(c.get()) == 0) {
+      ++stats.document_count;
+      stats.data_size += static_cast<int64_t>(current_value(c.get()).size());
+    }
+  });
+  return stats;
+}
+
+// Reads one batch for a FindCursor; returns the documents and updates the resume key.
+std::vector<bson::Document> QueryExecutor::read_batch(
+    OperationContext& op, const std::string& db, const std::string& coll, const Matcher& matcher,
+    const Projection& projection, std::shared_ptr<CollectionEntry>* collection,
+    std::string* last_key, bool* started, int64_t* skip, int64_t* remaining, size_t batch_size,
+    bool* done) {
+  std::vector<bson::Document> out;
+  // The first batch resolves the name; later ones read the same collection (renamed or
+  // not), or fail if it was dropped (never resuming in a new collection of the same name).
+  if (!*started) *collection = collections_.lookup(db, coll);
+  std::shared_ptr<CollectionEntry> entry = *collection;
+  if (!entry) {
+    *done = true;
+    return out;
+  }
+  if (*started) check_not_dropped(*entry);
+  std::optional<bson::Value> id = pinned_id(matcher);
+  // The body may run more than once (a retried snapshot), so it works on copies of the
+  // cursor state and publishes them only after the snapshot succeeded.
+  struct State {
+    std::string last_key;
+    int64_t skip, remaining;
+    bool done = false;
+  } state;
+  write_conflict_retry(op, kRead, [&] {
+    WT_SESSION* s = op.session();
+    out.clear();
+    state = State{*last_key, *skip, *remaining, false};
+    CursorHandle c(s, entry->table_uri);
+    if (!c) {
+      // The table is gone: dropped before this batch (after the check above).
+      if (*started) throw_collection_dropped(*entry);
+      state.done = true;
+      return;
+    }
+    if (id) {
+      // A pinned _id is a point lookup, not a scan.
+      std::string key = record_key(*id);
+      int rc = RecordTable::search(c.get(), key);
+      if (rc == 0) {
+        bson::DocumentView doc = current_value(c.get());
+        if (matcher.matches(doc) && state.skip == 0 && state.remaining != 0) {
+          out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                 : projection.apply(doc));
+        }
+      } else if (rc != WT_NOTFOUND) {
+        check_in_transaction(rc, "search", s);
+      }
+      state.done = true;
+      return;
+    }
+    int rc = RecordTable::seek_after(c.get(), state.last_key, *started);
+    while (rc == 0) {
+      state.last_key = current_key(c.get());
+      bson::DocumentView doc = current_value(c.get());
+      if (matcher.matches(doc)) {
+        if (state.skip > 0) {
+          --state.skip;
+        } else {
+          out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                 : projection.apply(doc));
+          if (state.remaining > 0 && --state.remaining == 0) break;
+          if (out.size() >= batch_size) break;
+        }
+      }
+      rc = c->next(c.get());
+    }
+    if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "next", s);
+    if (rc == WT_NOTFOUND || state.remaining == 0) state.done = true;
+  });
+  *last_key = state.last_key;
+  *skip = state.skip;
+  *remaining = state.remaining;
+  *done = state.done;
+  *started = true;
+  return out;
+}
+
+// One batch of a find read through an index in index order (unsorted, or sorted by the
+// index): its own snapshot, resuming after the last index key of the previous batch. The
+// plan is fixed when the cursor starts; if its index is dropped meanwhile the cursor is
+// killed (QueryPlanKilled, 175), as in MongoDB.
+std::optional<IndexCursorState> QueryExecutor::start_index_cursor(const std::string& db,
+                                                                  const std::string& coll,
+                                                                  const Matcher& matcher,
+                                                                  bson::DocumentView sort_spec,
+                                                                  const IndexHint& hint) {
+  auto entry = collections_.lookup(db, coll);
+  if (!entry) return std::nullopt;
+  PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
+  if (!plan.index_plan) return std::nullopt;
+  if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
+  return IndexCursorState{std::move(entry), std::move(plan), IndexScanPosition()};
+}
+
+std::vector<bson::Document> QueryExecutor::read_index_batch(
+    OperationContext& op, const Matcher& matcher, const Projection& projection,
+    IndexCursorState* cursor, int64_t* skip, int64_t* remaining, size_t batch_size, bool* done) {
+  std::vector<bson::Document> out;
+  const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
+  check_not_dropped(*entry);
+  IndexScanPosition position;
+  int64_t to_skip = 0, left = 0;
+  bool finished = false;
+  write_conflict_retry(op, kRead, [&] {
+    WT_SESSION* s = op.session();
+    out.clear();
+    position = cursor->position;  // a retried snapshot starts from the same place
+    to_skip = *skip;
+    left = *remaining;
+    finished = true;
+    CursorHandle c(s, entry->table_uri);
+    CursorHandle ic(s, cursor->plan.index->table_uri);
+    auto indexes = entry->indexes();
+    if (!c || entry->dropped.load()) throw_collection_dropped(*entry);
+    if (!ic || std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
+      throw Error(175, "query plan killed :: caused by :: index '" +
+                           cursor->plan.index->descriptor.name() + "' dropped");
+    }
+    ExecutionStats stats;
+    auto visit = [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
+      if (to_skip > 0) {
+        --to_skip;
+        return true;
+      }
+      out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                             : projection.apply(doc));
+      if (left > 0 && --left == 0) return false;
+      if (out.size() >= batch_size) {
+        finished = false;
+        return false;
+      }
+      return true;
+    };
+    index_scan(s, c.get(), ic.get(), matcher, *cursor->plan.index_plan, visit, &stats, &position);
+  });
+  cursor->position = std::move(position);
+  *skip = to_skip;
+  *remaining = left;
+  *done = finished || left == 0;
+  return out;
+}
+
+}  // namespace mongostore::engine

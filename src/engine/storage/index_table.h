@@ -1,0 +1,128 @@
+// IndexTable: the table of one secondary index. Key: the index key bytes (plus the primary
+// key for a non-unique index, so its entries are distinct); value: the primary key (the
+// document's key in its RecordTable).
+//
+// A view over (session, table uri, descriptor) like RecordTable: it owns nothing and works
+// inside the caller's unit of work, on the session's thread. A unique index refuses a second
+// entry with the same key: DuplicateKeyError (11000) with the key pattern and value. Conflicts
+// throw WriteConflictException.
+#pragma once
+
+#include <wiredtiger.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/index_descriptor.h"
+#include "engine/index_key_generator.h"
+#include "engine/query_planner.h"
+#include "engine/storage/wiredtiger_cursor.h"
+
+namespace mongostore::engine {
+
+/// Where an index scan stands, so a cursor can resume it in a later snapshot.
+struct IndexScanPosition {
+  size_t step = 0;        // the range being scanned (in scan order)
+  std::string after_key;  // the last index key examined in it
+  bool has_after_key = false;
+  std::set<std::string> seen;  // primary keys returned, for a multikey index
+};
+
+/// Throws the DuplicateKeyError of a unique index `d` of collection `ns` for key `values`.
+[[noreturn]] void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
+                                      const std::vector<bson::Value>& values);
+
+class IndexTable {
+ public:
+  IndexTable(WT_SESSION* s, const std::string& uri, const IndexDescriptor& descriptor)
+      : s_(s), uri_(uri), d_(descriptor) {}
+
+  /// Adds the entry of key `g` for the document under `primary_key`. `db`.`coll` names the
+  /// collection in a DuplicateKeyError. NamespaceNotFound (26) when the table is gone.
+  void insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
+              const std::string& primary_key);
+  /// Removes the entry of `index_key` for `primary_key`; nothing when there is none.
+  void remove(const std::string& index_key, const std::string& primary_key);
+
+  /// Walks the plan's key ranges in plan order (backwards when the plan is reverse), from
+  /// `pos` (which it advances, so a later snapshot resumes there), calling
+  /// `on_entry(WT_CURSOR*)` on each entry; `on_entry` returns false to stop the walk.
+  template <class OnEntry>
+  static void scan_ranges(WT_SESSION* s, WT_CURSOR* ic, const IndexPlan& plan,
+                          IndexScanPosition& pos, OnEntry&& on_entry) {
+    auto visit = [&](WT_CURSOR* cursor) -> bool {
+      WT_ITEM ik{};
+      cursor->get_key(cursor, &ik);
+      pos.after_key.assign(static_cast<const char*>(ik.data), ik.size);
+      pos.has_after_key = true;
+      return on_entry(cursor);
+    };
+    auto in_range_end = [](const KeyRange& r, WT_CURSOR* cursor) {
+      if (r.end_unbounded) return true;
+      WT_ITEM k{};
+      cursor->get_key(cursor, &k);
+      std::string_view key(static_cast<const char*>(k.data), k.size);
+      return key < std::string_view(r.end);
+    };
+    auto at_or_after_start = [](const KeyRange& r, WT_CURSOR* cursor) {
+      WT_ITEM k{};
+      cursor->get_key(cursor, &k);
+      std::string_view key(static_cast<const char*>(k.data), k.size);
+      return key >= std::string_view(r.start);
+    };
+    size_t n = plan.ranges.size();
+    for (; pos.step < n; ++pos.step, pos.has_after_key = false) {
+      const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - pos.step : pos.step];
+      if (!r.end_unbounded && r.end <= r.start) continue;
+      int rc = WT_NOTFOUND;
+      if (pos.has_after_key) {
+        // Resuming a cursor: continue after the last key examined.
+        WT_ITEM k = item_of(pos.after_key.data(), pos.after_key.size());
+        ic->set_key(ic, &k);
+        int exact = 0;
+        rc = ic->search_near(ic, &exact);
+        if (!plan.reverse && rc == 0 && exact <= 0) rc = ic->next(ic);
+        if (plan.reverse && rc == 0 && exact >= 0) rc = ic->prev(ic);
+      } else if (!plan.reverse) {
+        WT_ITEM k = item_of(r.start.data(), r.start.size());
+        ic->set_key(ic, &k);
+        int exact = 0;
+        rc = ic->search_near(ic, &exact);
+        if (rc == 0 && exact < 0) rc = ic->next(ic);
+      }
+      if (!plan.reverse) {
+        while (rc == 0 && in_range_end(r, ic)) {
+          if (!visit(ic)) return;
+          rc = ic->next(ic);
+        }
+      } else {
+        if (pos.has_after_key) {
+          // positioned above
+        } else if (r.end_unbounded) {
+          ic->reset(ic);
+          rc = ic->prev(ic);
+        } else {
+          WT_ITEM k = item_of(r.end.data(), r.end.size());
+          ic->set_key(ic, &k);
+          int exact = 0;
+          rc = ic->search_near(ic, &exact);
+          if (rc == 0 && exact >= 0) rc = ic->prev(ic);
+        }
+        while (rc == 0 && at_or_after_start(r, ic)) {
+          if (!visit(ic)) return;
+          rc = ic->prev(ic);
+        }
+      }
+      if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "index scan", s);
+    }
+  }
+
+ private:
+  WT_SESSION* s_;
+  const std::string& uri_;
+  const IndexDescriptor& d_;
+};
+
+}  // namespace mongostore::engine

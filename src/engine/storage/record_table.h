@@ -1,0 +1,105 @@
+// RecordTable: the table of one collection, keyed by the order-preserving key of `_id`
+// (bson::encode_index_key), the value the document's BSON. A find by `_id` is one B-tree
+// lookup; a scan in key order is a scan in `_id` order.
+//
+// A RecordTable is a view over (session, table uri): it owns nothing, costs nothing to make,
+// and works inside the caller's unit of work (its WiredTiger transaction). Same thread as
+// the session. Conflicts throw WriteConflictException; other WiredTiger failures Error.
+// (Not to be confused with src/records/'s RecordStore, a store built on top of the engine.)
+#pragma once
+
+#include <wiredtiger.h>
+
+#include <optional>
+#include <string>
+
+#include "engine/storage/wiredtiger_cursor.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/bson/index_key.h"
+
+namespace mongostore::engine {
+
+/// The key of the document with `_id` equal to `id` in its collection's table.
+inline std::string record_key(const bson::Value& id) {
+  return bson::encode_index_key(id);
+}
+
+/// The table config of collection and index tables (both map bytes to bytes).
+inline constexpr const char* kRecordTableConfig = "key_format=u,value_format=u";
+
+class RecordTable {
+ public:
+  enum class InsertStatus { kInserted, kDuplicateKey, kNoTable };
+
+  RecordTable(WT_SESSION* s, const std::string& uri) : s_(s), uri_(uri) {}
+
+  /// Inserts a new record. overwrite=false makes the insert fail on an existing key: the
+  /// `_id` uniqueness check and the write are one B-tree operation. kNoTable: the table is
+  /// gone (the collection was dropped).
+  InsertStatus insert(const std::string& key, bson::DocumentView doc) {
+    CursorHandle c(s_, uri_, "overwrite=false");
+    if (!c) return InsertStatus::kNoTable;
+    WT_ITEM k = item_of(key.data(), key.size());
+    WT_ITEM v = item_of(doc.data(), doc.size());
+    c->set_key(c.get(), &k);
+    c->set_value(c.get(), &v);
+    int rc = c->insert(c.get());
+    if (rc == WT_DUPLICATE_KEY) return InsertStatus::kDuplicateKey;
+    check_in_transaction(rc, "insert", s_);
+    return InsertStatus::kInserted;
+  }
+
+  /// Overwrites the record under `key` (which the caller read in this unit of work).
+  void update(const std::string& key, bson::DocumentView doc) {
+    CursorHandle c(s_, uri_);
+    WT_ITEM k = item_of(key.data(), key.size());
+    WT_ITEM v = item_of(doc.data(), doc.size());
+    c->set_key(c.get(), &k);
+    c->set_value(c.get(), &v);
+    check_in_transaction(c->update(c.get()), "update", s_);
+  }
+
+  /// Removes the record under `key` (which the caller read in this unit of work).
+  void remove(const std::string& key) {
+    CursorHandle c(s_, uri_);
+    WT_ITEM k = item_of(key.data(), key.size());
+    c->set_key(c.get(), &k);
+    check_in_transaction(c->remove(c.get()), "remove", s_);
+  }
+
+  /// A copy of the record under `key`; nullopt when there is none or no table.
+  std::optional<bson::Document> get(const std::string& key) {
+    CursorHandle c(s_, uri_);
+    if (!c) return std::nullopt;
+    int rc = search(c.get(), key);
+    if (rc == WT_NOTFOUND) return std::nullopt;
+    check_in_transaction(rc, "search", s_);
+    return bson::Document::copy_of(current_value(c.get()));
+  }
+
+  /// Positions `c` on `key`: 0, WT_NOTFOUND or a WiredTiger error.
+  static int search(WT_CURSOR* c, const std::string& key) {
+    WT_ITEM k = item_of(key.data(), key.size());
+    c->set_key(c, &k);
+    return c->search(c);
+  }
+
+  /// A resumable scan: positions `c` on the first record after `after` (the last key a
+  /// previous snapshot returned), or on the first record when `started` is false. Returns 0,
+  /// WT_NOTFOUND (nothing left) or a WiredTiger error.
+  static int seek_after(WT_CURSOR* c, const std::string& after, bool started) {
+    if (!started) return c->next(c);
+    WT_ITEM k = item_of(after.data(), after.size());
+    c->set_key(c, &k);
+    int exact = 0;
+    int rc = c->search_near(c, &exact);
+    if (rc == 0 && exact <= 0) rc = c->next(c);
+    return rc;
+  }
+
+ private:
+  WT_SESSION* s_;
+  const std::string& uri_;
+};
+
+}  // namespace mongostore::engine

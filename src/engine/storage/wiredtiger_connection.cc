@@ -1,0 +1,126 @@
+#include "engine/storage/wiredtiger_connection.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+WiredTigerConnection::WiredTigerConnection(const EngineOptions& options)
+    : durability_(options.durability) {
+  std::string config =
+      "create,session_max=1000,cache_size=" + std::to_string(options.cache_size_mb) + "MB,";
+  if (options.durability == Durability::kInMemory) {
+    config += "in_memory=true";
+    // WiredTiger refuses two connections with one home in a process, even in memory, so
+    // each in-memory engine gets a private, empty home that holds no data.
+    char pattern[] = "/tmp/mongostore-memory-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) {
+      throw Error(ErrorCode::kInternalError, "cannot create a home for an in-memory engine");
+    }
+    home_ = pattern;
+    memory_home_ = home_;
+  } else {
+    directory_ = std::make_unique<DataDirectory>(options.path);
+    home_ = directory_->path();
+  }
+  // Spill files of aggregations (allowDiskUse) go to <home>/_tmp, MongoDB's name; for an
+  // in-memory engine that is inside its private /tmp home, removed with it. Files left by a
+  // crash are removed here: nothing else uses the directory while the engine is open.
+  {
+    std::error_code ec;
+    spill_directory_ = (std::filesystem::path(home_) / "_tmp").string();
+    std::filesystem::remove_all(spill_directory_, ec);
+    std::filesystem::create_directory(spill_directory_, ec);
+    if (ec) {
+      throw Error(ErrorCode::kDataDirectoryInvalid, "data directory '" + home_ +
+                                                        "': cannot create its spill directory " +
+                                                        spill_directory_ + ": " + ec.message());
+    }
+  }
+  if (options.durability != Durability::kInMemory) {
+    // The journal (WiredTiger's log) makes commits durable before checkpoints do;
+    // checkpoints every 60 s bound recovery time and let old log files be removed.
+    config +=
+        "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
+        "transaction_sync=(enabled=false)";
+  }
+  int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(), &connection_);
+  if (rc != 0) {
+    throw Error(
+        ErrorCode::kDataDirectoryInvalid,
+        "data directory '" + home_ + "': WiredTiger cannot open it: " + wiredtiger_strerror(rc));
+  }
+  pool_ = std::make_unique<WiredTigerSessionPool>(connection_);
+  commit_config_ = options.durability == Durability::kDurable ? "sync=on" : "sync=off";
+}
+
+WiredTigerConnection::~WiredTigerConnection() {
+  {
+    std::lock_guard<std::mutex> lock(journal_mutex_);
+    stopping_ = true;
+  }
+  journal_cv_.notify_all();
+  if (journal_thread_.joinable()) journal_thread_.join();
+  pool_->close_all();
+  // Closing the connection takes a final checkpoint: a clean shutdown needs no recovery.
+  connection_->close(connection_, nullptr);
+  if (!memory_home_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(memory_home_, ec);
+  }
+}
+
+void WiredTigerConnection::start_journal_flusher() {
+  if (durability_ == Durability::kJournaled) {
+    journal_thread_ = std::thread([this] { journal_flusher(); });
+  }
+}
+
+void WiredTigerConnection::checkpoint() {
+  if (durability_ == Durability::kInMemory) return;
+  auto s = pool_->acquire();
+  check_wiredtiger(s->checkpoint(s.get(), nullptr), "checkpoint", s.get());
+}
+
+void WiredTigerConnection::create_table(const std::string& uri, const char* config) {
+  auto s = pool_->acquire();
+  check_wiredtiger(s->create(s.get(), uri.c_str(), config), "create", s.get());
+}
+
+void WiredTigerConnection::drop_table(const std::string& uri) {
+  pool_->reset_idle();
+  auto s = pool_->acquire();
+  int rc = s->drop(s.get(), uri.c_str(), "force=true");
+  if (rc == EBUSY) {
+    // Another thread still has a cursor open on it; drop later.
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    pending_drops_.push_back(uri);
+    return;
+  }
+  check_wiredtiger(rc, "drop", s.get());
+}
+
+void WiredTigerConnection::retry_pending_drops() {
+  std::vector<std::string> pending;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    pending.swap(pending_drops_);
+  }
+  for (const auto& uri : pending) drop_table(uri);
+}
+
+void WiredTigerConnection::journal_flusher() {
+  std::unique_lock<std::mutex> lock(journal_mutex_);
+  while (!stopping_) {
+    journal_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    if (stopping_) break;
+    auto s = pool_->acquire();
+    s->log_flush(s.get(), "sync=on");
+  }
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,80 @@
+// WiredTigerConnection: the open WiredTiger database under an engine (MongoDB's KVEngine).
+//
+// Owns the home (a locked DataDirectory, or a private /tmp home for an in-memory engine), the
+// WT_CONNECTION, the session pool, the spill directory of sorts and aggregations
+// (<home>/_tmp), the commit sync a durability level asks for, the journal flusher of
+// Durability::kJournaled, and table creation and drops (a drop that finds the table busy is
+// retried later). Constructed once per engine; every method is thread-safe.
+#pragma once
+
+#include <wiredtiger.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/data_directory.h"
+#include "engine/wiredtiger_session_pool.h"
+#include "mongostore/engine/engine.h"
+
+namespace mongostore::engine {
+
+class WiredTigerConnection {
+ public:
+  /// Opens (creating) the home of `options`. Throws Error(DataDirectoryInvalid).
+  explicit WiredTigerConnection(const EngineOptions& options);
+  /// Stops the journal flusher, closes the sessions and the connection (a final checkpoint:
+  /// a clean shutdown needs no recovery), removes an in-memory engine's private home.
+  ~WiredTigerConnection();
+  WiredTigerConnection(const WiredTigerConnection&) = delete;
+  WiredTigerConnection& operator=(const WiredTigerConnection&) = delete;
+
+  WiredTigerSessionPool& pool() { return *pool_; }
+  /// The commit config of a write: "sync=on" on a durable engine, "sync=off" otherwise.
+  const char* commit_config() const { return commit_config_; }
+  /// The commit config of a write acknowledged before fsync (writeConcern j:false): nullptr
+  /// (the default) unless the engine is durable. The log is ordered: the next synced commit
+  /// makes such a write durable too.
+  const char* commit_config_for(bool journal) const {
+    return journal || durability_ != Durability::kDurable ? nullptr : "sync=off";
+  }
+  const std::string& spill_directory() const { return spill_directory_; }
+
+  /// Starts the kJournaled engine's flusher (the log synced every 100 ms); no-op otherwise.
+  void start_journal_flusher();
+  /// Forces everything acknowledged so far to stable storage (a checkpoint).
+  void checkpoint();
+
+  /// Creates a table (outside any transaction: WiredTiger's schema operations are not
+  /// transactional).
+  void create_table(const std::string& uri, const char* config);
+  /// Drops a table; if a cursor still holds it (EBUSY) the drop is kept for later.
+  void drop_table(const std::string& uri);
+  /// Drops the tables an earlier drop_table had to leave.
+  void retry_pending_drops();
+
+ private:
+  void journal_flusher();
+
+  Durability durability_;
+  std::unique_ptr<DataDirectory> directory_;
+  std::string home_;
+  std::string memory_home_;      // the private home of an in-memory engine, removed on close
+  std::string spill_directory_;  // <home>/_tmp: spill files of sorts and aggregations
+  WT_CONNECTION* connection_ = nullptr;
+  std::unique_ptr<WiredTigerSessionPool> pool_;
+  const char* commit_config_ = "sync=on";
+
+  std::mutex pending_mutex_;
+  std::vector<std::string> pending_drops_;
+
+  std::mutex journal_mutex_;
+  std::condition_variable journal_cv_;
+  bool stopping_ = false;
+  std::thread journal_thread_;
+};
+
+}  // namespace mongostore::engine

@@ -1,0 +1,122 @@
+#include "engine/write/collection_write_path.h"
+
+#include <vector>
+
+#include "engine/document_validation.h"
+#include "engine/index_key_generator.h"
+#include "engine/storage/index_table.h"
+#include "engine/storage/record_table.h"
+#include "mongostore/bson/builder.h"
+#include "mongostore/bson/compare.h"
+#include "mongostore/duplicate_key_error.h"
+#include "mongostore/engine/limits.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+namespace {
+
+bson::Document duplicate_id_error_key(const bson::Value& id) {
+  bson::DocumentBuilder b;
+  b.append("_id", id);
+  return b.finish();
+}
+
+[[noreturn]] void throw_duplicate_id(const std::string& ns, const bson::Value& id) {
+  throw DuplicateKeyError("E11000 duplicate key error collection: " + ns +
+                              " index: _id_ dup key: { _id: " + id.to_json() + " }",
+                          bson::make_document("_id", 1), duplicate_id_error_key(id));
+}
+
+// The keys of `doc` for `ix`; the first array key marks the index multikey, in memory at
+// once (the planner must stop trusting tight bounds before the document is visible) and in
+// the catalog record within this same unit of work.
+void generate_keys(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
+                   IndexEntry& ix, bson::DocumentView doc, std::vector<GeneratedKey>* keys) {
+  bool multikey = false;
+  IndexKeyGenerator(ix.descriptor).generate(doc, keys, &multikey);
+  if (!multikey || ix.multikey_persisted.load(std::memory_order_relaxed)) return;
+  ix.multikey.store(true);
+  durable.persist_multikey(op, entry, ix);
+}
+
+}  // namespace
+
+void validate_write(const CollectionEntry& entry, bson::DocumentView document,
+                    const bson::DocumentView* before, bool bypass) {
+  if (bypass) return;
+  entry.validation()->check(document, before, ns_of(entry.db, entry.coll));
+}
+
+void insert_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
+                     const std::string& key, bson::DocumentView doc, const bson::Value& id) {
+  WT_SESSION* s = op.session();
+  switch (RecordTable(s, entry.table_uri).insert(key, doc)) {
+    case RecordTable::InsertStatus::kInserted:
+      break;
+    case RecordTable::InsertStatus::kDuplicateKey:
+      throw_duplicate_id(ns_of(entry.db, entry.coll), id);
+    case RecordTable::InsertStatus::kNoTable:
+      throw Error(ErrorCode::kNamespaceNotFound,
+                  "collection " + ns_of(entry.db, entry.coll) + " was dropped during the write");
+  }
+  auto indexes = entry.indexes();
+  for (const auto& ix : *indexes) {
+    std::vector<GeneratedKey> keys;
+    generate_keys(op, durable, entry, *ix, doc, &keys);
+    IndexTable table(s, ix->table_uri, ix->descriptor);
+    for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, key);
+  }
+}
+
+void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
+                     const std::string& key, bson::DocumentView before, bson::DocumentView after) {
+  validate_document_size(after.size(),
+                         "Resulting document after update is larger than 16MB; object");
+  check_stored_depth(after, /*inserting=*/false);
+  bson::Value old_id = before.get("_id");
+  bson::Value new_id = after.get("_id");
+  if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
+    throw Error(ErrorCode::kImmutableField,
+                "Performing an update on the path '_id' would modify the immutable field '_id'");
+  }
+  WT_SESSION* s = op.session();
+  RecordTable(s, entry.table_uri).update(key, after);
+  // Index entries: remove the keys only the old version had, add the ones only the new
+  // version has (both lists are sorted by bytes).
+  auto indexes = entry.indexes();
+  for (const auto& ix : *indexes) {
+    std::vector<GeneratedKey> old_keys, new_keys;
+    bool ignored = false;
+    IndexKeyGenerator(ix->descriptor).generate(before, &old_keys, &ignored);
+    generate_keys(op, durable, entry, *ix, after, &new_keys);
+    IndexTable table(s, ix->table_uri, ix->descriptor);
+    size_t i = 0, j = 0;
+    while (i < old_keys.size() || j < new_keys.size()) {
+      if (j == new_keys.size() || (i < old_keys.size() && old_keys[i].bytes < new_keys[j].bytes)) {
+        table.remove(old_keys[i++].bytes, key);
+      } else if (i == old_keys.size() || new_keys[j].bytes < old_keys[i].bytes) {
+        table.insert(entry.db, entry.coll, new_keys[j++], key);
+      } else {
+        ++i;
+        ++j;
+      }
+    }
+  }
+}
+
+void delete_document(OperationContext& op, const CollectionEntry& entry, const std::string& key,
+                     bson::DocumentView doc) {
+  WT_SESSION* s = op.session();
+  RecordTable(s, entry.table_uri).remove(key);
+  auto indexes = entry.indexes();
+  for (const auto& ix : *indexes) {
+    std::vector<GeneratedKey> keys;
+    bool ignored = false;
+    IndexKeyGenerator(ix->descriptor).generate(doc, &keys, &ignored);
+    IndexTable table(s, ix->table_uri, ix->descriptor);
+    for (const GeneratedKey& g : keys) table.remove(g.bytes, key);
+  }
+}
+
+}  // namespace mongostore::engine

@@ -1,0 +1,46 @@
+// The write path of ONE document (MongoDB's collection_write_path): the record and its
+// index entries change together, in the caller's unit of work.
+//
+//   insert_document: the record (the `_id` uniqueness check is the B-tree insert itself)
+//                    and an entry per index key;
+//   update_document: the new version, after checking it (size, depth, unchanged `_id`), and
+//                    only the index entries whose keys differ between the two versions;
+//   delete_document: the record and the entries of its keys.
+// The first array key an index sees marks it multikey: in memory at once (the planner must
+// stop trusting tight bounds before the document is visible) and in the durable catalog
+// record within the same unit of work.
+//
+// The caller holds the collection's WriteGate shared, so the index list and the validator
+// are stable for the whole unit of work. Errors: DuplicateKeyError (11000),
+// NamespaceNotFound (26) when the collection's table is gone, ImmutableField (66),
+// BSONObjectTooLarge (10334), DocumentValidationError (121) from validate_write;
+// WriteConflictException propagates to write_conflict_retry.
+#pragma once
+
+#include <string>
+
+#include "engine/catalog/collection_entry.h"
+#include "engine/catalog/durable_catalog.h"
+#include "engine/operation_context.h"
+#include "mongostore/bson/document.h"
+
+namespace mongostore::engine {
+
+/// The collection's validator on the document a write would store (`before`: the document
+/// an update replaces, for validationLevel moderate). Nothing with `bypass`.
+void validate_write(const CollectionEntry& entry, bson::DocumentView document,
+                    const bson::DocumentView* before, bool bypass);
+
+/// Inserts `doc` (whose `_id` is `id`, with record key `key`).
+void insert_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
+                     const std::string& key, bson::DocumentView doc, const bson::Value& id);
+
+/// Replaces `before` (read under `key` in this unit of work) with `after`.
+void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
+                     const std::string& key, bson::DocumentView before, bson::DocumentView after);
+
+/// Deletes `doc` (read under `key` in this unit of work).
+void delete_document(OperationContext& op, const CollectionEntry& entry, const std::string& key,
+                     bson::DocumentView doc);
+
+}  // namespace mongostore::engine
