@@ -453,6 +453,61 @@ TEST_P(SearcherContract, EverythingRunsAsOneAggregation) {
   EXPECT_EQ(search.collection(), "item");
 }
 
+// The examples of docs/record-store.md ("Searching"), as written there.
+TEST_P(SearcherContract, DocumentationExamplesWork) {
+  RecordStore store = open();
+  Structure tio2 = make_structure("TiO2", 2);
+  tio2.energy = -3.0;
+  store.save(tio2);
+  Structure bob = make_structure("SrO", 2, "Bob");
+  store.save(bob);
+  {
+    Searcher search = store.searcher();    // SearchOptions{as_of, only_latest, only_main_alt}
+    Var s = search.variable<Structure>();  // the first variable is the root
+    search.add((s.field(&Structure::spacegroup) == 225) &           // by member pointer
+               (s.field("energy") < -1.0) &                         // or by name
+               s.field("tags").has_any({"cubic", "perovskite"}) &   // a child (list) field
+               s.field("author").field("name").starts_with("Ad"));  // a chained reference
+    search.output(s, "structure");                                  // a record output
+    search.output(s.field("energy"), "energy");                     // a scalar output
+    search.add_sort(s.field("energy"), /*descending=*/false, Nulls::kLast);
+    search.set_limit(10);
+    std::vector<double> energies;
+    for (const ResultRow& row : search.results()) {
+      std::shared_ptr<const Structure> st = row.record<Structure>(store, "structure");
+      energies.push_back(row["energy"].as<double>());  // or row[1]
+      EXPECT_EQ(st->author->name, "Ada");
+    }
+    EXPECT_EQ(energies, std::vector<double>({-3.0}));
+    EXPECT_EQ(search.count(), 1);
+  }
+  {
+    Searcher search = store.searcher();
+    Var st = search.variable<Structure>();
+    Var au = search.variable<Author>();
+    search.add(st.field("author") == au);  // joins `au`
+    search.add(au.field("name") == "Ada");
+    search.output(st, "structure");
+    search.output(au.field("email"), "email");
+    EXPECT_EQ(search.results().one()["email"].as<std::string>(), "ada@example.org");
+  }
+  {
+    Searcher search = store.searcher({.only_latest = true});
+    Var s = search.variable<Structure>();
+    search.output(s.field("formula"), "formula");
+    search.output(s.field("energy"), "energy");
+    ResultPage page = search.page(1, {{"energy", false, Nulls::kLast}, {"formula"}}, std::nullopt,
+                                  /*include_total=*/true);
+    EXPECT_EQ(page.total, 2);
+    int pages = 1;
+    while (page.next) {
+      page = search.page(1, {{"energy", false, Nulls::kLast}, {"formula"}}, page.next);
+      ++pages;
+    }
+    EXPECT_EQ(pages, 2);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SearcherContract, mongostore::testing::all_backends(),
                          mongostore::testing::backend_test_name);
 

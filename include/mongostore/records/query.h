@@ -4,10 +4,10 @@
 //   Searcher search = store.searcher();
 //   Var s = search.variable<Structure>();
 //   Var a = search.variable<Author>();
-//   search.add(s.field(&Structure::spacegroup) == 225 &
+//   search.add((s.field(&Structure::spacegroup) == 225) &
 //              ~(s.field("energy") > -1.0) &              // excludes null energies
 //              s.field("tags").has_any({"cubic", "cubic-ish"}) &
-//              s.field("author") == a &                   // a join: binds `a`
+//              (s.field("author") == a) &                   // a join: binds `a`
 //              a.field("name").starts_with("Ad"));
 //   search.add(s.field("author").field("name") == "Ada");  // a chained reference
 //
