@@ -115,6 +115,19 @@ Condition FieldRef::compare(CompareOp op, Value literal) const {
   return Condition(node(std::move(n)));
 }
 
+Condition FieldRef::exact(CompareOp op, Rational value) const {
+  const FieldSchema* f = path_.field_schema();
+  if (!f || (f->type.kind != FieldKind::kRational && f->type.kind != FieldKind::kFloat)) {
+    throw SchemaError(path_.describe() + ": exact comparisons need a rational or float field");
+  }
+  CondNode n;
+  n.kind = CondNode::Kind::kExact;
+  n.op = op;
+  n.lhs = path_;
+  n.values = {Value(std::move(value))};
+  return Condition(node(std::move(n)));
+}
+
 Condition FieldRef::compare(CompareOp op, const FieldRef& other) const {
   CondNode n;
   n.kind = CondNode::Kind::kCompareField;

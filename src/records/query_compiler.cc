@@ -441,6 +441,25 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
       if (n.kind == K::kHasAny) return {some, none};
       return {none, some};
     }
+    case K::kExact: {
+      // The prefilter window on the nearest double; only ever a positive conjunct (the
+      // searcher refuses it under | and ~), so FALSE is never used.
+      std::string col = paths.column(n.lhs);
+      Document lv = encode_literal(n.lhs, n.values[0], context);
+      switch (n.op) {
+        case CompareOp::kEq:
+          return {at(col, value_condition(CompareOp::kEq, lit(lv))), never_filter()};
+        case CompareOp::kNe:
+          return {known(col), never_filter()};
+        case CompareOp::kLt:
+        case CompareOp::kLe:
+          return {at(col, value_condition(CompareOp::kLe, lit(lv))), never_filter()};
+        case CompareOp::kGt:
+        case CompareOp::kGe:
+          return {at(col, value_condition(CompareOp::kGe, lit(lv))), never_filter()};
+      }
+      return {Document(), never_filter()};
+    }
     case K::kString: {
       bool string_path =
           n.lhs.end == PathEnd::kContentId ||

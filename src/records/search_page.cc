@@ -172,6 +172,10 @@ ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
   }
 
   Impl::Plan plan = im.plan();
+  if (!plan.exact.empty()) {
+    throw UnsupportedQueryError(
+        "page() of a query with an exact (client-verified) comparison is not supported yet");
+  }
   // The fingerprint: everything that decides which rows a page holds and in what order.
   CanonicalJson::Array outputs_json, pipeline_json;
   for (const auto& o : outputs) {

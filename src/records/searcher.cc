@@ -195,6 +195,10 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
   // The root's own filters first, where its indexes serve them.
   std::vector<Document> early, late;
   for (const auto& c : conjuncts) {
+    if (c->kind == CondNode::Kind::kExact) {
+      plan.exact.push_back(c);
+      plan.exact_prefixes.push_back(paths.owner_prefix(c->lhs));
+    }
     CompiledCondition cc = compile_condition(*c, paths, literals);
     (root_only(*c) ? early : late).push_back(std::move(cc.truth));
   }
@@ -358,6 +362,61 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
   return ResultSet(std::move(names), std::move(records), std::move(out));
 }
 
+bool Searcher::Impl::verified(const Plan& plan, bson::DocumentView row) const {
+  for (size_t i = 0; i < plan.exact.size(); ++i) {
+    const CondNode& n = *plan.exact[i];
+    const std::string& prefix = plan.exact_prefixes[i];
+    bson::Value f = prefix.empty() ? row.get("f") : row.get_path(prefix + "f");
+    if (!f.is_document()) return false;  // unknown: never true
+    Value v = decode_field(
+        f.as_document(), *n.lhs.field_schema(),
+        [](const std::shared_ptr<const RecordSchema>&, int64_t) { return Value::RecordPtr(); });
+    if (v.is_null()) return false;
+    Rational x = v.is<double>() ? Rational::from_double(v.as<double>()) : v.as<Rational>();
+    const Rational& y = n.values[0].as<Rational>();
+    bool ok = false;
+    switch (n.op) {
+      case CompareOp::kEq:
+        ok = x == y;
+        break;
+      case CompareOp::kNe:
+        ok = !(x == y);
+        break;
+      case CompareOp::kLt:
+        ok = x < y;
+        break;
+      case CompareOp::kLe:
+        ok = x <= y;
+        break;
+      case CompareOp::kGt:
+        ok = x > y;
+        break;
+      case CompareOp::kGe:
+        ok = x >= y;
+        break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::vector<Document> Searcher::Impl::verified_rows(const Plan& plan,
+                                                    const std::vector<Document>& pipeline,
+                                                    bool apply_window) const {
+  std::vector<Document> out;
+  int64_t skipped = 0;
+  for (Document& d : run(pipeline)) {
+    if (!verified(plan, d.view())) continue;
+    if (apply_window && skipped < offset) {
+      ++skipped;
+      continue;
+    }
+    if (apply_window && limit && static_cast<int64_t>(out.size()) >= *limit) break;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 // --- Searcher ------------------------------------------------------------------------------
 
 Searcher RecordStore::searcher() {
@@ -379,9 +438,23 @@ Var Searcher::variable(const SchemaPtr& schema) {
   return Var(static_cast<int>(impl_->vars.size() - 1), schema);
 }
 
+namespace {
+// An exact (client-verified) node anywhere but in a positive conjunction has no sound server
+// prefilter for its negation: refused.
+void check_exact(const CondNode& n, bool positive) {
+  if (n.kind == CondNode::Kind::kExact && !positive) {
+    throw UnsupportedQueryError(n.lhs.describe() +
+                                ": an exact comparison must be a top-level conjunct (not under | "
+                                "or ~)");
+  }
+  for (const auto& c : n.children) check_exact(*c, positive && n.kind == CondNode::Kind::kAnd);
+}
+}  // namespace
+
 void Searcher::add(const Condition& condition) {
   // Compiled once here so a bad field or literal is refused where it is added.
   check_paths(condition.node(), impl_->vars.size());
+  check_exact(condition.node(), true);
   QueryPaths scratch(std::nullopt);
   compile_condition(condition.node(), scratch, impl_->literals);
   impl_->conditions.push_back(condition);
@@ -432,7 +505,11 @@ void Searcher::add_offset(int64_t n) {
 }
 
 int64_t Searcher::count() {
-  std::vector<Document> p = impl_->plan().stages;
+  Impl::Plan plan = impl_->plan();
+  if (!plan.exact.empty()) {
+    return static_cast<int64_t>(impl_->verified_rows(plan, plan.stages, false).size());
+  }
+  std::vector<Document> p = plan.stages;
   p.push_back(make_document("$count", "n"));
   auto docs = impl_->run(p);
   if (docs.empty()) return 0;
@@ -464,13 +541,18 @@ std::vector<Document> Searcher::pipeline() {
   }
   if (!impl_->sorts.empty()) p.push_back(make_document("$addFields", ranks.finish()));
   p.push_back(make_document("$sort", sort.finish()));
-  if (impl_->offset > 0) p.push_back(make_document("$skip", impl_->offset));
-  if (impl_->limit) p.push_back(make_document("$limit", *impl_->limit));
+  // With exact conjuncts the offset and limit apply after the client's verification.
+  if (plan.exact.empty()) {
+    if (impl_->offset > 0) p.push_back(make_document("$skip", impl_->offset));
+    if (impl_->limit) p.push_back(make_document("$limit", *impl_->limit));
+  }
   return p;
 }
 
 ResultSet Searcher::results() {
   if (impl_->limit && *impl_->limit == 0) return impl_->rows({});
+  Impl::Plan plan = impl_->plan();
+  if (!plan.exact.empty()) return impl_->rows(impl_->verified_rows(plan, pipeline(), true));
   return impl_->rows(impl_->run(pipeline()));
 }
 

@@ -32,6 +32,9 @@ class Searcher::Impl {
     std::vector<std::string> output_prefixes;  // per output: the owner document's prefix
     std::vector<std::string> sort_columns;
     std::vector<std::string> tie_columns;  // the root's _id, then each joined variable's
+    /// The exact (client-verified) conjuncts, and the prefix of each one's owner document.
+    std::vector<std::shared_ptr<const CondNode>> exact;
+    std::vector<std::string> exact_prefixes;
   };
 
   Impl(RecordStore& s, SearchOptions o);
@@ -45,6 +48,13 @@ class Searcher::Impl {
   /// The effective outputs (the root's record as "record" when none was declared).
   std::vector<Output> effective_outputs() const;
   std::vector<bson::Document> run(const std::vector<bson::Document>& pipeline) const;
+  /// Whether `row` satisfies every exact conjunct of `plan` (true when there is none).
+  bool verified(const Plan& plan, bson::DocumentView row) const;
+  /// The rows the server selects and the client verifies, offset and limit applied after
+  /// verification (for a plan with exact conjuncts).
+  std::vector<bson::Document> verified_rows(const Plan& plan,
+                                            const std::vector<bson::Document>& pipeline,
+                                            bool apply_window) const;
   const SchemaPtr& root() const;
 
   RecordStore* store;

@@ -92,6 +92,7 @@ struct CondNode {
     kHasAny,        // a child has an element in values
     kHasOnly,       // a child has no element outside values
     kString,        // lhs contains / starts with / ends with text
+    kExact,         // lhs op values[0] (a Rational), exactly: verified on the client
   };
   Kind kind = Kind::kTrue;
   CompareOp op = CompareOp::kEq;
@@ -151,6 +152,12 @@ class FieldRef {
 
   Condition compare(CompareOp op, Value literal) const;
   Condition compare(CompareOp op, const FieldRef& other) const;
+  /// An exact comparison of a rational or float field with `value` (a plain comparison
+  /// compares the stored nearest double). The server prefilters by the nearest double, which
+  /// never drops a match (rounding is monotonic: x < v implies double(x) <= double(v)); the
+  /// client verifies each candidate's exact value, before offset, limit and count apply. Only
+  /// as a top-level conjunct (UnsupportedQueryError under | or ~, and in page()).
+  Condition exact(CompareOp op, Rational value) const;
 
  private:
   FieldPath path_;
