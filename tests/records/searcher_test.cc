@@ -186,6 +186,28 @@ TEST_P(SearcherContract, ReferencesChainJoinAndCompareWithStoredRecords) {
             Names({"ada's"}));
   EXPECT_EQ(names(store, [&](Var& v) { return ~(v.field("owner") == stored(ada)); }),
             Names({"bob's"}));
+  Value ada_record(store.fetch(schema_of<Author>(), ada));  // a stored record as the literal
+  EXPECT_EQ(names(store, [&](Var& v) { return v.field("owner") == ada_record; }), Names({"ada's"}));
+  Value unsaved(std::make_shared<const DynamicRecord>(schema_of<Author>(),
+                                                      std::vector<Value>{Value("Zed"), Value()}));
+  EXPECT_THROW(names(store, [&](Var& v) { return v.field("owner") == unsaved; }), Error);
+
+  // A list of records: its elements are sids.
+  Structure st = make_structure("TiO2", 2, "Cy");
+  store.save(st);
+  Searcher by_site = store.searcher();
+  Var sv = by_site.variable<Structure>();
+  Searcher all_sites = store.searcher();
+  Var site = all_sites.variable<Site>();
+  all_sites.output(site.sid(), "sid");
+  all_sites.add(site.field("element") == "Ti");
+  int64_t ti = all_sites.results().one()["sid"].as<int64_t>();
+  by_site.add(sv.field("sites").has(ti));
+  EXPECT_EQ(by_site.count(), 1);
+  Searcher no_site = store.searcher();
+  Var nv = no_site.variable<Structure>();
+  no_site.add(nv.field("sites").has(ti + 1000));
+  EXPECT_EQ(no_site.count(), 0);
 
   // A join: items whose owner's name starts with "B", with the owner as an output.
   Searcher search = store.searcher();
