@@ -3,10 +3,13 @@
 // A page is the selecting stages, a rank per order key (nulls first or last), an optional
 // seek past the token's anchor row, a sort on (rank, value) per key and the root's sid, and
 // a limit of size + 1 (the extra row says whether there is more). Backward pages run the
-// sort flipped and are reversed for display. The cost is that of the seek on an index of the
-// order keys, not of an offset; pages are not a snapshot: a row inserted between two pages
-// shows up on a later page if it sorts after the anchor, and no row that existed before the
-// first page is repeated or lost.
+// sort flipped and are reversed for display. Pages are not a snapshot: a row inserted between
+// two pages shows up on a later page if it sorts after the anchor, and no row that existed
+// before the first page is repeated or lost.
+//
+// Cost: the seek replaces an offset, but the computed null ranks and the $expr seek keep the
+// planner from serving it with an index today, so each page sorts every matching row (a
+// top-k sort). Making the common orders index-served is left to do (docs/record-store.md).
 #include <set>
 
 #include "mongostore/bson/builder.h"
