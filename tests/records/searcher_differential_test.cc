@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "mongostore/records/searcher.h"
+#include "records/record_types.h"
 #include "records/store_fixture.h"
 
 namespace mongostore::records::testing {
@@ -21,11 +22,12 @@ struct Sample {
   std::optional<double> d;
   std::optional<std::string> s;
   std::vector<int64_t> xs;
+  std::shared_ptr<const Author> owner;  // a reference: conditions through it, and on it
 };
 inline auto declare_record(Tag<Sample>) {
   return record<Sample>("mongostore.tests.Sample", field("a", &Sample::a, indexed),
                         field("b", &Sample::b), field("d", &Sample::d), field("s", &Sample::s),
-                        field("xs", &Sample::xs))
+                        field("xs", &Sample::xs), field("owner", &Sample::owner, nullable))
       .dedup(Dedup::kNone);
 }
 
@@ -82,11 +84,13 @@ class Generator {
     if (pick(4)) x.s = strings()[pick(static_cast<int>(strings().size()))];
     int n = pick(4);
     for (int i = 0; i < n; ++i) x.xs.push_back(pick(5));
+    static const char* owners[] = {"Ada", "Bob", "ab"};
+    if (pick(3)) x.owner = std::make_shared<const Author>(Author{owners[pick(3)], std::nullopt});
     return x;
   }
 
   Cond condition(const Var& v, int depth) {
-    int kind = depth <= 0 ? pick(8) : pick(11);
+    int kind = depth <= 0 ? pick(9) : pick(12);
     switch (kind) {
       case 0:
         return int_compare(v, "a", &Sample::a);
@@ -102,10 +106,12 @@ class Generator {
         return string_test(v);
       case 6:
         return child(v);
+      case 8:
+        return reference(v);
       case 7:
         if (pick(2)) return {always_true(), [](const Sample&) { return Tri::kTrue; }, "true"};
         return {always_false(), [](const Sample&) { return Tri::kFalse; }, "false"};
-      case 8: {
+      case 9: {
         Cond c = condition(v, depth - 1);
         auto e = c.eval;
         return {~c.store,
@@ -115,7 +121,7 @@ class Generator {
                 },
                 "~(" + c.text + ")"};
       }
-      case 9: {
+      case 10: {
         Cond l = condition(v, depth - 1), r = condition(v, depth - 1);
         auto le = l.eval, re = r.eval;
         return {l.store & r.store,
@@ -297,6 +303,32 @@ class Generator {
                 "xs" + std::string(op_name(o)) + std::to_string(lit)};
       }
     }
+  }
+
+  // Through a reference (a missing owner makes its name null) and on the reference itself.
+  Cond reference(const Var& v) {
+    static const std::vector<std::string> names = {"Ada", "Bob", "ab", "a"};
+    if (pick(4) == 0) {
+      CompareOp o = pick(2) ? CompareOp::kEq : CompareOp::kNe;
+      return {
+          v.field("owner").compare(o, Value()),
+          [o](const Sample& x) { return o == CompareOp::kEq ? tri(!x.owner) : tri(bool(x.owner)); },
+          std::string("owner") + op_name(o) + "null"};
+    }
+    std::string t = names[pick(static_cast<int>(names.size()))];
+    if (pick(2)) {
+      CompareOp o = op();
+      return {v.field("owner").field("name").compare(o, Value(t)),
+              [o, t](const Sample& x) {
+                return x.owner ? tri(apply(o, x.owner->name, t)) : Tri::kUnknown;
+              },
+              "owner.name" + std::string(op_name(o)) + t};
+    }
+    return {v.field("owner").field("name").starts_with(t),
+            [t](const Sample& x) {
+              return x.owner ? tri(x.owner->name.compare(0, t.size(), t) == 0) : Tri::kUnknown;
+            },
+            "owner.name starts " + t};
   }
 
   std::mt19937 rng_;
