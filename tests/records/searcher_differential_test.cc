@@ -348,7 +348,7 @@ TEST_P(SearcherDifferential, RandomConditionsAgreeWithAnInMemoryEvaluator) {
     Sample x = gen.sample();
     samples.emplace_back(store.save(x), x);
   }
-  for (int q = 0; q < 300; ++q) {
+  for (int q = 0; q < 600; ++q) {
     Searcher search = store.searcher();
     Var v = search.variable<Sample>();
     Cond c = gen.condition(v, 3);
