@@ -348,7 +348,8 @@ void RecordStore::Impl::prepare(const std::shared_ptr<const RecordSchema>& schem
     }
   }
   setup.ensure(schema);
-  for (const FamilyBinding* f : dispatching_families(*schema)) setup.ensure_dispatch(f->dispatch, f->record_names());
+  for (const FamilyBinding* f : dispatching_families(*schema))
+    setup.ensure_dispatch(f->dispatch, f->record_names());
 }
 
 // --- facade -----------------------------------------------------------------------------------
@@ -376,6 +377,9 @@ bool RecordStore::transactions_enabled() const {
 }
 client::Database RecordStore::database() const {
   return impl_->db;
+}
+const RecordStoreOptions& RecordStore::options() const {
+  return impl_->options;
 }
 
 int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, const void* source,

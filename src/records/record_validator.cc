@@ -11,11 +11,21 @@ using bson::make_document;
 
 void append_type(DocumentBuilder& b, ColumnKind kind) {
   switch (kind) {
-    case ColumnKind::kInt: b.append("bsonType", make_array("int", "long")); return;
-    case ColumnKind::kString: b.append("bsonType", "string"); return;
-    case ColumnKind::kBool: b.append("bsonType", "bool"); return;
-    case ColumnKind::kBytes: b.append("bsonType", "binData"); return;
-    case ColumnKind::kDouble: b.append("bsonType", "double"); return;
+    case ColumnKind::kInt:
+      b.append("bsonType", make_array("int", "long"));
+      return;
+    case ColumnKind::kString:
+      b.append("bsonType", "string");
+      return;
+    case ColumnKind::kBool:
+      b.append("bsonType", "bool");
+      return;
+    case ColumnKind::kBytes:
+      b.append("bsonType", "binData");
+      return;
+    case ColumnKind::kDouble:
+      b.append("bsonType", "double");
+      return;
   }
 }
 
@@ -112,10 +122,9 @@ bson::Document dispatch_validator(const std::vector<std::string>& record_names) 
   for (const std::string& n : record_names) names.push(n);
   DocumentBuilder root;
   root.append("bsonType", "object").append("required", make_array("_id", "record", "sid"));
-  root.append("properties",
-              make_document("_id", make_document("bsonType", "string"), "record",
-                            make_document("enum", names.finish_array()), "sid",
-                            make_document("bsonType", make_array("int", "long"))));
+  root.append("properties", make_document("_id", make_document("bsonType", "string"), "record",
+                                          make_document("enum", names.finish_array()), "sid",
+                                          make_document("bsonType", make_array("int", "long"))));
   root.append("additionalProperties", false);
   return make_document("$jsonSchema", root.finish());
 }

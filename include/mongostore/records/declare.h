@@ -303,15 +303,29 @@ struct FieldTraits<std::vector<X>, std::enable_if_t<!IsRationalRow<X>::value>> {
 template <class T>
 struct FieldDecl {
   FieldSchema schema;
+  /// The member this field reads (its type and bytes), so a query can name a field by member
+  /// pointer (searcher.h: `s.field(&Structure::spacegroup)`).
+  std::string member_key;
   std::function<Value(const T&, ToDynamic&)> to;
   std::function<void(T&, const Value&, FromDynamic&)> from;
 };
+
+/// A key identifying a member pointer: its type and its bytes (member pointers of different
+/// types cannot be compared directly).
+template <class T, class M>
+std::string member_key_of(M T::*member) {
+  std::string key(typeid(M T::*).name());
+  key.push_back('\0');
+  key.append(reinterpret_cast<const char*>(&member), sizeof member);
+  return key;
+}
 
 template <class T, class M, class... Mods>
 FieldDecl<T> field(std::string name, M T::*member, Mods... modifiers) {
   static_assert((std::is_same_v<Mods, FieldModifier> && ...), "field modifiers only");
   using Traits = FieldTraits<M>;
   FieldDecl<T> decl;
+  decl.member_key = member_key_of(member);
   decl.schema.name = std::move(name);
   decl.schema.type = Traits::type();
   decl.schema.optional = Traits::kOptional;
@@ -402,6 +416,15 @@ class RecordType {
     return type;
   }
   const std::shared_ptr<const RecordSchema>& schema() const { return schema_; }
+  /// The name of the field declared on `member`; SchemaError when no field reads it.
+  template <class M>
+  const std::string& field_name(M T::*member) const {
+    const std::string key = member_key_of(member);
+    for (const auto& f : fields_) {
+      if (f.member_key == key) return f.schema.name;
+    }
+    throw SchemaError(schema_->identity_name() + " declares no field on this member");
+  }
 
   Value::RecordPtr to_dynamic(const T& object, ToDynamic& ctx) const {
     if (Value::RecordPtr done = ctx.memo(&object)) return done;

@@ -48,7 +48,9 @@ namespace mongostore::records {
 
 enum class TransactionMode { kAuto, kRequire, kNever };
 
-struct TopSave;  // internal: what a replace or an alternative adds to a top-level save
+struct TopSave;        // internal
+class Searcher;        // searcher.h
+struct SearchOptions;  // searcher.h: what a replace or an alternative adds to a top-level save
 
 /// One record type backing an entry family.
 struct EntryRecord {
@@ -125,6 +127,12 @@ class RecordStore {
   bool transactions_enabled() const;
   /// The store's database.
   client::Database database() const;
+  /// The options the store was opened with.
+  const RecordStoreOptions& options() const;
+
+  /// A new query over this store (include mongostore/records/searcher.h to use it).
+  Searcher searcher();
+  Searcher searcher(const SearchOptions& options);
 
   // --- typed records ---------------------------------------------------------------------
 

@@ -1,0 +1,455 @@
+#include "records/page_token.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <variant>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/error.h"
+#include "mongostore/records/errors.h"
+#include "records/canonical_json.h"
+
+namespace mongostore::records {
+
+namespace {
+
+constexpr size_t kMaxTokenChars = 12'000;
+constexpr size_t kMaxJsonBytes = 9'000;
+constexpr size_t kMaxStringBytes = 4'096;
+constexpr size_t kMaxIntDigits = 128;
+constexpr int kTokenVersion = 2;
+
+const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+[[noreturn]] void bad(const std::string& why) {
+  throw PaginationCursorError("invalid page token: " + why);
+}
+
+std::string hex_float(double d) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%a", d);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+// A parsed JSON value of the token's own small grammar.
+struct Json {
+  std::variant<std::monostate, bool, int64_t, std::string, std::vector<Json>,
+               std::map<std::string, Json>>
+      v;
+  CanonicalJson canonical() const {
+    switch (v.index()) {
+      case 0:
+        return CanonicalJson();
+      case 1:
+        return CanonicalJson(std::get<bool>(v));
+      case 2:
+        return CanonicalJson(std::get<int64_t>(v));
+      case 3:
+        return CanonicalJson(std::get<std::string>(v));
+      case 4: {
+        CanonicalJson::Array a;
+        for (const Json& j : std::get<4>(v)) a.push_back(j.canonical());
+        return CanonicalJson(std::move(a));
+      }
+      default: {
+        CanonicalJson::Object o;
+        for (const auto& [k, j] : std::get<5>(v)) o.emplace(k, j.canonical());
+        return CanonicalJson(std::move(o));
+      }
+    }
+  }
+};
+
+// A strict parser of compact JSON (what CanonicalJson writes): no whitespace, bounded depth.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+  Json parse_all() {
+    Json j = value(0);
+    if (pos_ != s_.size()) bad("trailing characters");
+    return j;
+  }
+
+ private:
+  Json value(int depth) {
+    if (depth > 3) bad("nested too deeply");
+    if (pos_ >= s_.size()) bad("truncated");
+    char c = s_[pos_];
+    Json j;
+    if (c == '{') {
+      ++pos_;
+      std::map<std::string, Json> o;
+      if (peek('}')) {
+        ++pos_;
+      } else {
+        for (;;) {
+          std::string key = string();
+          expect(':');
+          Json item = value(depth + 1);
+          if (!o.emplace(std::move(key), std::move(item)).second) bad("repeated key");
+          if (peek(',')) {
+            ++pos_;
+            continue;
+          }
+          expect('}');
+          break;
+        }
+      }
+      j.v = std::move(o);
+    } else if (c == '[') {
+      ++pos_;
+      std::vector<Json> a;
+      if (peek(']')) {
+        ++pos_;
+      } else {
+        for (;;) {
+          a.push_back(value(depth + 1));
+          if (peek(',')) {
+            ++pos_;
+            continue;
+          }
+          expect(']');
+          break;
+        }
+      }
+      j.v = std::move(a);
+    } else if (c == '"') {
+      j.v = string();
+    } else if (literal("true")) {
+      j.v = true;
+    } else if (literal("false")) {
+      j.v = false;
+    } else if (literal("null")) {
+      j.v = std::monostate{};
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t start = pos_;
+      if (c == '-') ++pos_;
+      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+      std::string digits(s_.substr(start, pos_ - start));
+      if (digits.size() > 20) bad("number too long");
+      errno = 0;
+      char* end = nullptr;
+      long long n = std::strtoll(digits.c_str(), &end, 10);
+      if (errno != 0 || end != digits.c_str() + digits.size() || digits == "-") {
+        bad("bad number");
+      }
+      j.v = static_cast<int64_t>(n);
+    } else {
+      bad("unexpected character");
+    }
+    return j;
+  }
+  bool peek(char c) const { return pos_ < s_.size() && s_[pos_] == c; }
+  void expect(char c) {
+    if (!peek(c)) bad(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  bool literal(std::string_view word) {
+    if (s_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  unsigned hex4() {
+    if (pos_ + 4 > s_.size()) bad("truncated escape");
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = s_[pos_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9') {
+        v |= static_cast<unsigned>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      } else {
+        bad("bad escape");
+      }
+    }
+    return v;
+  }
+  static void utf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    for (;;) {
+      if (pos_ >= s_.size()) bad("unterminated string");
+      char c = s_[pos_++];
+      if (c == '"') break;
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) {
+        bad("raw control or non-ASCII character in a string");
+      }
+      if (c != '\\') {
+        out += c;
+      } else {
+        if (pos_ >= s_.size()) bad("truncated escape");
+        char e = s_[pos_++];
+        switch (e) {
+          case '"':
+          case '\\':
+          case '/':
+            out += e;
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'u': {
+            unsigned cp = hex4();
+            if (cp >= 0xD800 && cp < 0xDC00) {
+              if (!literal("\\u")) bad("lone surrogate");
+              unsigned lo = hex4();
+              if (lo < 0xDC00 || lo >= 0xE000) bad("lone surrogate");
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+              bad("lone surrogate");
+            }
+            utf8(out, cp);
+            break;
+          }
+          default:
+            bad("bad escape");
+        }
+      }
+      if (out.size() > kMaxStringBytes) bad("string too long");
+    }
+    return out;
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+const Json* member(const std::map<std::string, Json>& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+std::string base64url_encode(std::string_view bytes) {
+  std::string out;
+  size_t i = 0;
+  auto at = [&](size_t k) { return static_cast<unsigned char>(bytes[k]); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    unsigned v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
+  }
+  size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    unsigned v = at(i) << 16;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+  } else if (rest == 2) {
+    unsigned v = (at(i) << 16) | (at(i + 1) << 8);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+  }
+  return out;
+}
+
+bool base64url_decode(std::string_view text, std::string* out) {
+  out->clear();
+  if (text.size() % 4 == 1) return false;
+  unsigned acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z') {
+      v = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      v = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      v = c - '0' + 52;
+    } else if (c == '-') {
+      v = 62;
+    } else if (c == '_') {
+      v = 63;
+    } else {
+      return false;
+    }
+    acc = (acc << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return (acc & ((1u << bits) - 1)) == 0;  // no stray bits: one text per byte string
+}
+
+std::string encode_page_token(const PageToken& token) {
+  CanonicalJson::Array anchors;
+  for (const auto& e : token.anchors.view()) {
+    bson::Value v = e.value;
+    CanonicalJson::Object a;
+    switch (v.type()) {
+      case bson::BsonType::kNull:
+      case bson::BsonType::kEndOfDocument:
+      case bson::BsonType::kUndefined:
+        a.emplace("type", "null");
+        break;
+      case bson::BsonType::kBool:
+        a.emplace("type", "bool");
+        a.emplace("value", v.as_bool());
+        break;
+      case bson::BsonType::kInt32:
+      case bson::BsonType::kInt64:
+        a.emplace("type", "int");
+        a.emplace("value", std::to_string(v.as_int64()));
+        break;
+      case bson::BsonType::kDouble:
+        if (!std::isfinite(v.as_double())) {
+          throw Error(ErrorCode::kBadValue, "a page anchor is not a finite number");
+        }
+        a.emplace("type", "float");
+        a.emplace("value", hex_float(v.as_double()));
+        break;
+      case bson::BsonType::kString:
+        a.emplace("type", "str");
+        a.emplace("value", std::string(v.as_string()));
+        break;
+      case bson::BsonType::kBinary: {
+        auto b = v.as_binary();
+        a.emplace("type", "bytes");
+        a.emplace("value", base64url_encode(std::string_view(
+                               reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size())));
+        break;
+      }
+      default:
+        throw Error(ErrorCode::kBadValue, "a page anchor of an unsupported type");
+    }
+    anchors.emplace_back(std::move(a));
+  }
+  CanonicalJson::Object o;
+  o.emplace("a", std::move(anchors));
+  o.emplace("d", token.forward ? "forward" : "backward");
+  o.emplace("f", token.fingerprint);
+  o.emplace("s", token.sid);
+  o.emplace("v", kTokenVersion);
+  return base64url_encode(CanonicalJson(std::move(o)).dump());
+}
+
+PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
+                            const std::vector<AnchorKind>& kinds) {
+  if (text.empty() || text.size() > kMaxTokenChars) bad("empty or too long");
+  std::string json;
+  if (!base64url_decode(text, &json)) bad("not base64url");
+  if (json.size() > kMaxJsonBytes) bad("too long");
+  Json parsed = Parser(json).parse_all();
+  if (parsed.canonical().dump() != json) bad("not in canonical form");
+  const auto* o = std::get_if<std::map<std::string, Json>>(&parsed.v);
+  if (!o || o->size() != 5) bad("not a token object");
+  const Json* a = member(*o, "a");
+  const Json* d = member(*o, "d");
+  const Json* f = member(*o, "f");
+  const Json* s = member(*o, "s");
+  const Json* v = member(*o, "v");
+  if (!a || !d || !f || !s || !v) bad("missing members");
+  const auto* version = std::get_if<int64_t>(&v->v);
+  if (!version || *version != kTokenVersion) bad("unknown version");
+  const auto* fp = std::get_if<std::string>(&f->v);
+  if (!fp) bad("no fingerprint");
+  if (*fp != fingerprint) {
+    throw PaginationCursorError("page token belongs to a different query (or store layout)");
+  }
+  PageToken token;
+  token.fingerprint = *fp;
+  const auto* dir = std::get_if<std::string>(&d->v);
+  if (!dir || (*dir != "forward" && *dir != "backward")) bad("bad direction");
+  token.forward = *dir == "forward";
+  const auto* sid = std::get_if<int64_t>(&s->v);
+  if (!sid || *sid < 1) bad("bad sid");
+  token.sid = *sid;
+  const auto* list = std::get_if<std::vector<Json>>(&a->v);
+  if (!list || list->size() != kinds.size()) bad("wrong number of anchors");
+  bson::DocumentBuilder b;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string key = std::to_string(i);
+    const auto* anchor = std::get_if<std::map<std::string, Json>>(&(*list)[i].v);
+    if (!anchor) bad("anchor is not an object");
+    const Json* type = member(*anchor, "type");
+    const auto* t = type ? std::get_if<std::string>(&type->v) : nullptr;
+    if (!t) bad("anchor without type");
+    if (*t == "null") {
+      if (anchor->size() != 1) bad("null anchor with a value");
+      b.append(key, bson::Null{});
+      continue;
+    }
+    const Json* value = member(*anchor, "value");
+    if (!value || anchor->size() != 2) bad("anchor without value");
+    AnchorKind kind = kinds[i];
+    if (*t == "bool" && kind == AnchorKind::kBool) {
+      const bool* x = std::get_if<bool>(&value->v);
+      if (!x) bad("bool anchor");
+      b.append(key, *x);
+    } else if (*t == "int" && kind == AnchorKind::kInt) {
+      const auto* x = std::get_if<std::string>(&value->v);
+      if (!x || x->empty() || x->size() > kMaxIntDigits) bad("int anchor");
+      errno = 0;
+      char* end = nullptr;
+      long long n = std::strtoll(x->c_str(), &end, 10);
+      if (errno != 0 || end != x->c_str() + x->size() || std::to_string(n) != *x) {
+        bad("int anchor out of range or not canonical");
+      }
+      b.append(key, static_cast<int64_t>(n));
+    } else if (*t == "float" && kind == AnchorKind::kFloat) {
+      const auto* x = std::get_if<std::string>(&value->v);
+      if (!x) bad("float anchor");
+      char* end = nullptr;
+      double n = std::strtod(x->c_str(), &end);
+      if (end != x->c_str() + x->size() || !std::isfinite(n) || hex_float(n) != *x) {
+        bad("float anchor not a canonical finite hex float");
+      }
+      b.append(key, n);
+    } else if (*t == "str" && kind == AnchorKind::kString) {
+      const auto* x = std::get_if<std::string>(&value->v);
+      if (!x) bad("str anchor");
+      b.append(key, *x);
+    } else if (*t == "bytes" && kind == AnchorKind::kBytes) {
+      const auto* x = std::get_if<std::string>(&value->v);
+      std::string raw;
+      if (!x || !base64url_decode(*x, &raw)) bad("bytes anchor");
+      b.append(key,
+               bson::BinaryView{0, std::span<const uint8_t>(
+                                       reinterpret_cast<const uint8_t*>(raw.data()), raw.size())});
+    } else {
+      bad("anchor " + std::to_string(i) + " of type '" + *t + "' does not fit its order key");
+    }
+  }
+  token.anchors = b.finish();
+  return token;
+}
+
+}  // namespace mongostore::records

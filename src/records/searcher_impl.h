@@ -1,0 +1,78 @@
+// Searcher::Impl: a searcher's declarations and the aggregation they compile to, shared by
+// results (searcher.cc) and keyset paging (search_page.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/records/searcher.h"
+#include "records/query_compiler.h"
+
+namespace mongostore::records {
+
+class Searcher::Impl {
+ public:
+  struct Output {
+    std::string name;
+    bool record = false;  // a variable's record (path.end == kSid of that variable)
+    FieldPath path;
+  };
+  struct Sort {
+    FieldPath path;
+    bool descending = false;
+    Nulls nulls = Nulls::kLast;
+  };
+  /// The stages that select the rows (lookups and matches), and where the outputs are.
+  struct Plan {
+    std::vector<bson::Document> stages;
+    std::vector<std::string> output_columns;   // per output: its column (record: the var's _id)
+    std::vector<std::string> output_prefixes;  // per output: the owner document's prefix
+    std::vector<std::string> sort_columns;
+    std::vector<std::string> tie_columns;  // the root's _id, then each joined variable's
+    /// The exact (client-verified) conjuncts, and the prefix of each one's owner document.
+    std::vector<std::shared_ptr<const CondNode>> exact;
+    std::vector<std::string> exact_prefixes;
+  };
+
+  Impl(RecordStore& s, SearchOptions o);
+
+  /// Builds the selecting stages. UnsupportedQueryError for a variable not joined to the root.
+  Plan plan() const;
+  /// The rows of `documents` (pipeline output rows) as result rows.
+  ResultSet rows(const std::vector<bson::Document>& documents) const;
+  /// The value of output `i` in `row` (records fetched through the store).
+  Value output_value(size_t i, const Plan& plan, bson::DocumentView row) const;
+  /// The effective outputs (the root's record as "record" when none was declared).
+  std::vector<Output> effective_outputs() const;
+  std::vector<bson::Document> run(const std::vector<bson::Document>& pipeline) const;
+  /// Whether `row` satisfies every exact conjunct of `plan` (true when there is none).
+  bool verified(const Plan& plan, bson::DocumentView row) const;
+  /// The rows the server selects and the client verifies, offset and limit applied after
+  /// verification (for a plan with exact conjuncts).
+  std::vector<bson::Document> verified_rows(const Plan& plan,
+                                            const std::vector<bson::Document>& pipeline,
+                                            bool apply_window) const;
+  const SchemaPtr& root() const;
+
+  RecordStore* store;
+  SearchOptions options;
+  std::optional<int64_t> as_of_units;
+  LiteralContext literals;
+  std::vector<SchemaPtr> vars;
+  std::vector<Condition> conditions;
+  std::vector<Output> outputs;
+  std::vector<Sort> sorts;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+};
+
+/// The stages keeping only the latest record of each lineage (as of `as_of_units`), for the
+/// documents of `collection` at the top of the rows; `tag` names the helper field.
+std::vector<bson::Document> latest_only_stages(const std::string& collection,
+                                               const std::string& tag,
+                                               std::optional<int64_t> as_of_units);
+
+}  // namespace mongostore::records
