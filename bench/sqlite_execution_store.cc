@@ -159,7 +159,16 @@ void SqliteExecutionStore::commit(exec::Execution& exe, const exec::CommitBatch&
     std::string data = exe.to_json();
     std::vector<std::string> events;
     for (const exec::Emit& emit : batch.emits) events.push_back(emit.event.to_json());
-    run(db_, begin_, "begin");
+    // busy_timeout waits for the write lock, but SQLite's lock is not fair: under 8 writers
+    // one can time out, and an application would then try again.
+    for (;;) {
+      int rc = sqlite3_step(begin_);
+      sqlite3_reset(begin_);
+      if (rc != SQLITE_BUSY) {
+        check(db_, rc, "begin");
+        break;
+      }
+    }
     try {
       write(exe, old, data);
       for (size_t i = 0; i < batch.emits.size(); ++i) {
