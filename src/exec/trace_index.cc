@@ -1,6 +1,7 @@
 #include "exec/trace_index.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "mongostore/bson/builder.h"
@@ -32,6 +33,9 @@ std::vector<bson::Document> stamp_trace(const bson::Value& trace, const bson::Va
   if (!trace_next.number_as_exact_int64(&next)) return steps;  // every step is stamped
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     if (it->has("index")) continue;
+    // A stored trace_next this store did not write may be anything: below the smallest
+    // int64 there is no index to give, and the remaining steps stay unstamped.
+    if (next == std::numeric_limits<int64_t>::min()) break;
     bson::DocumentBuilder b;
     for (const bson::Element& e : *it) b.append(e.key, e.value);
     b.append("index", --next);
@@ -46,7 +50,8 @@ int64_t adopted_trace_next(const bson::Value& trace, std::optional<int64_t> coun
   for (const bson::Element& e : trace.as_array()) {
     if (!e.value.is_document()) continue;
     int64_t index = 0;
-    if (e.value.as_document().get("index").number_as_exact_int64(&index)) {
+    if (e.value.as_document().get("index").number_as_exact_int64(&index) &&
+        index < std::numeric_limits<int64_t>::max()) {
       next = std::max(next, index + 1);
     }
   }
