@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "exec_workload.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/client/client.h"
@@ -70,11 +71,9 @@ using exec::ExecutionStore;
 using exec::ExecutionStoreOptions;
 using exec::TimerOp;
 using Clock = std::chrono::steady_clock;
+using namespace mongostore::bench;
 
 namespace {
-
-/// The benchmark's clock for timers (epoch seconds); nothing depends on the wall clock.
-constexpr double kNow = 1.7e9;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -247,44 +246,6 @@ std::string key_of(const std::string& id) {
 }
 
 // --- the typical commit -----------------------------------------------------------------------
-
-/// ~1 KB of variables, changing every round.
-Document context_at(int64_t round) {
-  return make_document("order_id", round, "customer", "customer-0042", "items",
-                       make_array("sku-1", "sku-2", "sku-3"), "notes",
-                       std::string(960, char('a' + round % 26)));
-}
-
-/// 32 hex digits, like generated event ids, deterministic per (kind, thread, execution, round).
-std::string hex_id(int kind, int thread, int execution, int64_t round) {
-  return fmt::format("{:02x}{:06x}{:08x}{:016x}", kind, thread, execution, round);
-}
-
-CommitBatch typical_batch(int thread, int execution, int64_t round) {
-  CommitBatch b;
-  Event event;
-  event.id = hex_id(1, thread, execution, round);
-  event.kind = "Reserve";
-  event.data = make_document("sku", "sku-1", "qty", round);
-  b.emits.push_back({fmt::format("warehouse-{}", execution % 7), std::move(event)});
-  b.processed_event_id = hex_id(2, thread, execution, round);
-  b.timers.push_back(TimerOp::schedule("Checkout.Payment", kNow + 3600 + double(round)));
-  b.trace = make_document("step", "transition", "from", "Checkout.Cart", "to", "Checkout.Payment",
-                          "event", "Reserve");
-  return b;
-}
-
-/// What the state machine changed before committing round `round`.
-void advance(Execution& exe, int64_t round) {
-  exe.status = exec::ExecutionStatus::kRunning;
-  exe.active_path = "Checkout.Payment";
-  exe.context = context_at(round);
-  exe.processed_events = round;
-}
-
-std::string execution_id(int thread, int execution) {
-  return fmt::format("exe-{:02}-{:05}", thread, execution);
-}
 
 /// `threads` threads, each with its own `executions` executions, committing `rounds` rounds
 /// round-robin over them (so every execution gets `rounds` commits and its outbox, trace and

@@ -10,6 +10,7 @@ PACKAGES=(
   libasio-dev                # networking for the server and the async twins
   libcli11-dev libfmt-dev    # the command-line tool
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev             # the SQLite baseline of bench/exec_sqlite_bench (issue 29)
   libssl-dev libpcre2-dev    # SCRAM/TLS, SHA-256 content ids; $regex
   libgmp-dev                 # exact rationals of any size in the RecordStore
   libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server

@@ -1,5 +1,6 @@
 #include "exec/commit_plan.h"
 
+#include "exec/trace_index.h"
 #include "mongostore/bson/builder.h"
 
 namespace mongostore::exec {
@@ -67,6 +68,9 @@ bson::Document CommitPlan::update() const {
   if (processed_event) {
     b.open_document("$addToSet").append("processed", *processed_event).close();
   }
+  if (trace_step && count_trace) {
+    b.open_document("$inc").append(kTraceNext, int64_t{1}).close();
+  }
   if (std::optional<double> earliest = earliest_armed_timer()) {
     b.open_document("$min").append("next_fire_at", *earliest).close();
   }
@@ -101,6 +105,7 @@ bson::Document CommitPlan::insert() const {
   b.open_array("trace");
   if (trace_step) b.push(*trace_step);
   b.close();
+  if (count_trace) b.append(kTraceNext, int64_t{trace_step ? 1 : 0});
   b.open_array("processed");
   if (processed_event) b.push(*processed_event);
   b.close();

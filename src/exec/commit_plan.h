@@ -38,14 +38,17 @@ struct CommitPlan {
   std::optional<std::string> processed_event;  // the dedupe mark
   std::vector<TimerChange> timers;             // last op per path
   int64_t trace_max = 0;                       // 0: unbounded
+  // The trace step goes in unstamped and `trace_next` counts it (exec/trace_index.h); false
+  // is the seed's layout: the step carries the index a counter gave it.
+  bool count_trace = false;
 
   /// The earliest fire_at this commit arms, if it arms any.
   std::optional<double> earliest_armed_timer() const;
 
   /// The partial update: $set data, version, the promoted fields and armed timers; $push
   /// outbox, spawns and the trace step (ring-trimmed with $slice); $addToSet the dedupe mark;
-  /// $unset cancelled timers; $min next_fire_at with the earliest armed timer. A path is in
-  /// $set or $unset, never both.
+  /// $unset cancelled timers; $min next_fire_at with the earliest armed timer; $inc
+  /// trace_next when a counted trace step goes in. A path is in $set or $unset, never both.
   ///
   /// next_fire_at is a lower bound of the document's timers (indexed, so due_timers reads
   /// only documents with something due), kNoTimer when there are none: arming lowers it here,
@@ -53,7 +56,7 @@ struct CommitPlan {
   /// delete_timer bring it back up to the true minimum.
   bson::Document update() const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
-  /// included) so later $push / $set have something to target.
+  /// included) so later $push / $set have something to target; trace_next too when counted.
   bson::Document insert() const;
 };
 

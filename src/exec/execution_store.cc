@@ -9,6 +9,7 @@
 #include "exec/connect_retry.h"
 #include "exec/list_cursor.h"
 #include "exec/timer_path.h"
+#include "exec/trace_index.h"
 #include "exec/utf8.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
@@ -376,6 +377,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   plan.timers = net_timer_changes(batch.timers);  // validates the paths
   plan.processed_event = batch.processed_event_id;
   plan.trace_max = options_.trace_max;
+  plan.count_trace = counts_trace();
 
   const int64_t old = exe.version;
   exe.version = old + 1;
@@ -414,7 +416,9 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       }
     }
     if (batch.trace) {
-      plan.trace_step = stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+      plan.trace_step = plan.count_trace
+                            ? unstamped_trace_step(*batch.trace)
+                            : stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
     }
 
     if (old == 0) {
@@ -427,9 +431,18 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
         if (e.code() != static_cast<int32_t>(kDuplicateKey)) throw;
       }
     } else {
-      client::UpdateResult result =
-          executions_.update_one(make_document("_id", exe.id, "version", old), plan.update());
-      if (result.matched_count == 1) return;
+      // A counted trace step needs trace_next in the document: one without it (the seed's
+      // layout) does not match, is adopted, and the update runs once more.
+      const bool needs_trace_next = plan.count_trace && plan.trace_step.has_value();
+      DocumentBuilder filter;
+      filter.append("_id", exe.id).append("version", old);
+      if (needs_trace_next) filter.append(kTraceNext, make_document("$exists", true));
+      Document guard = filter.finish();
+      Document update = plan.update();
+      for (int attempt = 0;; ++attempt) {
+        if (executions_.update_one(guard, update).matched_count == 1) return;
+        if (!needs_trace_next || attempt > 0 || !adopt_trace_index(exe.id, old)) break;
+      }
     }
     // Lost: say what is there now, so the caller knows whether to reload or give up.
     client::FindOptions only_version;
@@ -801,42 +814,77 @@ void ExecutionStore::delete_timer(std::string_view execution_id, std::string_vie
 void ExecutionStore::append_trace(std::string_view execution_id, bson::DocumentView entry) {
   require_open();
   check_storable("execution id", execution_id);
-  Document step;
+  // No upsert anywhere here: harel's upsert left a stub {_id, trace} that load and list then
+  // choked on.
+  auto push = [&](const Document& step, bool count) {
+    DocumentBuilder update;
+    update.open_document("$push").open_document("trace").open_array("$each").push(step).close();
+    if (options_.trace_max > 0) update.append("$slice", -options_.trace_max);
+    update.close().close();
+    if (count) update.open_document("$inc").append(kTraceNext, int64_t{1}).close();
+    return update.finish();
+  };
   if (entry.has("index")) {
-    step = Document::copy_of(entry);
-  } else {
+    // The caller's index is kept; it takes nothing from trace_next or the counter.
+    executions_.update_one(make_document("_id", execution_id),
+                           push(Document::copy_of(entry), false));
+    return;
+  }
+  if (!counts_trace()) {
     // Only an existing execution gets an index: allocating for an unknown id would leave a
     // counter behind for a document that is never written.
     client::FindOptions options;
     options.projection = make_document("_id", 1);
     if (!executions_.find_one(make_document("_id", execution_id), options)) return;
-    step = stamp_trace_index(entry, next_seq("trace:" + std::string(execution_id), 1) - 1);
+    Document step = stamp_trace_index(entry, next_seq("trace:" + std::string(execution_id), 1) - 1);
+    executions_.update_one(make_document("_id", execution_id), push(step, false));
+    return;
   }
-  DocumentBuilder push;
-  push.open_document("$push").open_document("trace").open_array("$each").push(step).close();
-  if (options_.trace_max > 0) push.append("$slice", -options_.trace_max);
-  // No upsert: harel's upsert left a stub {_id, trace} that load and list then choked on.
-  executions_.update_one(make_document("_id", execution_id), push.finish());
+  Document guard = make_document("_id", execution_id, kTraceNext, make_document("$exists", true));
+  Document update = push(unstamped_trace_step(entry), true);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (executions_.update_one(guard, update).matched_count == 1) return;
+    // Unknown (nothing to do), or a document to adopt first.
+    if (attempt > 0 || !adopt_trace_index(execution_id, std::nullopt)) return;
+  }
+}
+
+bool ExecutionStore::counts_trace() const {
+  // The seed's layout (processed_in_document = 0) stays exactly the seed's: stamped steps
+  // and the trace:<id> counter, which harel's own store reads.
+  return options_.processed_in_document != 0;
+}
+
+bool ExecutionStore::adopt_trace_index(std::string_view execution_id,
+                                       std::optional<int64_t> version) {
+  client::FindOptions options;
+  options.projection = make_document("version", 1, "trace", 1, kTraceNext, 1);
+  std::optional<Document> doc = executions_.find_one(make_document("_id", execution_id), options);
+  if (!doc) return false;
+  if (version && stored_version(doc) != version) return false;  // a real conflict
+  if (doc->has(kTraceNext)) return true;                        // adopted meanwhile
+  std::optional<int64_t> counter;
+  if (std::optional<Document> c =
+          counters_.find_one(make_document("_id", "trace:" + std::string(execution_id)))) {
+    counter = integer_field(*c, "n", "counter 'trace:" + std::string(execution_id) + "'");
+  }
+  // Guarded on the field's absence: two adopters write the same value, and a step counted
+  // meanwhile is not overwritten.
+  executions_.update_one(
+      make_document("_id", execution_id, kTraceNext, make_document("$exists", false)),
+      make_document("$set",
+                    make_document(kTraceNext, adopted_trace_next(doc->get("trace"), counter))));
+  return true;
 }
 
 std::vector<bson::Document> ExecutionStore::read_trace(std::string_view execution_id) {
   require_open();
   check_storable("execution id", execution_id);
   client::FindOptions options;
-  options.projection = make_document("trace", 1);
+  options.projection = make_document("trace", 1, kTraceNext, 1);
   std::optional<Document> doc = executions_.find_one(make_document("_id", execution_id), options);
-  std::vector<Document> steps;
-  if (!doc) return steps;
-  bson::Value trace = doc->get("trace");
-  if (!trace.is_array()) return steps;
-  for (const bson::Element& e : trace.as_array()) {
-    if (!e.value.is_document()) {
-      throw Error(ErrorCode::kFailedToParse,
-                  "execution " + quoted(execution_id) + ": a trace step is not a document");
-    }
-    steps.push_back(Document::copy_of(e.value.as_document()));
-  }
-  return steps;
+  if (!doc) return {};
+  return stamp_trace(doc->get("trace"), doc->get(kTraceNext), execution_id);
 }
 
 }  // namespace mongostore::exec

@@ -385,6 +385,94 @@ TEST_P(TraceRing, KeepsTheLastTraceMaxStepsWithIndexesThatSurviveEviction) {
   EXPECT_FALSE(executions().find_one(make_document("_id", "ghost")));
 }
 
+// --- trace indexes without a counter (issue 29) ------------------------------------------
+
+TEST_P(ExecutionStoreContract, TraceIndexesComeFromTheDocumentNotACounter) {
+  Execution exe = make("e1");
+  for (int i = 0; i < 3; ++i) {
+    CommitBatch batch;
+    batch.trace = make_document("step", i, "index", 99);  // a caller's index is not kept
+    store().commit(exe, batch);
+  }
+  store().append_trace("e1", make_document("step", 3));
+  // No counter document per execution: the commit is one engine write fewer.
+  auto counters = client_->database("harel").collection("counters");
+  EXPECT_FALSE(counters.find_one(make_document("_id", "trace:e1")));
+  Document doc = raw("e1");
+  EXPECT_EQ(doc.get("trace_next").number_as_double(), 4);
+  for (const bson::Element& e : doc.get("trace").as_array()) {
+    EXPECT_FALSE(e.value.as_document().has("index"));  // stamped on read
+  }
+  auto trace = store().read_trace("e1");
+  ASSERT_EQ(trace.size(), 4u);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    EXPECT_EQ(trace[i].get("index").as_int64(), static_cast<int64_t>(i));
+    EXPECT_EQ(trace[i].get("step").number_as_double(), static_cast<double>(i));
+  }
+}
+
+TEST_P(ExecutionStoreContract, ASeedWrittenTraceKeepsItsIndexesAndNewStepsFollowThem) {
+  Execution exe = make("s1");
+  // The seed's layout: stamped steps 0..4, no trace_next, and a counter that has handed out
+  // 0..6 (two indexes burned by commits that lost their CAS).
+  bson::DocumentBuilder steps;
+  steps.open_array("");
+  for (int64_t i = 0; i < 5; ++i) steps.push(make_document("step", i, "index", i));
+  steps.close();
+  Document array = steps.finish();
+  executions().update_one(make_document("_id", "s1"),
+                          make_document("$set", make_document("trace", array.get("")), "$unset",
+                                        make_document("trace_next", "")));
+  client::UpdateOptions upsert;
+  upsert.upsert = true;
+  client_->database("harel")
+      .collection("counters")
+      .update_one(make_document("_id", "trace:s1"),
+                  make_document("$set", make_document("n", int64_t{7})), upsert);
+
+  // A stale commit is still a conflict, and adds nothing.
+  Execution stale = exe;
+  stale.version = exe.version + 1;  // not the stored version
+  CommitBatch stale_batch;
+  stale_batch.trace = make_document("step", "lost");
+  EXPECT_THROW(store().commit(stale, stale_batch), StoreConflict);
+
+  CommitBatch batch;
+  batch.trace = make_document("step", 7);
+  store().commit(exe, batch);
+  store().append_trace("s1", make_document("step", 8));
+  auto trace = store().read_trace("s1");
+  std::vector<int64_t> indexes;
+  for (const Document& step : trace) indexes.push_back(step.get("index").as_int64());
+  EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3, 4, 7, 8}));
+  EXPECT_EQ(trace.back().get("step").number_as_double(), 8);
+  EXPECT_EQ(raw("s1").get("trace_next").number_as_double(), 9);
+}
+
+TEST_P(ExecutionStoreContract, TheSeedLayoutStillStampsStepsFromTheCounter) {
+  ExecutionStoreOptions seed_layout;
+  seed_layout.processed_in_document = 0;
+  ExecutionStore seed(client_, seed_layout);
+  NewExecution spec;
+  spec.id = "e1";
+  spec.definition_id = "order";
+  Execution exe = seed.create(spec);
+  CommitBatch batch;
+  batch.trace = make_document("step", 0);
+  seed.commit(exe, batch);
+  seed.append_trace("e1", make_document("step", 1));
+  Document doc = raw("e1");
+  EXPECT_FALSE(doc.has("trace_next"));
+  auto steps = doc.get("trace").as_array();
+  int64_t expected = 0;
+  for (const bson::Element& e : steps) {
+    EXPECT_EQ(e.value.as_document().get("index").as_int64(), expected++);
+  }
+  EXPECT_EQ(expected, 2);
+  EXPECT_TRUE(
+      client_->database("harel").collection("counters").find_one(make_document("_id", "trace:e1")));
+}
+
 // --- dedupe marks past the document's bound ---------------------------------------------
 
 class ProcessedArchive : public ExecutionStoreContract {

@@ -14,8 +14,10 @@
 //   executions: {_id, definition_id, version, data: <Execution JSON>, outbox: [{seq,
 //     target_id, event: <Event JSON>}], spawns: [{seq, parent_id, child_id, root_path,
 //     context}], processed: [event ids], timers: {<path with "." as U+FF0E>: fire_at},
-//     trace: [{..., index}]}
-//   counters: {_id: "outbox" | "spawn" | "trace:<execution id>", n: last allocated}
+//     trace: [{...}], trace_next: the index the next trace step gets}; indexes are stamped
+//     on read (the seed's layout, processed_in_document = 0, stamps them on write instead)
+//   counters: {_id: "outbox" | "spawn", n: last allocated}; "trace:<execution id>" too in
+//     the seed's layout
 //   processed: {_id: {execution_id, first}, execution_id, marks: [event ids]}: dedupe marks
 //     moved out of `executions.processed` (see ExecutionStoreOptions::processed_in_document)
 //
@@ -149,6 +151,13 @@ class ExecutionStore {
   std::shared_ptr<client::Client> client() const { return client_; }
 
  private:
+  /// Whether trace steps are counted by the document's trace_next (exec/trace_index.h)
+  /// rather than stamped from the trace:<id> counter (the seed's layout).
+  bool counts_trace() const;
+  /// Gives a document without trace_next one (one past the highest index it has used) and
+  /// returns true; false when there is no such execution, or (with `version`) when it is no
+  /// longer at that version.
+  bool adopt_trace_index(std::string_view execution_id, std::optional<int64_t> version);
   /// Reserves `count` consecutive seqs from counter `name` and returns the first.
   int64_t next_seq(const std::string& name, int64_t count);
   /// IllegalOperation after close() (or on a moved-from store).
