@@ -152,7 +152,8 @@ TEST_F(DemoTest, ASecondRunContinuesAndFreshStartsOver) {
 }
 
 TEST_F(DemoTest, PrintsProgressAndAHumanSummary) {
-  Output o = run("demo exec --data " + data() + " --executions 10 --workers 2 --payment-timeout 0.2");
+  Output o =
+      run("demo exec --data " + data() + " --executions 10 --workers 2 --payment-timeout 0.2");
   ASSERT_EQ(o.status, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("mongostore demo: run 1"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("summary (run 1):"), std::string::npos);

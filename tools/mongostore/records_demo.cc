@@ -122,6 +122,10 @@ int run_records_demo(const std::string& uri, const std::string& database,
       std::fflush(stdout);
     }
   }
+  if (!json) {
+    fmt::print("  [{:5.1f}s] structures saved {}/{}\n", seconds_since(start), options.structures,
+               options.structures);
+  }
   double import_seconds = seconds_since(import_start);
   Counts after_import = count(db);
   std::set<int64_t> distinct(sids.begin(), sids.end());
