@@ -103,7 +103,8 @@ int run_records_demo(const std::string& uri, const std::string& database,
     fmt::print("  transactions: {}\n",
                store.transactions_enabled()
                    ? "multi-document"
-                   : "degraded mode (every write a durable single-document write, bottom-up)");
+                   : "degraded mode (no multi-document transactions: single-document writes, "
+                     "bottom-up)");
   }
 
   // 1. The import: every structure with its sites, calculation and author, bottom-up.
