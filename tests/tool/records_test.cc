@@ -237,6 +237,12 @@ void check_outputs(const CommandOutputs& o, const Document& summary,
   EXPECT_EQ(int_of(o.fsck, "generation") + 1, int_of(*stored_layout, "generation"));
   EXPECT_EQ(o.fsck_table.status, 0) << o.fsck_table.out << o.fsck_table.err;
   EXPECT_NE(o.fsck_table.out.find("OK: nothing to report"), std::string::npos);
+  // The progress line (stderr is no terminal here: plain lines), ending at the final count.
+  EXPECT_NE(o.fsck_table.err.find("fsck: 4/4 collections, " + std::to_string(documents) +
+                                  " documents marked\n"),
+            std::string::npos)
+      << o.fsck_table.err;
+  EXPECT_TRUE(o.fsck.get("violations").as_array().empty());
 }
 
 TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {

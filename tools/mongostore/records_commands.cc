@@ -503,22 +503,29 @@ void register_records_commands(CLI::App& app, Action* action) {
       options.collect_garbage = collect_garbage;
       options.force = force;
       for (const auto& [table, schema] : layout.schemas) options.known_types.push_back(schema);
-      // Progress on stderr: one updating line on a terminal, a line every 2 s otherwise.
+      // Progress on stderr: one updating line on a terminal, a line every 2 s otherwise, and
+      // the final count either way (none with --json).
       bool tty = isatty(STDERR_FILENO) != 0 && !json;
       auto last = std::chrono::steady_clock::now();
-      bool printed = false;
-      options.progress = [&](const records::FsckProgress& p) {
-        auto now = std::chrono::steady_clock::now();
-        if (now - last < std::chrono::milliseconds(tty ? 200 : 2000)) return;
-        last = now;
-        printed = true;
+      records::FsckProgress latest;
+      auto show = [tty](const records::FsckProgress& p) {
         fmt::print(stderr, "{}fsck: {}/{} collections, {} documents marked{}", tty ? "\r" : "",
                    p.collections_examined, p.collections_total, p.documents_marked,
                    tty ? "   " : "\n");
         std::fflush(stderr);
       };
+      options.progress = [&](const records::FsckProgress& p) {
+        latest = p;
+        auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::milliseconds(tty ? 200 : 2000)) return;
+        last = now;
+        show(p);
+      };
       records::FsckSummary summary = store.fsck(options);
-      if (tty && printed) fmt::print(stderr, "\n");
+      if (!json) {
+        show(latest);  // where it ended
+        if (tty) fmt::print(stderr, "\n");
+      }
       records::FsckCollectionSummary totals = summary.totals();
       if (json) {
         bson::DocumentBuilder b;
