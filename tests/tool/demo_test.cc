@@ -42,7 +42,7 @@ class DemoTest : public ::testing::Test {
   }
   std::string data() const { return dir_.sub("data"); }
   std::string demo_args(int orders) const {
-    return "demo --data " + data() + " --executions " + std::to_string(orders) +
+    return "demo exec --data " + data() + " --executions " + std::to_string(orders) +
            " --workers 3 --payment-timeout 0.3 --unpaid 0.3 --duplicates 0.3 --json";
   }
   testing::TempDir dir_;
@@ -152,7 +152,8 @@ TEST_F(DemoTest, ASecondRunContinuesAndFreshStartsOver) {
 }
 
 TEST_F(DemoTest, PrintsProgressAndAHumanSummary) {
-  Output o = run("demo --data " + data() + " --executions 10 --workers 2 --payment-timeout 0.2");
+  Output o =
+      run("demo exec --data " + data() + " --executions 10 --workers 2 --payment-timeout 0.2");
   ASSERT_EQ(o.status, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("mongostore demo: run 1"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("summary (run 1):"), std::string::npos);
@@ -163,7 +164,7 @@ TEST_F(DemoTest, PrintsProgressAndAHumanSummary) {
 
 TEST_F(DemoTest, RunsAgainstMongostoreServe) {
   testing::ServerProcess server({"--dbpath", dir_.sub("served")});
-  Output o = run("demo --uri " + server.uri() +
+  Output o = run("demo exec --uri " + server.uri() +
                  " --executions 20 --workers 3 --payment-timeout 0.3 --json");
   ASSERT_EQ(o.status, 0) << o.out << o.err;
   Document summary = Document::from_json(o.out);

@@ -16,10 +16,12 @@ void register_workload_command(CLI::App& app, Action* action);
 void register_document_commands(CLI::App& app, Action* action);
 /// `mongostore serve`: the MongoDB wire protocol in front of the embedded engine.
 void register_serve_command(CLI::App& app, Action* action);
-/// `mongostore demo`: the order-fulfilment workflow through the ExecutionStore.
+/// `mongostore demo [exec|records]`: the ExecutionStore and RecordStore demos.
 void register_demo_command(CLI::App& app, Action* action);
 /// `mongostore exec ls|show|trace`: inspect an ExecutionStore.
 void register_exec_commands(CLI::App& app, Action* action);
+/// `mongostore records layout|show|history|fsck`: inspect and check a RecordStore.
+void register_records_commands(CLI::App& app, Action* action);
 /// `mongostore bench`: runs the benchmarks of bench/ and prints their ratio tables.
 void register_bench_command(CLI::App& app, Action* action);
 
