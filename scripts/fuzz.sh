@@ -52,7 +52,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # -timeout: an input that runs this long is a finding (untrusted input must run bounded);
 # -rss_limit_mb: likewise for memory (the engine's own limits are 100 MB per expression/stage).
-common=(-timeout=30 -rss_limit_mb=3072 -print_final_stats=1)
+common=(-timeout=15 -rss_limit_mb=3072 -print_final_stats=1)
 failed=()
 for t in "${targets[@]}"; do
   bin="$dir/fuzz/${t}_fuzzer"
