@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,18 @@
 namespace mongostore::fuzz {
 
 /// The input as {"v": <input>}, so that any JSON value (a document, an array of stages, a
-/// bare expression) is accepted; nullopt when it does not parse.
+/// bare expression) is accepted; nullopt when it does not parse. An input that is a whole BSON
+/// document (its length prefix is its size) is taken as that wrapper itself: libbson's JSON
+/// reader stops at 100 levels of nesting, BSON reaches the 200 that commands may have.
 inline std::optional<bson::Document> json_value(const uint8_t* data, size_t size) {
+  if (size >= 5 && static_cast<size_t>(data[0] | data[1] << 8 | data[2] << 16) == size &&
+      data[3] == 0) {
+    try {
+      return bson::Document::from_bytes(std::span<const uint8_t>(data, size));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
   std::string_view text(reinterpret_cast<const char*>(data), size);
   if (text.find('\0') != std::string_view::npos) return std::nullopt;
   try {

@@ -4,12 +4,14 @@
 Usage: make_seeds.py REPO_ROOT OUT_DIR  (writes OUT_DIR/<target>/<sha1>, one input per file)
 
 The language targets get the extended JSON literals (C++ raw strings R"(...)") of the tests of
-their component; the BSON target gets those as text and a few documents encoded as BSON; the wire
+their component, those that plain JSON can read also as BSON, and a few inputs nested near the
+limits (as BSON: JSON cannot nest that deep); the BSON target gets those as text and a few documents encoded as BSON; the wire
 target gets OP_MSG, OP_QUERY and OP_COMPRESSED messages built here from commands the server tests
 send. Seeds are only starting points: a seed that does not parse is harmless.
 """
 import glob
 import hashlib
+import json
 import os
 import re
 import struct
@@ -116,6 +118,51 @@ def wire_seeds():
     return out
 
 
+def as_bson(texts):
+    """The literals plain JSON can read, as BSON {"v": value} (the targets' binary form)."""
+    out = []
+    for text in texts:
+        try:
+            out.append(document({"v": json.loads(text)}))
+        except (ValueError, TypeError, struct.error):
+            pass
+    return out
+
+
+def nested(levels, wrap, inner):
+    value = inner
+    for _ in range(levels):
+        value = wrap(value)
+    return value
+
+
+def deep_seeds():
+    """Inputs near the 200 levels of nesting a command may have, as BSON (JSON cannot nest
+    that deep), and a pipeline at the 1,000-stage limit."""
+    return {
+        "matcher": [
+            document({"v": nested(99, lambda v: {"$and": [v]}, {"a": 1})}),
+            document({"v": {"a": nested(198, lambda v: {"$not": v}, {"$gt": 1})}}),
+            document({"v": {"a": nested(98, lambda v: {"$elemMatch": v}, {"$gt": 1})}}),
+            document({"v": {"$expr": nested(97, lambda v: {"$add": [v, 1]}, "$a")}}),
+        ],
+        "update": [
+            document({"v": {"$set": {"a": nested(197, lambda v: {"b": v}, 1)}}}),
+            document({"v": {"$push": {"a": {"$each": [nested(195, lambda v: [v], 1)]}}}}),
+        ],
+        "aggregation": [
+            document({"v": nested(99, lambda v: {"$add": [v, 1]}, "$a")}),
+            document({"v": [{"$project": {"x": nested(97, lambda v: {"$concatArrays": [v]}, "$c")}}]}),
+            document({"v": [{"$addFields": {"n": i}} for i in range(1000)]}),
+            document({"v": [{"$unwind": "$c"}] * 999 + [{"$count": "n"}]}),
+        ],
+        "json_schema": [
+            document({"v": nested(99, lambda v: {"properties": {"a": v}}, {"bsonType": "int"})}),
+            document({"v": nested(99, lambda v: {"anyOf": [v]}, {"minimum": 1})}),
+        ],
+    }
+
+
 def write(out_dir, target, inputs):
     path = os.path.join(out_dir, target)
     os.makedirs(path, exist_ok=True)
@@ -141,14 +188,14 @@ def main():
         document({"a": {"b": {"c": [1, {"d": None}]}}, "e": "\u00e9\u4e2d", "f": 2**40}),
         document({}),
     ]
+    deep = deep_seeds()
     counts = {
-        "bson": write(out_dir, "bson", bson_texts + bson_bytes),
+        "bson": write(out_dir, "bson", bson_texts + bson_bytes + deep["matcher"]),
         "wire": write(out_dir, "wire", wire_seeds()),
-        "matcher": write(out_dir, "matcher", matcher),
-        "update": write(out_dir, "update", update),
-        "aggregation": write(out_dir, "aggregation", aggregation),
-        "json_schema": write(out_dir, "json_schema", schema),
     }
+    for target, texts in (("matcher", matcher), ("update", update), ("aggregation", aggregation),
+                          ("json_schema", schema)):
+        counts[target] = write(out_dir, target, texts + as_bson(texts) + deep[target])
     print("seeds: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
 
 
