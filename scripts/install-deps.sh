@@ -16,6 +16,7 @@ PACKAGES=(
   libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server
   tzdata                     # Olson time zones of the date expressions
   python3-pymongo            # a real client driving `mongostore serve` in the tests
+  clang-14 libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): libFuzzer, ASan, UBSan
 )
 # The other real client is the Node.js driver (npm, installed by tests/real_clients/run.sh).
 # A Node.js from elsewhere (e.g. NodeSource, which bundles npm and conflicts with Debian's

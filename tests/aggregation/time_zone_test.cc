@@ -74,5 +74,19 @@ TEST(AggTimeZone, NamesThatAreNotZones) {
   EXPECT_EQ(EE(R"({"$year": {"date": {"$date": "2020-01-01T00:00:00Z"}, "timezone": 5}})"), 40517);
 }
 
+TEST(AggTimeZone, DirectoriesAndOtherFilesOfTheZoneDirectoryAreNotZones) {
+  // Found by fuzz/aggregation_fuzzer: "Etc" is a directory, and reading it threw
+  // std::ios_failure out of the expression instead of 40485.
+  for (const char* name : {"Etc", "America", "Europe", "zone.tab", "tzdata.zi", "iso3166.tab"}) {
+    std::string msg;
+    EXPECT_EQ(EE(std::string(R"({"$hour": {"date": {"$date": "2020-01-01T00:00:00Z"},
+                                             "timezone": ")") +
+                     name + "\"}}",
+                 "{}", &msg),
+              40485)
+        << name << ": " << msg;
+  }
+}
+
 }  // namespace
 }  // namespace mongostore::engine::agg_test

@@ -74,6 +74,14 @@ TEST(MatcherErrors, Mod) {
   expect_error(R"({"a": {"$mod": [0.5, 1]}})", kBadValue, "divisor cannot be 0");
   expect_error(R"({"a": {"$mod": ["x", 1]}})", kBadValue, "divisor not a number");
   expect_error(R"({"a": {"$mod": [1, "x"]}})", kBadValue, "remainder not a number");
+  // Beyond long long's range (found by fuzz/matcher_fuzzer: the cast was undefined).
+  expect_error(R"({"a": {"$mod": [7.7e43, 1]}})", kBadValue,
+               "malformed mod, divisor value is invalid :: caused by :: Out of bounds");
+  expect_error(R"({"a": {"$mod": [4, -1e19]}})", kBadValue,
+               "malformed mod, remainder value is invalid :: caused by :: Out of bounds");
+  expect_error(R"({"a": {"$mod": [{"$numberDecimal": "1E+30"}, 1]}})", kBadValue,
+               "divisor value is invalid");
+  EXPECT_EQ(compile_error(R"({"a": {"$mod": [-9.2233720368547748E18, 1]}})"), 0);
 }
 
 TEST(MatcherErrors, Regex) {

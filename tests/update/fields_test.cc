@@ -59,6 +59,18 @@ TEST(UpdateSet, PastTheEndPadsWithNull) {
                 R"({"_id": 1, "a": [null, {"b": 4}]})");
 }
 
+TEST(UpdateSet, PaddingIsBounded) {
+  // mongod pads at most 1,500,000 nulls (found by fuzz/update_fuzzer: {$set: {"a.7134252": 1}}
+  // built a 7-million-element array).
+  expect_apply_error(R"({"_id": 1, "a": [1]})", R"({"$set": {"a.7134252": 1}})",
+                     ErrorCode::kCannotBackfillArray, "can't backfill more than 1500000 elements");
+  expect_apply_error(R"({"_id": 1, "a": []})", R"({"$set": {"a.1500001.b": 1}})",
+                     ErrorCode::kCannotBackfillArray);
+  bson::Document done =
+      run(R"({"_id": 1, "a": [0]})", R"({"$set": {"a.1500001": 1}})", {}).document;
+  EXPECT_EQ(done.get("a").as_array().count(), 1500002u);
+}
+
 TEST(UpdateSet, NumericKeyOnDocumentIsFieldName) {
   EXPECT_UPDATE(R"({"_id": 1, "a": {"x": 1}})", R"({"$set": {"a.0": 4}})",
                 R"({"_id": 1, "a": {"x": 1, "0": 4}})");

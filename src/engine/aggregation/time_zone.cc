@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -299,9 +300,12 @@ std::shared_ptr<const ZoneRules> load_zone(const std::string& name) {
   std::shared_ptr<const ZoneRules> rules;
   if (safe_zone_name(name)) {
     const char* dir = std::getenv("TZDIR");
-    std::ifstream in(std::string(dir && *dir ? dir : "/usr/share/zoneinfo") + "/" + name,
-                     std::ios::binary);
-    if (in) {
+    std::string path = std::string(dir && *dir ? dir : "/usr/share/zoneinfo") + "/" + name;
+    // Only files: a directory ("Etc", "America") opens, but reading it throws.
+    std::error_code ec;
+    std::ifstream in;
+    if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
+    if (in.is_open()) {
       std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       rules = parse_tzif(data);
     }

@@ -336,6 +336,22 @@ class Parser {
     double r = remainder.number_as_double();
     if (std::isnan(d) || std::isinf(d)) bad_value("malformed mod, divisor value is invalid");
     if (std::isnan(r) || std::isinf(r)) bad_value("malformed mod, remainder value is invalid");
+    // A number beyond long long's range is refused as mongod's coercion refuses it (the cast
+    // below would be undefined behaviour).
+    constexpr double kTwoTo63 = 9223372036854775808.0;
+    auto out_of_range = [&](double x) {
+      return !(std::trunc(x) >= -kTwoTo63 && std::trunc(x) < kTwoTo63);
+    };
+    if (divisor.type() != BsonType::kInt64 && out_of_range(d)) {
+      bad_value(
+          "malformed mod, divisor value is invalid :: caused by :: Out of bounds coercing "
+          "to integral value");
+    }
+    if (remainder.type() != BsonType::kInt64 && out_of_range(r)) {
+      bad_value(
+          "malformed mod, remainder value is invalid :: caused by :: Out of bounds "
+          "coercing to integral value");
+    }
     long long dv = divisor.type() == BsonType::kInt64 ? divisor.as_int64()
                                                       : static_cast<long long>(std::trunc(d));
     long long rv = remainder.type() == BsonType::kInt64 ? remainder.as_int64()

@@ -18,6 +18,10 @@ using namespace update_detail;
 
 namespace {
 
+// The most nulls an update may add to reach an index past an array's end (mongod's
+// kMaxPaddingAllowed): a 30-byte {$set: {"a.9999999": 1}} must not build a huge array.
+constexpr size_t kMaxArrayPadding = 1500000;
+
 std::string join(const std::string& path, std::string_view name) {
   if (path.empty()) return std::string(name);
   std::string out = path;
@@ -142,6 +146,10 @@ class Applier {
     }
     for (const auto& [index, child_node] : beyond) {
       if (!creates(*child_node)) continue;
+      if (index - count > kMaxArrayPadding) {
+        throw Error(ErrorCode::kCannotBackfillArray,
+                    "can't backfill more than " + std::to_string(kMaxArrayPadding) + " elements");
+      }
       for (; count < index; ++count) b.append(std::to_string(count), bson::Null{});
       std::string name = std::to_string(index);
       create(*child_node, name, b, join(path, name), true);
