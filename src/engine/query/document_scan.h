@@ -1,7 +1,8 @@
 // The scans of a planned query, inside the caller's unit of work: IDHACK (one record
-// lookup), index scan (IndexTable ranges, each entry fetched from the record table and
-// re-checked against the whole filter, a multikey index deduplicated) and collection scan
-// (the record table in `_id` order). Templates, so the visitor inlines on the hot path.
+// lookup), `_id` index scan (the record table over key ranges), index scan (IndexTable ranges, each
+// entry fetched from the record table and re-checked against the whole filter, a multikey index
+// deduplicated) and collection scan (the record table in `_id` order). Templates, so the visitor
+// inlines on the hot path.
 //
 // An index plan is checked again after its scan: a plan made before the snapshot began may
 // have trusted tight bounds on an index that became multikey, or read an index dropped (and
@@ -64,6 +65,25 @@ void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher&
   IndexTable::scan_ranges(s, ic, plan, pos, fetch);
 }
 
+/// Reads the `_id` index, which is the record table itself, over `plan`'s key ranges (resuming
+/// at `*resume` when given): each entry is the document. Calls `visit(key, doc, details)` for
+/// those `matcher` accepts, until `visit` returns false.
+template <class Visit>
+void id_index_scan(WT_SESSION* s, WT_CURSOR* records, const Matcher& matcher, const IndexPlan& plan,
+                   Visit& visit, ExecutionStats* stats, IndexScanPosition* resume = nullptr) {
+  IndexScanPosition fresh;
+  IndexScanPosition& pos = resume != nullptr ? *resume : fresh;
+  auto entry = [&](WT_CURSOR* cursor) -> bool {
+    ++stats->keys_examined;
+    ++stats->docs_examined;
+    bson::DocumentView doc = current_value(cursor);
+    MatchDetails details;
+    if (!matcher.matches(doc, &details)) return true;
+    return static_cast<bool>(visit(current_key(cursor), doc, details));
+  };
+  IndexTable::scan_ranges(s, records, plan, pos, entry);
+}
+
 /// Visits matching documents in plan order (`_id` order for a collection scan) until
 /// `visit(key, doc, details)` returns false. See the file comment for stale plans.
 template <class Visit>
@@ -84,6 +104,10 @@ void scan(OperationContext& op, const CollectionEntry& entry, const Matcher& mat
     bson::DocumentView doc = current_value(c.get());
     MatchDetails details;
     if (matcher.matches(doc, &details)) visit(key, doc, details);
+    return;
+  }
+  if (plan.index_plan && plan.id_index) {
+    id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, stats);
     return;
   }
   if (plan.index_plan) {

@@ -20,7 +20,7 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
   if (plan.id_key) {
     w.append("stage", "IDHACK");
   } else if (plan.index_plan) {
-    const IndexDescriptor& d = plan.index->descriptor;
+    const IndexDescriptor& d = plan.id_index ? id_index_descriptor() : plan.index->descriptor;
     w.append("stage", "FETCH");
     w.open_document("inputStage");
     w.append("stage", "IXSCAN");

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/storage/record_table.h"
+#include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/error.h"
 
@@ -12,6 +13,12 @@ namespace mongostore::engine {
 Matcher compile_filter(bson::DocumentView filter, const bson::Document& let) {
   if (let.empty()) return Matcher::compile(filter);
   return Matcher::compile(bind_let_to_filter(filter, let.view()));
+}
+
+const IndexDescriptor& id_index_descriptor() {
+  static const IndexDescriptor descriptor = IndexDescriptor::parse(
+      bson::make_document("_id", 1), bson::make_document("name", "_id_", "unique", true));
+  return descriptor;
 }
 
 std::optional<bson::Value> pinned_id(const Matcher& matcher) {
@@ -64,17 +71,23 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
     return q;
   }
   auto indexes = entry.indexes();
-  if (indexes->empty()) return q;
-  std::vector<IndexCandidate> candidates;
+  // Candidate 0 is the `_id` index (the record table), then the secondary indexes.
+  std::vector<IndexCandidate> candidates{IndexCandidate{&id_index_descriptor(), false}};
   for (const auto& ix : *indexes) {
     candidates.push_back(IndexCandidate{&ix->descriptor, ix->multikey.load()});
   }
   q.index_plan = plan_query(matcher.filter(), sort, candidates);
-  if (q.index_plan) q.index = (*indexes)[q.index_plan->candidate];
+  if (!q.index_plan) return q;
+  if (q.index_plan->candidate == 0) {
+    q.id_index = true;
+  } else {
+    q.index = (*indexes)[q.index_plan->candidate - 1];
+  }
   return q;
 }
 
 bool plan_still_valid(const CollectionEntry& entry, const PlannedQuery& plan) {
+  if (plan.id_index) return true;  // never multikey, and gone only with the collection
   if (!plan.index_plan->multikey && plan.index->multikey.load()) return false;
   auto indexes = entry.indexes();
   return std::find(indexes->begin(), indexes->end(), plan.index) != indexes->end();

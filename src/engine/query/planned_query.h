@@ -3,9 +3,9 @@
 // (query_planner.h): the candidates are the collection's indexes with their multikey flags,
 // a hint forces one, a pinned `_id` is a point lookup (IDHACK).
 //
-// Known limitation kept as it was: only an `_id` equality is a point lookup; an `_id` $in or
-// range is planned like any other field (a collection scan when no secondary index covers
-// it), since the `_id` index is the record table itself and is not a planner candidate.
+// The `_id` index is the record table itself (its keys are the `_id` index keys), and it is
+// a planner candidate like the secondary indexes: an `_id` equality is a point lookup, an
+// `_id` $in or range (or a sort on `_id`) reads the record table over the key ranges.
 //
 // A PlannedQuery holds a shared_ptr to its index, so it stays readable after a drop; whether
 // it is still the one to use is plan_still_valid's question. Pure functions; thread-safe.
@@ -26,11 +26,17 @@ namespace mongostore::engine {
 struct PlannedQuery {
   std::optional<std::string> id_key;  // IDHACK
   std::optional<IndexPlan> index_plan;
+  /// The secondary index the plan reads; null with `id_index`.
   std::shared_ptr<IndexEntry> index;
+  /// The plan reads the `_id` index: the record table over `index_plan`'s ranges.
+  bool id_index = false;
   bson::Document sort;  // the sort the plan was made for (kept to re-plan)
   IndexHint hint;       // the hint it was made with (kept to re-plan)
   bool provides_sort() const { return index_plan && index_plan->provides_sort; }
 };
+
+/// The `_id` index as the planner sees it: {_id: 1}, named "_id_", unique.
+const IndexDescriptor& id_index_descriptor();
 
 /// A command's filter with its `let` variables bound into the filter's $expr (MongoDB 5.0).
 Matcher compile_filter(bson::DocumentView filter, const bson::Document& let);

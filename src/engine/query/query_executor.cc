@@ -243,12 +243,16 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
     left = *remaining;
     finished = true;
     CursorHandle c(s, entry->table_uri);
-    CursorHandle ic(s, cursor->plan.index->table_uri);
-    auto indexes = entry->indexes();
     if (!c || entry->dropped.load()) throw_collection_dropped(*entry);
-    if (!ic || std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
-      throw Error(175, "query plan killed :: caused by :: index '" +
-                           cursor->plan.index->descriptor.name() + "' dropped");
+    std::optional<CursorHandle> ic;
+    if (!cursor->plan.id_index) {
+      ic.emplace(s, cursor->plan.index->table_uri);
+      auto indexes = entry->indexes();
+      if (!*ic ||
+          std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
+        throw Error(175, "query plan killed :: caused by :: index '" +
+                             cursor->plan.index->descriptor.name() + "' dropped");
+      }
     }
     ExecutionStats stats;
     auto visit = [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
@@ -265,7 +269,12 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
       }
       return true;
     };
-    index_scan(s, c.get(), ic.get(), matcher, *cursor->plan.index_plan, visit, &stats, &position);
+    if (cursor->plan.id_index) {
+      id_index_scan(s, c.get(), matcher, *cursor->plan.index_plan, visit, &stats, &position);
+    } else {
+      index_scan(s, c.get(), ic->get(), matcher, *cursor->plan.index_plan, visit, &stats,
+                 &position);
+    }
   });
   cursor->position = std::move(position);
   *skip = to_skip;
