@@ -520,6 +520,7 @@ class RemoteClient final : public Client {
     command.close();
     command.append("ordered", true);
     if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
+    if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     runner_->run(CommandKind::kWrite, db, command.finish());
   }
 
@@ -558,6 +559,7 @@ class RemoteClient final : public Client {
     command.append("ordered", true);
     if (!options.let.empty()) command.append("let", options.let);
     if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
+    if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     UpdateResult result;
     int64_t n = int64_of(reply.get("n"));
@@ -585,6 +587,7 @@ class RemoteClient final : public Client {
     command.close();
     command.append("ordered", true);
     if (!options.let.empty()) command.append("let", options.let);
+    if (!options.journal) command.open_document("writeConcern").append("j", false).close();
     Document reply = runner_->run(CommandKind::kWrite, db, command.finish());
     return int64_of(reply.get("n"));
   }

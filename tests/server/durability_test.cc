@@ -18,6 +18,7 @@
 #include <mongoc/mongoc.h>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/client/client.h"
 #include "server/mongoc_test_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -91,6 +92,42 @@ TEST_F(DurabilityTest, AcknowledgedJournaledInsertsSurviveSigkill) {
   ServerProcess restarted(serve_args());
   MongocClient client(restarted.uri(kUriOptions));
   EXPECT_EQ(all_ids(client, "durable", "coll"), acknowledged);
+}
+
+// Writes under writeConcern {j: false} (insert, update, delete, findAndModify) are
+// acknowledged from the log buffer; the log is ordered, so the journaled write that follows
+// makes them durable as well: after SIGKILL every one of them is there.
+TEST_F(DurabilityTest, UnjournaledWritesAreMadeDurableByTheNextJournaledOne) {
+  {
+    ServerProcess server(serve_args());
+    auto coll = client::connect(server.uri(kUriOptions))->database("durable").collection("j");
+    client::InsertOptions unjournaled_insert;
+    unjournaled_insert.journal = false;
+    for (int64_t id = 1; id <= 20; ++id) {
+      coll.insert_one(make_document("_id", id, "n", int64_t{0}), unjournaled_insert);
+    }
+    client::UpdateOptions unjournaled_update;
+    unjournaled_update.journal = false;
+    coll.update_many(make_document("_id", make_document("$lte", 10)),
+                     make_document("$set", make_document("n", int64_t{1})), unjournaled_update);
+    client::DeleteOptions unjournaled_delete;
+    unjournaled_delete.journal = false;
+    EXPECT_EQ(coll.delete_one(make_document("_id", 20), unjournaled_delete), 1);
+    client::FindAndModifyOptions unjournaled_modify;
+    unjournaled_modify.journal = false;
+    coll.find_one_and_update(make_document("_id", 19),
+                             make_document("$set", make_document("n", int64_t{2})),
+                             unjournaled_modify);
+    coll.insert_one(make_document("_id", 100, "n", int64_t{0}));  // journaled
+    int status = server.stop(SIGKILL);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  }
+  ServerProcess restarted(serve_args());
+  auto coll = client::connect(restarted.uri(kUriOptions))->database("durable").collection("j");
+  EXPECT_EQ(coll.count_documents(Document()), 20);
+  EXPECT_EQ(coll.count_documents(make_document("n", 1)), 10);
+  EXPECT_EQ(coll.find_one(make_document("_id", 19))->get("n").as_int64(), 2);
+  EXPECT_FALSE(coll.find_one(make_document("_id", 20)).has_value());
 }
 
 TEST_F(DurabilityTest, SigkillDuringAWriteLosesNoAcknowledgedInsert) {

@@ -89,12 +89,18 @@ struct FindOptions {
 struct InsertOptions {
   /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  /// false: acknowledged before the write reaches stable storage (writeConcern {j: false} or
+  /// {w: 0}) on a durable engine; see FindAndModifyOptions::journal.
+  bool journal = true;
 };
 
 struct UpdateOptions {
   bool upsert = false;
   /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  /// false: acknowledged before the write reaches stable storage (writeConcern {j: false} or
+  /// {w: 0}) on a durable engine; see FindAndModifyOptions::journal.
+  bool journal = true;
   /// The update is an update pipeline: an array of $set/$addFields, $unset, $project and
   /// $replaceRoot/$replaceWith stages, passed as the array's BSON bytes.
   bool update_is_pipeline = false;
@@ -114,6 +120,9 @@ struct DeleteOptions {
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name.
   bson::Document let;
+  /// false: acknowledged before the write reaches stable storage (writeConcern {j: false} or
+  /// {w: 0}) on a durable engine; see FindAndModifyOptions::journal.
+  bool journal = true;
 };
 
 struct ReplaceOptions {
@@ -121,6 +130,9 @@ struct ReplaceOptions {
   bool upsert = false;
   /// MongoDB's bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  /// false: acknowledged before the write reaches stable storage (writeConcern {j: false} or
+  /// {w: 0}) on a durable engine; see FindAndModifyOptions::journal.
+  bool journal = true;
   IndexHint hint;
   /// When several documents match, the first in this order is replaced (MongoDB 8.0).
   bson::Document sort;
@@ -137,6 +149,7 @@ inline UpdateOptions update_options_for(const ReplaceOptions& replace) {
   options.hint = replace.hint;
   options.sort = replace.sort;
   options.let = replace.let;
+  options.journal = replace.journal;
   return options;
 }
 

@@ -16,16 +16,19 @@ int64_t WriteCommands::remove(OperationContext& op, std::string_view db, std::st
   // Removes the first document `matcher` accepts (every one with `multi`), index entries
   // included; returns how many. The matches are collected first so the scan never walks
   // over its own removals.
-  return write_conflict_retry(op, UnitOfWork::Mode::kWrite, [&] {
-    std::vector<std::pair<std::string, bson::Document>> victims;
-    scan(op, *entry, matcher, plan,
-         [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
-           victims.emplace_back(key, bson::Document::copy_of(doc));
-           return multi;
-         });
-    for (const auto& [key, doc] : victims) delete_document(op, *entry, key, doc.view());
-    return static_cast<int64_t>(victims.size());
-  });
+  return write_conflict_retry(
+      op, UnitOfWork::Mode::kWrite,
+      [&] {
+        std::vector<std::pair<std::string, bson::Document>> victims;
+        scan(op, *entry, matcher, plan,
+             [&](const std::string& key, bson::DocumentView doc, const MatchDetails&) {
+               victims.emplace_back(key, bson::Document::copy_of(doc));
+               return multi;
+             });
+        for (const auto& [key, doc] : victims) delete_document(op, *entry, key, doc.view());
+        return static_cast<int64_t>(victims.size());
+      },
+      op.connection().commit_config_for(options.journal));
 }
 
 }  // namespace mongostore::engine

@@ -16,8 +16,10 @@ bson::OwnedValue WriteCommands::insert_one(OperationContext& op, std::string_vie
   bson::Value id = doc.get("_id");
   std::string key = record_key(id);
   validate_write(*entry, doc.view(), nullptr, options.bypass_document_validation);
-  write_conflict_retry(op, UnitOfWork::Mode::kWrite,
-                       [&] { insert_document(op, durable_, *entry, key, doc.view(), id); });
+  write_conflict_retry(
+      op, UnitOfWork::Mode::kWrite,
+      [&] { insert_document(op, durable_, *entry, key, doc.view(), id); },
+      op.connection().commit_config_for(options.journal));
   return bson::OwnedValue(id);
 }
 

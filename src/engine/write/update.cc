@@ -68,39 +68,43 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
   PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
   for (int attempt = 0;; ++attempt) {
     try {
-      return write_conflict_retry(op, UnitOfWork::Mode::kWrite, [&] {
-        UpdateResult result;
-        std::vector<Match> matches;
-        if (!multi) {
-          // The first match, in `sort` order when there is one (MongoDB 8.0's updateOne).
-          if (std::optional<Match> m = first_match(op, *entry, matcher, plan, sort)) {
-            matches.push_back(std::move(*m));
-          }
-        } else {
-          scan(op, *entry, matcher, plan,
-               [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
-                 matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
-                 return true;
-               });
-        }
-        for (const Match& m : matches) {
-          ++result.matched_count;
-          Update::Result r = compiled.apply(m.document.view(), m.array_index, false);
-          if (!r.modified) continue;  // an update that changes nothing writes nothing
-          bson::DocumentView before = m.document.view();
-          validate_write(*entry, r.document.view(), &before, options.bypass_document_validation);
-          update_document(op, durable_, *entry, m.key, m.document.view(), r.document.view());
-          ++result.modified_count;
-        }
-        if (matches.empty() && options.upsert) {
-          bson::Document inserted = build_upsert(matcher, compiled);
-          validate_write(*entry, inserted.view(), nullptr, options.bypass_document_validation);
-          bson::Value id = inserted.get("_id");
-          insert_document(op, durable_, *entry, record_key(id), inserted.view(), id);
-          result.upserted_id = bson::OwnedValue(id);
-        }
-        return result;
-      });
+      return write_conflict_retry(
+          op, UnitOfWork::Mode::kWrite,
+          [&] {
+            UpdateResult result;
+            std::vector<Match> matches;
+            if (!multi) {
+              // The first match, in `sort` order when there is one (MongoDB 8.0's updateOne).
+              if (std::optional<Match> m = first_match(op, *entry, matcher, plan, sort)) {
+                matches.push_back(std::move(*m));
+              }
+            } else {
+              scan(op, *entry, matcher, plan,
+                   [&](const std::string& key, bson::DocumentView doc, const MatchDetails& d) {
+                     matches.push_back(Match{key, bson::Document::copy_of(doc), d.array_index});
+                     return true;
+                   });
+            }
+            for (const Match& m : matches) {
+              ++result.matched_count;
+              Update::Result r = compiled.apply(m.document.view(), m.array_index, false);
+              if (!r.modified) continue;  // an update that changes nothing writes nothing
+              bson::DocumentView before = m.document.view();
+              validate_write(*entry, r.document.view(), &before,
+                             options.bypass_document_validation);
+              update_document(op, durable_, *entry, m.key, m.document.view(), r.document.view());
+              ++result.modified_count;
+            }
+            if (matches.empty() && options.upsert) {
+              bson::Document inserted = build_upsert(matcher, compiled);
+              validate_write(*entry, inserted.view(), nullptr, options.bypass_document_validation);
+              bson::Value id = inserted.get("_id");
+              insert_document(op, durable_, *entry, record_key(id), inserted.view(), id);
+              result.upserted_id = bson::OwnedValue(id);
+            }
+            return result;
+          },
+          op.connection().commit_config_for(options.journal));
     } catch (const DuplicateKeyError&) {
       if (!options.upsert || attempt >= 3) throw;
     }

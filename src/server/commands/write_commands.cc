@@ -57,6 +57,19 @@ void check_statements(const DocumentView& statements, std::string_view command,
   }
 }
 
+// Whether the write must reach stable storage before it is acknowledged: not with
+// writeConcern {j: false} (acknowledged from the log buffer; the next journaled write makes it
+// durable too, the log being ordered) nor with {w: 0} (no acknowledgement is awaited at all).
+bool journaled(const CommandContext& ctx) {
+  Value wc = ctx.generic.write_concern;
+  if (!wc.is_document()) return true;
+  Value j = wc.as_document().get("j");
+  if (!j.is_missing() && !j.truthy()) return false;
+  Value w = wc.as_document().get("w");
+  int64_t n = -1;
+  return !(w.is_number() && w.number_as_exact_int64(&n) && n == 0);
+}
+
 struct UpsertOutcome {
   std::optional<Document> value;
   bool updated_existing = false;
@@ -94,6 +107,7 @@ void insert(const CommandContext& ctx, DocumentBuilder& b) {
   bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
   engine::InsertOptions insert_options;
   insert_options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
+  insert_options.journal = journaled(ctx);
   int64_t n = 0, index = 0;
   DocumentBuilder errors;
   bool any_error = false;
@@ -135,6 +149,7 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
       engine::UpdateOptions options;
       options.upsert = spec.get("upsert").truthy();
       options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
+      options.journal = journaled(ctx);
       bool multi = spec.get("multi").truthy();
       Value filters = spec.get("arrayFilters");
       if (filters.is_array()) {
@@ -164,6 +179,7 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
         engine::ReplaceOptions replace_options;
         replace_options.upsert = options.upsert;
         replace_options.bypass_document_validation = options.bypass_document_validation;
+        replace_options.journal = options.journal;
         replace_options.hint = options.hint;
         replace_options.let = let;
         result = ctx.engine.replace_one(ctx.db, coll, q, u.as_document(), replace_options);
@@ -208,6 +224,7 @@ void remove(const CommandContext& ctx, DocumentBuilder& b) {
       Document q = document_or_empty(spec, "q");
       int64_t limit = integer_or(spec, "limit", 0);
       engine::DeleteOptions delete_options;
+      delete_options.journal = journaled(ctx);
       delete_options.hint = hint_of(spec);
       delete_options.let = let;
       n += limit == 1 ? ctx.engine.delete_one(ctx.db, coll, q, delete_options)
@@ -233,10 +250,7 @@ void find_and_modify(const CommandContext& ctx, DocumentBuilder& b) {
   options.let = document_or_empty(ctx.cmd, "let");
   // writeConcern {j: false} on a durable engine: acknowledged from the log buffer (the
   // next journaled write flushes it; see FindAndModifyOptions::journal).
-  if (Value wc = ctx.generic.write_concern; wc.is_document()) {
-    Value j = wc.as_document().get("j");
-    if (j.type() == bson::BsonType::kBool && !j.as_bool()) options.journal = false;
-  }
+  options.journal = journaled(ctx);
   options.upsert = ctx.cmd.get("upsert").truthy();
   options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
   options.return_document = ctx.cmd.get("new").truthy() ? engine::ReturnDocument::kAfter
