@@ -31,7 +31,10 @@ WiredTigerEngine::WiredTigerEngine(const EngineOptions& options)
       collections_(connection_, durable_catalog_),
       indexes_(connection_, durable_catalog_, collections_),
       queries_(connection_, collections_),
-      writes_(durable_catalog_, collections_, indexes_) {
+      writes_(durable_catalog_, collections_, indexes_),
+      disk_space_(connection_.home(), options.durability == Durability::kInMemory
+                                          ? 0
+                                          : uint64_t{options.disk_space_reserve_mb} << 20) {
   OperationContext op(connection_);
   collections_.open(op);
   connection_.start_journal_flusher();
@@ -53,12 +56,14 @@ bool WiredTigerEngine::collection_exists(std::string_view db, std::string_view c
 
 void WiredTigerEngine::create_collection(std::string_view db, std::string_view coll,
                                          bson::DocumentView options) {
+  disk_space_.check();
   OperationContext op(connection_);
   collections_.create(op, db, coll, options);
 }
 
 void WiredTigerEngine::modify_collection(std::string_view db, std::string_view coll,
                                          bson::DocumentView options) {
+  disk_space_.check();
   OperationContext op(connection_);
   collections_.modify(op, db, coll, options);
 }
@@ -76,6 +81,7 @@ void WiredTigerEngine::replace_collection_documents(
     std::string_view db, std::string_view coll,
     const std::function<std::optional<bson::Document>()>& next_document,
     bool bypass_document_validation) {
+  disk_space_.check();
   OperationContext op(connection_);
   writes_.replace_collection_documents(op, db, coll, next_document, bypass_document_validation);
 }
@@ -83,6 +89,7 @@ void WiredTigerEngine::replace_collection_documents(
 void WiredTigerEngine::rename_collection(std::string_view from_db, std::string_view from,
                                          std::string_view to_db, std::string_view to,
                                          bool drop_target) {
+  disk_space_.check();
   OperationContext op(connection_);
   collections_.rename(op, from_db, from, to_db, to, drop_target);
 }
@@ -97,6 +104,7 @@ void WiredTigerEngine::drop_database(std::string_view db) {
 bson::OwnedValue WiredTigerEngine::insert_one(std::string_view db, std::string_view coll,
                                               bson::DocumentView document,
                                               const InsertOptions& options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.insert_one(op, db, coll, document, options);
 }
@@ -104,6 +112,7 @@ bson::OwnedValue WiredTigerEngine::insert_one(std::string_view db, std::string_v
 InsertManyResult WiredTigerEngine::insert_many(std::string_view db, std::string_view coll,
                                                const std::vector<bson::Document>& documents,
                                                const InsertOptions& options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.insert_many(op, db, coll, documents, options);
 }
@@ -113,6 +122,7 @@ UpdateResult WiredTigerEngine::replace_one(std::string_view db, std::string_view
                                            bson::DocumentView replacement,
                                            const ReplaceOptions& options) {
   WriteCommands::reject_operators_in_replacement(replacement);
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.update(op, db, coll, filter, replacement, update_options_for(options),
                         /*multi=*/false);
@@ -121,6 +131,7 @@ UpdateResult WiredTigerEngine::replace_one(std::string_view db, std::string_view
 UpdateResult WiredTigerEngine::update_one(std::string_view db, std::string_view coll,
                                           bson::DocumentView filter, bson::DocumentView update,
                                           const UpdateOptions& options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.update(op, db, coll, filter, update, options, /*multi=*/false);
 }
@@ -128,6 +139,7 @@ UpdateResult WiredTigerEngine::update_one(std::string_view db, std::string_view 
 UpdateResult WiredTigerEngine::update_many(std::string_view db, std::string_view coll,
                                            bson::DocumentView filter, bson::DocumentView update,
                                            const UpdateOptions& options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.update(op, db, coll, filter, update, options, /*multi=*/true);
 }
@@ -147,6 +159,7 @@ int64_t WiredTigerEngine::delete_many(std::string_view db, std::string_view coll
 std::optional<bson::Document> WiredTigerEngine::find_one_and_update(
     std::string_view db, std::string_view coll, bson::DocumentView filter,
     bson::DocumentView update, const FindAndModifyOptions& options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.find_and_modify(op, db, coll, filter, &update, options);
 }
@@ -155,6 +168,7 @@ std::optional<bson::Document> WiredTigerEngine::find_one_and_replace(
     std::string_view db, std::string_view coll, bson::DocumentView filter,
     bson::DocumentView replacement, const FindAndModifyOptions& options) {
   WriteCommands::reject_operators_in_replacement(replacement);
+  disk_space_.check();
   OperationContext op(connection_);
   return writes_.find_and_modify(op, db, coll, filter, &replacement, options);
 }
@@ -241,6 +255,7 @@ ValidateResult WiredTigerEngine::validate_collection(std::string_view db, std::s
 
 std::string WiredTigerEngine::create_index(std::string_view db, std::string_view coll,
                                            bson::DocumentView keys, bson::DocumentView options) {
+  disk_space_.check();
   OperationContext op(connection_);
   return indexes_.create(op, db, coll, keys, options);
 }

@@ -22,6 +22,7 @@
 #include "engine/catalog/collection_catalog.h"
 #include "engine/catalog/durable_catalog.h"
 #include "engine/catalog/index_catalog.h"
+#include "engine/disk_space_guard.h"
 #include "engine/query/query_executor.h"
 #include "engine/storage/wiredtiger_connection.h"
 #include "engine/write/write_commands.h"
@@ -132,6 +133,9 @@ class WiredTigerEngine final : public Engine,
   IndexCatalog indexes_;
   QueryExecutor queries_;
   WriteCommands writes_;
+  // Checked by the writes that take space (inserts, updates, DDL that creates); deletes and
+  // drops stay allowed, they are how space is given back.
+  DiskSpaceGuard disk_space_;
 };
 
 }  // namespace mongostore::engine

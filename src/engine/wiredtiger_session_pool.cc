@@ -1,5 +1,6 @@
 #include "engine/wiredtiger_session_pool.h"
 
+#include <cerrno>
 #include <string>
 
 #include "mongostore/error.h"
@@ -9,6 +10,19 @@ namespace mongostore::engine {
 void check_wiredtiger(int rc, const char* what, WT_SESSION* session) {
   if (rc == 0) return;
   const char* text = session != nullptr ? session->strerror(session, rc) : wiredtiger_strerror(rc);
+  if (rc == ENOSPC) {
+    throw Error(ErrorCode::kOutOfDiskSpace, std::string("WiredTiger ") + what +
+                                                " failed: the data directory's filesystem is "
+                                                "full (" +
+                                                text + ")");
+  }
+  if (rc == WT_PANIC) {
+    throw Error(ErrorCode::kInternalError,
+                std::string("WiredTiger ") + what +
+                    " failed: the storage engine panicked earlier (its first error is in the "
+                    "log) and serves nothing until the process restarts; recovery replays the "
+                    "journal, so nothing acknowledged is lost");
+  }
   ErrorCode code = rc == WT_ROLLBACK ? ErrorCode::kWriteConflict : ErrorCode::kInternalError;
   throw Error(code, std::string("WiredTiger ") + what + " failed: " + text);
 }

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -92,6 +93,35 @@ class ServerProcess {
 
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
+  /// What the server wrote to stderr so far.
+  std::string log() const {
+    std::string out;
+    if (std::FILE* f = std::fopen(log_path_.c_str(), "r")) {
+      char buf[4096];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+      std::fclose(f);
+    }
+    return out;
+  }
+  /// Waits for the server to exit by itself and returns waitpid's status.
+  int wait_exit() {
+    if (!exit_status_ && pid_ > 0) {
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      exit_status_ = status;
+    }
+    return exit_status_.value_or(-1);
+  }
+  /// Whether the server process has exited by itself (reaps it; stop() then returns its
+  /// status).
+  bool exited() {
+    if (pid_ <= 0) return true;
+    if (exit_status_) return true;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) exit_status_ = status;
+    return exit_status_.has_value();
+  }
   /// A MongoDB URI naming this server.
   std::string uri(const std::string& options = "") const {
     return "mongodb://" + host_ + ":" + std::to_string(port_) + "/" +
@@ -100,9 +130,13 @@ class ServerProcess {
   /// Sends SIGTERM and returns the exit status (waitpid's), or -1 if already stopped.
   int stop(int signal = SIGTERM) {
     if (pid_ <= 0) return -1;
-    kill(pid_, signal);
     int status = 0;
-    waitpid(pid_, &status, 0);
+    if (exit_status_) {
+      status = *exit_status_;
+    } else {
+      kill(pid_, signal);
+      waitpid(pid_, &status, 0);
+    }
     if (WIFSIGNALED(status)) {
       // libmongoc keeps its counters in /dev/shm/mongoc-<pid> and removes the file at exit; a
       // killed server leaves it behind, and a later process that gets the same pid then finds
@@ -122,6 +156,7 @@ class ServerProcess {
   std::string host_ = "127.0.0.1";
   int port_ = 0;
   std::string log_path_;
+  std::optional<int> exit_status_;
 };
 
 }  // namespace mongostore::testing

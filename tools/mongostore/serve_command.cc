@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 #include "commands.h"
 #include "mongostore/bson/builder.h"
@@ -19,6 +21,7 @@ void register_serve_command(CLI::App& app, Action* action) {
   static uint16_t port = 27017;
   static size_t max_connections = 1000;
   static size_t workers = 0;
+  static size_t disk_reserve_mb = engine::EngineOptions{}.disk_space_reserve_mb;
 
   auto* serve = app.add_subcommand("serve", "Serve the engine over the MongoDB wire protocol");
   serve->add_option("--dbpath", dbpath, "Data directory");
@@ -32,6 +35,12 @@ void register_serve_command(CLI::App& app, Action* action) {
       ->add_option("--workers", workers,
                    "Threads running commands (0: 8 per core, at least 16; commands wait on "
                    "fsync, and concurrent durable writes share one)")
+      ->capture_default_str();
+  serve
+      ->add_option("--disk-reserve-mb", disk_reserve_mb,
+                   "Refuse writes (OutOfDiskSpace) while the data directory's filesystem has "
+                   "less free space than this, so recovery and checkpoints always have room; "
+                   "0: no reserve")
       ->capture_default_str();
   serve->callback([action] {
     *action = [] {
@@ -49,6 +58,19 @@ void register_serve_command(CLI::App& app, Action* action) {
       engine_options.path = dbpath;
       engine_options.durability =
           memory ? engine::Durability::kInMemory : engine::Durability::kDurable;
+      engine_options.disk_space_reserve_mb = disk_reserve_mb;
+      // As mongod: a storage engine that panicked serves nothing, so the server stops (exit
+      // status 14, mongod's for an unrecoverable error) instead of answering as if healthy.
+      // Restarting recovers from the journal.
+      engine_options.on_storage_panic = [](const std::string& message) {
+        fmt::print(stderr,
+                   "mongostore serve: fatal: the storage engine panicked ({}); stopping. "
+                   "Restart to recover (nothing acknowledged is lost); if the disk is full, "
+                   "free space first.\n",
+                   message);
+        std::fflush(stderr);
+        std::_Exit(14);
+      };
       auto engine = engine::Engine::open(engine_options);
       server::ServerOptions options;
       options.bind = bind;

@@ -44,6 +44,12 @@ struct EngineOptions {
   /// room its checkpoints and recovery need; reads go on and writes resume once space is
   /// freed. See docs/durability.md.
   size_t disk_space_reserve_mb = 256;
+  /// Called once, from whichever thread saw it, if WiredTiger panics (an unrecoverable
+  /// storage error, such as running out of space in its log). A panicked engine serves
+  /// nothing: every later operation fails InternalError saying so, until the process
+  /// restarts (recovery replays the journal: nothing acknowledged is lost). `mongostore serve`
+  /// exits with status 14 here, as mongod does, rather than answer as if it were healthy.
+  std::function<void(const std::string& message)> on_storage_panic;
 };
 
 /// A DuplicateKey (11000) error with the index's key pattern and the offending key value.

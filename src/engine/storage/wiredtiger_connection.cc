@@ -1,24 +1,69 @@
 #include "engine/storage/wiredtiger_connection.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
+namespace {
+
+constexpr const char* kMemoryHomePrefix = "mongostore-memory-";
+
+// In-memory homes are /tmp/mongostore-memory-<pid>-XXXXXX, removed when their engine closes.
+// A killed process cannot remove its own; the next engine to start removes those whose
+// process is gone.
+void remove_orphaned_memory_homes() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kMemoryHomePrefix, 0) != 0) continue;
+    const std::string rest = name.substr(std::strlen(kMemoryHomePrefix));
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;  // an older name: owner unknown
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end != rest.c_str() + dash || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive
+    std::error_code ignored;
+    std::filesystem::remove_all(entry.path(), ignored);
+  }
+}
+
+}  // namespace
+
+int WiredTigerConnection::handle_error(WT_EVENT_HANDLER* handler, WT_SESSION*, int error,
+                                       const char* message) {
+  // WiredTiger's own default: the message on stderr.
+  std::fprintf(stderr, "%s\n", message);
+  if (error == WT_PANIC) reinterpret_cast<EventHandler*>(handler)->owner->on_panic(message);
+  return 0;
+}
+
+void WiredTigerConnection::on_panic(const char* message) {
+  if (panicked_.exchange(true)) return;
+  if (on_storage_panic_) on_storage_panic_(message != nullptr ? message : "WT_PANIC");
+}
 
 WiredTigerConnection::WiredTigerConnection(const EngineOptions& options)
-    : durability_(options.durability) {
+    : durability_(options.durability), on_storage_panic_(options.on_storage_panic) {
   std::string config =
       "create,session_max=1000,cache_size=" + std::to_string(options.cache_size_mb) + "MB,";
   if (options.durability == Durability::kInMemory) {
     config += "in_memory=true";
     // WiredTiger refuses two connections with one home in a process, even in memory, so
     // each in-memory engine gets a private, empty home that holds no data.
-    char pattern[] = "/tmp/mongostore-memory-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) {
+    remove_orphaned_memory_homes();
+    std::string pattern =
+        std::string("/tmp/") + kMemoryHomePrefix + std::to_string(::getpid()) + "-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
       throw Error(ErrorCode::kInternalError, "cannot create a home for an in-memory engine");
     }
     home_ = pattern;
@@ -48,7 +93,9 @@ WiredTigerConnection::WiredTigerConnection(const EngineOptions& options)
         "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
         "transaction_sync=(enabled=false)";
   }
-  int rc = wiredtiger_open(home_.c_str(), nullptr, config.c_str(), &connection_);
+  events_.handler.handle_error = &WiredTigerConnection::handle_error;
+  events_.owner = this;
+  int rc = wiredtiger_open(home_.c_str(), &events_.handler, config.c_str(), &connection_);
   if (rc != 0) {
     throw Error(
         ErrorCode::kDataDirectoryInvalid,

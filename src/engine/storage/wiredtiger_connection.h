@@ -9,7 +9,9 @@
 
 #include <wiredtiger.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,6 +44,8 @@ class WiredTigerConnection {
     return journal || durability_ != Durability::kDurable ? nullptr : "sync=off";
   }
   const std::string& spill_directory() const { return spill_directory_; }
+  /// The WiredTiger home: the data directory (a private /tmp one for an in-memory engine).
+  const std::string& home() const { return home_; }
 
   /// Starts the kJournaled engine's flusher (the log synced every 100 ms); no-op otherwise.
   void start_journal_flusher();
@@ -56,7 +60,19 @@ class WiredTigerConnection {
   /// Drops the tables an earlier drop_table had to leave.
   void retry_pending_drops();
 
+  /// Whether WiredTiger has panicked (EngineOptions::on_storage_panic was called).
+  bool panicked() const { return panicked_.load(); }
+
  private:
+  // WiredTiger's event handler, with the connection it reports to (handle_error is called
+  // with a pointer to `handler`, the first member).
+  struct EventHandler {
+    WT_EVENT_HANDLER handler;
+    WiredTigerConnection* owner;
+  };
+  static int handle_error(WT_EVENT_HANDLER* handler, WT_SESSION* session, int error,
+                          const char* message);
+  void on_panic(const char* message);
   void journal_flusher();
 
   Durability durability_;
@@ -64,6 +80,9 @@ class WiredTigerConnection {
   std::string home_;
   std::string memory_home_;      // the private home of an in-memory engine, removed on close
   std::string spill_directory_;  // <home>/_tmp: spill files of sorts and aggregations
+  EventHandler events_{};
+  std::function<void(const std::string&)> on_storage_panic_;
+  std::atomic<bool> panicked_{false};
   WT_CONNECTION* connection_ = nullptr;
   std::unique_ptr<WiredTigerSessionPool> pool_;
   const char* commit_config_ = "sync=on";
