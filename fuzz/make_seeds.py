@@ -33,6 +33,24 @@ def literals(root, patterns):
     return out
 
 
+QUOTED = re.compile(r'(?<![A-Za-z0-9_)])"((?:[^"\\\n]|\\.)*)"')
+
+
+def string_literals(root, patterns):
+    """Every plain C++ string literal and raw string of the files (the OPTIMADE parser's
+    tables), unescaped, as bytes."""
+    out = []
+    for pattern in patterns:
+        for path in sorted(glob.glob(os.path.join(root, pattern))):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for raw in RAW.findall(text):
+                out.append(raw.encode())
+            for quoted in QUOTED.findall(text):
+                out.append(quoted.encode().decode("unicode_escape").encode("latin-1", "replace"))
+    return out
+
+
 # --- a small BSON encoder, enough for the seeds' documents --------------------------------
 def cstring(s):
     return s.encode() + b"\0"
@@ -193,6 +211,8 @@ def main():
         "bson": write(out_dir, "bson", bson_texts + bson_bytes + deep["matcher"]),
         "wire": write(out_dir, "wire", wire_seeds()),
     }
+    counts["optimade"] = write(out_dir, "optimade",
+                               string_literals(root, ["tests/records/optimade_filter_test.cc"]))
     for target, texts in (("matcher", matcher), ("update", update), ("aggregation", aggregation),
                           ("json_schema", schema)):
         counts[target] = write(out_dir, target, texts + as_bson(texts) + deep[target])

@@ -10,7 +10,7 @@
 # (fuzz/make_seeds.py writes build-fuzz/seeds/<target>/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(bson wire matcher update aggregation json_schema)
+targets=(bson wire matcher update aggregation json_schema optimade)
 if [ $# -ne 2 ]; then
   echo "usage: $0 TARGET|all SECONDS|replay   (targets: ${targets[*]})" >&2
   exit 2
