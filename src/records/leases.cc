@@ -69,14 +69,20 @@ WriterLease::WriterLease(StoreContext& store) : store_(store), id_("lease/" + uu
                       upsert);
   // From here on an fsck that starts waits for this lease; one that started before is seen.
   try {
-    // Two point reads rather than one `_id: {$in}`: an equality on `_id` is a point lookup
-    // on every backend, while the embedded planner scans for an `$in` (and the metadata
-    // collection holds the residue of every lease ever released).
-    const bool fsck = metadata.find_one(make_document("_id", kFsckLeaseId)).has_value();
+    // The fsck lease and the layout in one read (an `_id` $in reads just those two keys).
+    bool fsck = false;
     std::optional<int64_t> generation;
-    if (std::optional<Document> layout = metadata.find_one(make_document("_id", kLayoutId))) {
+    for (const Document& d :
+         metadata
+             .find(make_document("_id", make_document("$in", make_array(kFsckLeaseId, kLayoutId))))
+             ->to_vector()) {
+      bson::Value id = d.get("_id");
+      if (id.is_string() && id.as_string() == kFsckLeaseId) fsck = true;
       int64_t g = 0;
-      if (layout->get("generation").number_as_exact_int64(&g)) generation = g;
+      if (id.is_string() && id.as_string() == kLayoutId &&
+          d.get("generation").number_as_exact_int64(&g)) {
+        generation = g;
+      }
     }
     if (fsck) {
       throw StoreLockedError("database '" + store_.options.database +

@@ -10,6 +10,8 @@ namespace mongostore::records {
 namespace {
 
 constexpr const char* kDynamicType = "dynamic";
+// Sids per {_id: {$in}} query (the planner bounds at most 4,096 points).
+constexpr size_t kInChunk = 1000;
 
 }  // namespace
 
@@ -33,23 +35,28 @@ void RecordReader::load(std::map<Key, SchemaPtr> wanted) {
     }
     std::map<Key, SchemaPtr> next;
     for (const auto& [table, sids] : by_table) {
-      // One point read per sid. A single {_id: {$in: [...]}} would be one round trip, but the
-      // embedded engine (and so `mongostore serve`) plans an _id $in as a collection scan,
-      // which made a fetch cost what the whole collection holds; a point read costs one
-      // lookup. Switch back to $in batches when the planner turns them into point lookups.
+      // One {_id: {$in}} per collection and level (in chunks: the planner bounds at most 4,096
+      // points), a read of just those keys on every backend.
       client::Collection coll = store_.collection(table);
-      for (int64_t sid : sids) {
-        std::optional<bson::Document> doc = coll.find_one(bson::make_document("_id", sid));
-        if (!doc) continue;
-        bson::Value f = doc->get("f");
-        if (f.is_document()) {
-          referenced_sids(f.as_document(), *schemas[table],
-                          [&](const SchemaPtr& target, int64_t ref) {
-                            Key k{target->storage_name(), ref};
-                            if (!documents_.count(k) && !built_.count(k)) next.emplace(k, target);
-                          });
+      for (size_t begin = 0; begin < sids.size(); begin += kInChunk) {
+        const size_t end = std::min(sids.size(), begin + kInChunk);
+        bson::DocumentBuilder in;
+        in.open_document("_id").open_array("$in");
+        for (size_t i = begin; i < end; ++i) in.push(sids[i]);
+        in.close().close();
+        for (bson::Document& doc : coll.find(in.finish())->to_vector()) {
+          int64_t sid = 0;
+          if (!doc.get("_id").number_as_exact_int64(&sid)) continue;
+          bson::Value f = doc.get("f");
+          if (f.is_document()) {
+            referenced_sids(f.as_document(), *schemas[table],
+                            [&](const SchemaPtr& target, int64_t ref) {
+                              Key k{target->storage_name(), ref};
+                              if (!documents_.count(k) && !built_.count(k)) next.emplace(k, target);
+                            });
+          }
+          documents_.emplace(Key{table, sid}, std::move(doc));
         }
-        documents_.emplace(Key{table, sid}, std::move(*doc));
       }
     }
     wanted = std::move(next);

@@ -1,8 +1,8 @@
 // RecordReader: rebuilds stored records, with everything they refer to (reference §1.1's
 // decoding rules, §4).
 //
-// The documents of a graph are read level by level, one point read per sid (an `_id` $in is a
-// collection scan on the embedded engine today). Records still alive in the store's identity cache
+// The documents of a graph are read level by level, one `_id` $in query per collection and
+// level. Records still alive in the store's identity cache
 // are reused, not rebuilt: a fetch of a live sid returns the same object.
 #pragma once
 
