@@ -396,7 +396,8 @@ std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
 }
 
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
-                                    const std::vector<IndexCandidate>& candidates, bool forced) {
+                                    const std::vector<IndexCandidate>& candidates, bool forced,
+                                    bool explain_bounds) {
   std::map<std::string, FieldConditions> conditions;
   collect_conditions(filter, &conditions);
   std::vector<SortField> sort_fields;
@@ -501,17 +502,19 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     }
     std::sort(plan.ranges.begin(), plan.ranges.end(),
               [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
-    bson::DocumentBuilder b;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      b.open_array(fields[i].path);
-      if (i < bounded.size()) {
-        for (const Interval& iv : bounded[i]) b.push(interval_text(iv, fields[i].descending));
-      } else {
-        b.push(interval_text(full_interval(), fields[i].descending));
+    if (explain_bounds) {
+      bson::DocumentBuilder b;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        b.open_array(fields[i].path);
+        if (i < bounded.size()) {
+          for (const Interval& iv : bounded[i]) b.push(interval_text(iv, fields[i].descending));
+        } else {
+          b.push(interval_text(full_interval(), fields[i].descending));
+        }
+        b.close();
       }
-      b.close();
+      plan.bounds = b.finish();
     }
-    plan.bounds = b.finish();
     best = Scored{std::move(plan), score};
   }
   if (!best) return std::nullopt;

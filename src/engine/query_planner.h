@@ -47,16 +47,18 @@ struct IndexPlan {
   bool provides_sort = false;
   /// One document may have several entries: the executor deduplicates.
   bool multikey = false;
-  /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}.
+  /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}; only with `explain_bounds`.
   bson::Document bounds;
 };
 
 /// The chosen index plan, or nullopt for a collection scan. With `forced` (a hint), the single
 /// candidate is always used: conditions it cannot bound become a scan of the whole index, and
 /// a sparse or partial index is read as it is (it may hold fewer documents, as in MongoDB).
+/// `explain_bounds` also writes the plan's bounds as text (IndexPlan::bounds): only explain
+/// shows them, and an $in of many values makes them costly.
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates,
-                                    bool forced = false);
+                                    bool forced = false, bool explain_bounds = false);
 
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one

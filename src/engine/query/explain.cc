@@ -16,6 +16,15 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
   query_results(op, std::string(db), std::string(coll), matcher, projection, options.sort.view(),
                 sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint,
                 options.allow_disk_use, options.memory_limit_bytes, &stats, &plan);
+  if (plan.index_plan) {
+    // The same plan again, with its bounds as text (plans leave them out: only explain shows
+    // them).
+    if (auto entry = collections_.lookup(db, coll)) {
+      PlannedQuery described = plan_for(*entry, matcher, options.sort.view(), options.hint,
+                                        /*explain_bounds=*/true);
+      if (described.index_plan) plan.index_plan->bounds = described.index_plan->bounds;
+    }
+  }
   bson::DocumentBuilder w;
   if (plan.id_key) {
     w.append("stage", "IDHACK");

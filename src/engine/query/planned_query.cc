@@ -50,7 +50,7 @@ std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const Ind
 }
 
 PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson::DocumentView sort,
-                      const IndexHint& hint) {
+                      const IndexHint& hint, bool explain_bounds) {
   PlannedQuery q;
   q.sort = bson::Document::copy_of(sort);
   q.hint = hint;
@@ -62,7 +62,7 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
       return q;
     }
     std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
-    q.index_plan = plan_query(matcher.filter(), sort, only, /*forced=*/true);
+    q.index_plan = plan_query(matcher.filter(), sort, only, /*forced=*/true, explain_bounds);
     q.index = std::move(index);
     return q;
   }
@@ -76,7 +76,7 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
   for (const auto& ix : *indexes) {
     candidates.push_back(IndexCandidate{&ix->descriptor, ix->multikey.load()});
   }
-  q.index_plan = plan_query(matcher.filter(), sort, candidates);
+  q.index_plan = plan_query(matcher.filter(), sort, candidates, /*forced=*/false, explain_bounds);
   if (!q.index_plan) return q;
   if (q.index_plan->candidate == 0) {
     q.id_index = true;

@@ -49,9 +49,10 @@ std::optional<bson::Value> pinned_id(const Matcher& matcher);
 /// BadValue (2) when it names no index.
 std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const IndexHint& hint);
 
-/// Plans `matcher` (sorted by `sort`, with `hint`) over `entry`'s current indexes.
+/// Plans `matcher` (sorted by `sort`, with `hint`) over `entry`'s current indexes;
+/// `explain_bounds` as plan_query's.
 PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson::DocumentView sort,
-                      const IndexHint& hint = {});
+                      const IndexHint& hint = {}, bool explain_bounds = false);
 
 /// Whether an index plan can still be trusted: its index is still in the collection and has
 /// not become multikey under a plan that assumed it was not.
