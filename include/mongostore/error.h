@@ -71,6 +71,7 @@ enum class ErrorCode : int32_t {
   kLockBusy = 46,
   kExceededTimeLimit = 50,
   kInvalidPath = 30,
+  kRoleNotFound = 31,
   kOperationFailed = 96,
   kDataDirectoryInvalid = 10000001,  // mongostore-specific: the data directory is unusable
   kDuplicateKey = 11000,

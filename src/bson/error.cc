@@ -53,6 +53,8 @@ std::string_view code_name(int32_t code) {
       return "ProtocolError";
     case 18:
       return "AuthenticationFailed";
+    case 31:
+      return "RoleNotFound";
     case 334:
       return "MechanismUnavailable";
     case 20:

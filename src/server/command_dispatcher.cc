@@ -9,6 +9,8 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/user_store.h"
 #include "server/commands/command_arguments.h"
 #include "server/commands/command_context.h"
 #include "server/commands/command_families.h"
@@ -32,6 +34,7 @@ class CommandDispatcher::Impl {
       : engine_(std::move(engine)),
         options_(std::move(options)),
         cursors_(options_.cursor_idle_timeout, options_.cursor_memory_limit, options_.log),
+        users_(*engine_),
         started_(Clock::now()) {
     // Every command with the fields it honours besides its own name and the generic
     // arguments, and those MongoDB has that mongostore refuses (NotImplemented, 238). Any
@@ -44,6 +47,8 @@ class CommandDispatcher::Impl {
     register_write_commands(commands_);
     register_read_commands(commands_);
     register_index_commands(commands_);
+    register_auth_commands(commands_);
+    register_user_commands(commands_);
   }
 
   Document run(const Document& cmd, const ConnectionInfo& connection, std::string_view default_db) {
@@ -68,6 +73,8 @@ class CommandDispatcher::Impl {
         throw Error(ErrorCode::kUnauthorized,
                     name + " may only be run against the admin database.");
       }
+      if (options_.auth_required && !(spec.flags & kNoAuth))
+        check_authenticated(spec, db, connection);
       CommandRegistry::check_fields(cmd.view(), spec);
       GenericArguments generic = check_generic_arguments(
           cmd.view(), {spec.name, (spec.flags & kWrites) != 0, (spec.flags & kReads) != 0,
@@ -87,6 +94,7 @@ class CommandDispatcher::Impl {
                          .commands = commands_,
                          .options = options_,
                          .opcounters = opcounters_,
+                         .users = users_,
                          .started = started_};
       opcounters_.count(name);
       auto start = Clock::now();
@@ -109,6 +117,21 @@ class CommandDispatcher::Impl {
   size_t open_cursors() const { return cursors_.size(); }
 
  private:
+  // Under --auth a command other than the handshake and authentication ones needs an
+  // authenticated user, except createUser on admin over loopback while no user exists
+  // (mongod's localhost exception: how the first user is made).
+  void check_authenticated(const CommandSpec& spec, const std::string& db,
+                           const ConnectionInfo& connection) {
+    if (connection.auth) {
+      std::lock_guard lock(connection.auth->mutex);
+      if (!connection.auth->users.empty()) return;
+    }
+    if (spec.name == "createUser" && db == "admin" && connection.loopback && !users_.any()) {
+      return;
+    }
+    throw Error(ErrorCode::kUnauthorized, "Command " + spec.name + " requires authentication");
+  }
+
   // j: true, fsync: true (and w: "majority", journaled on mongod) wait for stable storage.
   // Only the journaled engine acknowledges before fsync, so only it needs the extra flush.
   // The rest of the write concern was checked before the command ran (generic_arguments.h).
@@ -140,6 +163,7 @@ class CommandDispatcher::Impl {
   OperationRegistry operations_;
   OpCounters opcounters_;
   CursorRegistry cursors_;
+  auth::UserStore users_;
   Clock::time_point started_;
 };
 

@@ -16,6 +16,7 @@
 #include "mongostore/error.h"
 #include "mongostore/server/command_dispatcher.h"
 #include "mongostore/server/wire_protocol.h"
+#include "server/auth/auth_session.h"
 #include "server/message_compression.h"
 #include "server/network_commands.h"
 
@@ -37,6 +38,13 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   out.slow_operation = options.slow_operation;
   out.command_line = options.command_line;
   out.parsed_options = options.parsed_options;
+  out.auth_required = options.auth;
+  if (options.log) {
+    out.security_log = [](const std::string& line) {
+      fmt::print(stderr, "mongostore serve: {}\n", line);
+      std::fflush(stderr);
+    };
+  }
   return out;
 }
 
@@ -211,6 +219,11 @@ class Server::Impl {
                                          std::string peer) {
     tcp::socket& socket = c->socket;
     ConnectionInfo info{id, peer};
+    info.auth = std::make_shared<auth::AuthSession>();
+    {
+      asio::error_code ec;
+      info.loopback = socket.remote_endpoint(ec).address().is_loopback() && !ec;
+    }
     info.max_connections = options_.max_connections;
     std::string reason = "closed by peer";
     auto failed = [&](const std::string& what, const asio::error_code& ec) {

@@ -16,6 +16,7 @@ namespace mongostore::tool {
 void register_serve_command(CLI::App& app, Action* action) {
   static std::string dbpath, bind = "127.0.0.1";
   static bool memory = false;
+  static bool auth = false;
   static uint16_t port = 27017;
   static size_t max_connections = 1000;
   static size_t workers = 0;
@@ -33,6 +34,9 @@ void register_serve_command(CLI::App& app, Action* action) {
                    "Threads running commands (0: 8 per core, at least 16; commands wait on "
                    "fsync, and concurrent durable writes share one)")
       ->capture_default_str();
+  serve->add_flag("--auth", auth,
+                  "Require authentication (SCRAM): create the first user over loopback, then "
+                  "every command needs a user");
   serve->callback([action] {
     *action = [] {
       if (memory == !dbpath.empty()) {
@@ -55,6 +59,16 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.port = port;
       options.max_connections = max_connections;
       options.workers = workers;
+      options.auth = auth;
+      // Binding beyond loopback without --auth is warned about, not refused: as mongod does,
+      // and because trusted private networks (a lab, a container network) are a real use.
+      bool loopback = bind == "127.0.0.1" || bind == "localhost" || bind == "::1";
+      if (!auth && !loopback) {
+        fmt::print(stderr,
+                   "mongostore serve: WARNING: listening on {} without --auth: anyone who can "
+                   "reach this address can read and write every database\n",
+                   bind);
+      }
       // getCmdLineOpts: the effective command line (every option, defaults included) and
       // the same settings under mongod's configuration names.
       options.command_line = {"mongostore", "serve"};
@@ -67,6 +81,7 @@ void register_serve_command(CLI::App& app, Action* action) {
           options.command_line.end(),
           {"--bind", bind, "--port", std::to_string(port), "--max-connections",
            std::to_string(max_connections), "--workers", std::to_string(workers)});
+      if (auth) options.command_line.push_back("--auth");
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
           .append("bindIp", bind)
@@ -78,6 +93,9 @@ void register_serve_command(CLI::App& app, Action* action) {
       } else {
         parsed.open_document("storage").append("dbPath", dbpath).close();
       }
+      parsed.open_document("security")
+          .append("authorization", auth ? "enabled" : "disabled")
+          .close();
       options.parsed_options = parsed.finish();
       {
         server::Server server(engine, options);

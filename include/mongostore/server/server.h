@@ -51,6 +51,9 @@ struct ServerOptions {
   /// mongod's configuration ({net: {bindIp, port}, storage: {dbPath}}).
   std::vector<std::string> command_line;
   bson::Document parsed_options;
+  /// --auth: commands other than the handshake and authentication need an authenticated user
+  /// (see CommandDispatcher).
+  bool auth = false;
 };
 
 class Server {
