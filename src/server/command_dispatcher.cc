@@ -10,6 +10,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 #include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
 #include "server/auth/user_store.h"
 #include "server/commands/command_arguments.h"
 #include "server/commands/command_context.h"
@@ -73,8 +74,7 @@ class CommandDispatcher::Impl {
         throw Error(ErrorCode::kUnauthorized,
                     name + " may only be run against the admin database.");
       }
-      if (options_.auth_required && !(spec.flags & kNoAuth))
-        check_authenticated(spec, db, connection);
+      if (options_.auth_required) check_authorized(spec, db, connection);
       CommandRegistry::check_fields(cmd.view(), spec);
       GenericArguments generic = check_generic_arguments(
           cmd.view(), {spec.name, (spec.flags & kWrites) != 0, (spec.flags & kReads) != 0,
@@ -118,18 +118,32 @@ class CommandDispatcher::Impl {
 
  private:
   // Under --auth a command other than the handshake and authentication ones needs an
-  // authenticated user, except createUser on admin over loopback while no user exists
-  // (mongod's localhost exception: how the first user is made).
-  void check_authenticated(const CommandSpec& spec, const std::string& db,
-                           const ConnectionInfo& connection) {
+  // authenticated user whose roles grant what the command does (auth/privileges.h), except
+  // createUser on admin over loopback while no user exists (mongod's localhost exception:
+  // how the first user is made). A command missing from the privilege table is refused.
+  void check_authorized(const CommandSpec& spec, const std::string& db,
+                        const ConnectionInfo& connection) {
+    std::optional<auth::Action> action = auth::required_action(spec.name);
+    if (!action) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "command " + spec.name + " declares no privilege and is refused under --auth");
+    }
+    if (*action == auth::Action::kNone) return;
+    std::vector<auth::AuthenticatedUser> users;
     if (connection.auth) {
       std::lock_guard lock(connection.auth->mutex);
-      if (!connection.auth->users.empty()) return;
+      users = connection.auth->users;
     }
-    if (spec.name == "createUser" && db == "admin" && connection.loopback && !users_.any()) {
-      return;
+    if (users.empty()) {
+      if (spec.name == "createUser" && db == "admin" && connection.loopback && !users_.any()) {
+        return;
+      }
+      throw Error(ErrorCode::kUnauthorized, "Command " + spec.name + " requires authentication");
     }
-    throw Error(ErrorCode::kUnauthorized, "Command " + spec.name + " requires authentication");
+    if (!auth::allowed(users, *action, db)) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "not authorized on " + db + " to execute command " + spec.name);
+    }
   }
 
   // j: true, fsync: true (and w: "majority", journaled on mongod) wait for stable storage.

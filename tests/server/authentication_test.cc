@@ -189,5 +189,27 @@ TEST_F(AuthenticationTest, StoredUsersHoldSaltedKeysOnly) {
   }
 }
 
+TEST_F(AuthenticationTest, UsersLackingTheRoleAreRefusedAndWriteNothing) {
+  auto admin = root();
+  ASSERT_TRUE(admin
+                  ->run("depot", make_document("createUser", "viewer", "pwd", "v", "roles",
+                                               make_array("read")))
+                  .succeeded);
+  MongocClient viewer(uri_as("viewer", "v", "authSource=depot"));
+  EXPECT_TRUE(viewer.run("depot", make_document("find", "stock")).succeeded);
+  CommandOutcome insert = viewer.run(
+      "depot", make_document("insert", "stock", "documents", make_array(make_document("n", 1))));
+  EXPECT_EQ(int_at(insert.reply, "code"), 13) << insert.reply.to_json();
+  // Its role is on depot only.
+  EXPECT_EQ(int_at(viewer.run("shop", make_document("find", "items")).reply, "code"), 13);
+  EXPECT_EQ(int_at(viewer
+                       .run("depot", make_document("createUser", "x", "pwd", "x", "roles",
+                                                   make_array("root")))
+                       .reply,
+                   "code"),
+            13);
+  EXPECT_EQ(count_in("depot", "stock"), 0);
+}
+
 }  // namespace
 }  // namespace mongostore::testing
