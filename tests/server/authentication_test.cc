@@ -211,5 +211,26 @@ TEST_F(AuthenticationTest, UsersLackingTheRoleAreRefusedAndWriteNothing) {
   EXPECT_EQ(count_in("depot", "stock"), 0);
 }
 
+TEST_F(AuthenticationTest, NoRoleButRootWritesTheUsersCollection) {
+  auto admin = root();
+  ASSERT_TRUE(admin
+                  ->run("admin", make_document("createUser", "adminrw", "pwd", "a", "roles",
+                                               make_array("readWrite", "readWriteAnyDatabase")))
+                  .succeeded);
+  MongocClient rw(uri_as("adminrw", "a", "authSource=admin"));
+  CommandOutcome forged = rw.run(
+      "admin", make_document("insert", "system.users", "documents",
+                             make_array(make_document("_id", "admin.forged", "user", "forged"))));
+  EXPECT_EQ(int_at(forged.reply, "code"), 13) << forged.reply.to_json();
+  CommandOutcome peek = rw.run("admin", make_document("find", "system.users"));
+  EXPECT_EQ(int_at(peek.reply, "code"), 13) << peek.reply.to_json();
+  // Elsewhere its AnyDatabase role works.
+  EXPECT_TRUE(rw.run("elsewhere",
+                     make_document("insert", "c", "documents", make_array(make_document("a", 1))))
+                  .succeeded);
+  Document users = admin->run("admin", make_document("usersInfo", "forged")).reply;
+  EXPECT_EQ(users.get("users").as_array().count(), 0u) << users.to_json();
+}
+
 }  // namespace
 }  // namespace mongostore::testing

@@ -118,6 +118,21 @@ TEST(Privileges, MatrixOfCommandsAndBuiltInRoles) {
   }
 }
 
+TEST(Privileges, OnlyRootTouchesTheAdminDatabasesCollections) {
+  // admin.system.users lives there: a readWrite of admin would otherwise write itself a
+  // root user document, and a read of admin would see every user's salted keys.
+  for (const char* role : {"read", "readWrite", "dbAdmin", "dbOwner", "readWriteAnyDatabase",
+                           "dbAdminAnyDatabase", "readAnyDatabase"}) {
+    AuthenticatedUser u{"u", "admin", {{role, "admin"}}};
+    for (Action a :
+         {Action::kReadData, Action::kReadCatalog, Action::kWriteData, Action::kDbAdmin}) {
+      EXPECT_FALSE(allowed({u}, a, "admin")) << role;
+    }
+  }
+  AuthenticatedUser root{"r", "admin", {{"root", "admin"}}};
+  EXPECT_TRUE(allowed({root}, Action::kWriteData, "admin"));
+}
+
 TEST(Privileges, AnyDatabaseRolesApplyEverywhereFromAdminOnly) {
   AuthenticatedUser any{"a", "admin", {{"readWriteAnyDatabase", "admin"}}};
   EXPECT_TRUE(allowed({any}, Action::kWriteData, "shop"));

@@ -90,6 +90,13 @@ std::optional<Action> required_action(std::string_view canonical_name) {
 bool role_allows(const RoleName& role, Action a, std::string_view db) {
   if (a == Action::kNone || a == Action::kAuthenticated) return true;
   if (role.role == "root" && role.db == "admin") return true;
+  // The admin database holds the users (admin.system.users): reading its documents would
+  // show their salted keys, writing them would make any role root. Only root touches its
+  // collections; its users are managed through the user commands.
+  if (db == "admin" && (a == Action::kReadData || a == Action::kReadCatalog ||
+                        a == Action::kWriteData || a == Action::kDbAdmin)) {
+    return false;
+  }
   if (role.db == "admin") {
     static const std::map<std::string_view, std::string_view> kAnyDatabase = {
         {"readAnyDatabase", "read"},

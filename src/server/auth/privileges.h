@@ -17,6 +17,9 @@
 //                 the databases)
 //   root          everything, including the server-wide commands (serverStatus, currentOp,
 //                 killOp, getCmdLineOpts, getParameter, hostInfo, renameCollection)
+// The collections of the admin database (admin.system.users among them) are root's alone:
+// no other role reads or writes them there, so no role can read the stored keys or write
+// itself a user document.
 // Where mongostore is stricter than mongod (listDatabases needs an AnyDatabase role instead
 // of listing the databases a user may read; renameCollection needs root) it says so in
 // docs/security.md.
