@@ -1,7 +1,7 @@
 // Drives `mongostore serve --auth` with the Node.js driver: a SCRAM-SHA-256 user runs CRUD,
 // a wrong password and a user lacking the role are refused and write nothing.
 //
-// Usage: node node_auth_client.mjs mongodb://127.0.0.1:PORT/
+// Usage: node node_auth_client.mjs mongodb://127.0.0.1:PORT/ [CA_FILE]  (CA_FILE: use TLS)
 // (after pymongo_auth_client.py, which made the users root/rootpw and shop's clerk and viewer;
 // run alone, it makes them itself through the localhost exception).
 const { MongoClient, MongoServerError } = await import('mongodb');
@@ -9,8 +9,10 @@ const { MongoClient, MongoServerError } = await import('mongodb');
 let step = 'connect';
 const base = process.argv[2];
 const host = base.slice('mongodb://'.length).replace(/\/$/, '');
+const tls = process.argv[3] ? { tls: true, tlsCAFile: process.argv[3] } : {};
 const open = (creds, options = '') =>
-  new MongoClient(`mongodb://${creds}${host}${options}`, { serverSelectionTimeoutMS: 5000 });
+  new MongoClient(`mongodb://${creds}${host}${options}`,
+                  { serverSelectionTimeoutMS: 5000, ...tls });
 const clients = [];
 function client(creds, options) {
   const c = open(creds, options);
@@ -65,7 +67,7 @@ try {
   check('nothing written',
         (await root.db('shop').collection('node_items').find({}).toArray()).map((d) => d._id),
         [1]);
-  console.log('node_auth: PASS (SCRAM-SHA-256 CRUD, 2 refusals)');
+  console.log(`node_auth: PASS (SCRAM-SHA-256${tls.tls ? ' over TLS' : ''} CRUD, 2 refusals)`);
 } catch (e) {
   console.error(e);
   console.log(`node_auth: FAIL at step '${step}': ${e.message}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drives `mongostore serve --auth` with pymongo: SCRAM-SHA-256 logins, and the refusals.
 
-Usage: pymongo_auth_client.py mongodb://127.0.0.1:PORT/   (a fresh server with no user)
+Usage: pymongo_auth_client.py mongodb://127.0.0.1:PORT/ [CA_FILE]
+(a fresh server with no user; with CA_FILE every connection uses TLS trusting it)
 
 Creates the first user through the localhost exception, then checks that a user with the
 right password runs CRUD, and that a wrong password, an unknown user, a user of another
@@ -19,6 +20,7 @@ except ImportError as e:  # pragma: no cover - environment problem
     sys.exit(2)
 
 step = "connect"
+TLS = {}
 
 
 def check(what, actual, expected):
@@ -30,7 +32,7 @@ def client(base, user=None, pwd=None, **options):
     host = base[len("mongodb://"):]
     creds = f"{user}:{pwd}@" if user else ""
     return pymongo.MongoClient(f"mongodb://{creds}{host}", serverSelectionTimeoutMS=5000,
-                               **options)
+                               **TLS, **options)
 
 
 def fails(what, code, fn):
@@ -74,10 +76,13 @@ def main(base):
     check("viewer reads", viewer.shop.items.count_documents({}), 1)
     fails("viewer inserts", 13, lambda: viewer.shop.items.insert_one({"_id": 98}))
     check("nothing written", sorted(d["_id"] for d in root.shop.items.find()), [1])
-    print(f"pymongo_auth {pymongo.version}: PASS (SCRAM-SHA-256 CRUD, 5 refusals)")
+    over = " over TLS" if TLS else ""
+    print(f"pymongo_auth {pymongo.version}: PASS (SCRAM-SHA-256{over} CRUD, 5 refusals)")
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        TLS = {"tls": True, "tlsCAFile": sys.argv[2]}
     try:
         main(sys.argv[1])
     except Exception as e:  # one line for run.sh, the details on stderr

@@ -5,7 +5,7 @@
 #
 # Usage: tests/real_clients/run.sh path/to/mongostore
 #
-# Starts `mongostore serve --memory --port 0` (then again with --auth for the *_auth clients),
+# Starts `mongostore serve --memory --port 0` (then with --auth --tls-mode requireTLS for the *_auth clients),
 # reads the port from the "listening on HOST:PORT"
 # line it prints on stdout, runs each client against mongodb://127.0.0.1:PORT/, then stops the
 # server with SIGTERM and checks that it exits 0. Prints one line per client and a closing
@@ -171,17 +171,31 @@ fi
 
 stop_server
 
-# --- the same clients against `serve --auth` (SCRAM-SHA-256) -----------------------------------
-start_server --auth
+# --- clients against `serve --auth --tls-mode requireTLS` (SCRAM-SHA-256 over TLS) ------------
+# A CA and a server certificate for 127.0.0.1, made here.
+echo "subjectAltName=IP:127.0.0.1,DNS:localhost" >"$work/ext.cnf"
+if ! (cd "$work" &&
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key \
+    -out ca.pem -days 2 -subj /CN=mongostore-real-clients-ca &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key \
+    -out server.csr -subj /CN=localhost &&
+  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.crt \
+    -days 2 -extfile ext.cnf &&
+  cat server.crt server.key >server.pem) >"$work/openssl.log" 2>&1; then
+  echo "real_clients: FAIL: openssl could not make the test certificates" >&2
+  cat "$work/openssl.log" >&2
+  exit 1
+fi
+start_server --auth --tls-mode requireTLS --tls-cert-key-file "$work/server.pem"
 uri="mongodb://127.0.0.1:$port/"
 if [[ -n $python ]]; then
-  run_client pymongo_auth "$python" "$here/pymongo_auth_client.py" "$uri"
+  run_client pymongo_auth "$python" "$here/pymongo_auth_client.py" "$uri" "$work/ca.pem"
 else
   failed=$((failed + 1))
   echo "pymongo_auth: FAIL: no python3 can import pymongo"
 fi
 if command -v "$node" >/dev/null && [[ -f $here/node_modules/mongodb/package.json ]]; then
-  run_client node_auth "$node" "$here/node_auth_client.mjs" "$uri"
+  run_client node_auth "$node" "$here/node_auth_client.mjs" "$uri" "$work/ca.pem"
 else
   failed=$((failed + 1))
   echo "node_auth: FAIL: node or $here/node_modules/mongodb is missing"

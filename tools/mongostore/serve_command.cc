@@ -17,6 +17,7 @@ void register_serve_command(CLI::App& app, Action* action) {
   static std::string dbpath, bind = "127.0.0.1";
   static bool memory = false;
   static bool auth = false;
+  static std::string tls_mode = "disabled", tls_cert_key_file, tls_ca_file;
   static uint16_t port = 27017;
   static size_t max_connections = 1000;
   static size_t workers = 0;
@@ -37,6 +38,15 @@ void register_serve_command(CLI::App& app, Action* action) {
   serve->add_flag("--auth", auth,
                   "Require authentication (SCRAM): create the first user over loopback, then "
                   "every command needs a user");
+  serve
+      ->add_option("--tls-mode", tls_mode,
+                   "TLS: disabled, allowTLS / preferTLS (TLS and plain connections), requireTLS")
+      ->check(CLI::IsMember({"disabled", "allowTLS", "preferTLS", "requireTLS"}))
+      ->capture_default_str();
+  serve->add_option("--tls-cert-key-file", tls_cert_key_file,
+                    "PEM file: the server's certificate chain and its private key");
+  serve->add_option("--tls-ca-file", tls_ca_file,
+                    "PEM file: CAs to verify the client certificates clients present");
   serve->callback([action] {
     *action = [] {
       if (memory == !dbpath.empty()) {
@@ -60,6 +70,12 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.max_connections = max_connections;
       options.workers = workers;
       options.auth = auth;
+      options.tls_mode = tls_mode == "requireTLS"  ? server::TlsMode::kRequireTLS
+                         : tls_mode == "preferTLS" ? server::TlsMode::kPreferTLS
+                         : tls_mode == "allowTLS"  ? server::TlsMode::kAllowTLS
+                                                   : server::TlsMode::kDisabled;
+      options.tls_cert_key_file = tls_cert_key_file;
+      options.tls_ca_file = tls_ca_file;
       // Binding beyond loopback without --auth is warned about, not refused: as mongod does,
       // and because trusted private networks (a lab, a container network) are a real use.
       bool loopback = bind == "127.0.0.1" || bind == "localhost" || bind == "::1";
@@ -82,11 +98,15 @@ void register_serve_command(CLI::App& app, Action* action) {
           {"--bind", bind, "--port", std::to_string(port), "--max-connections",
            std::to_string(max_connections), "--workers", std::to_string(workers)});
       if (auth) options.command_line.push_back("--auth");
+      options.command_line.insert(options.command_line.end(), {"--tls-mode", tls_mode});
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
           .append("bindIp", bind)
           .append("port", static_cast<int32_t>(port))
           .append("maxIncomingConnections", static_cast<int64_t>(max_connections))
+          .open_document("tls")
+          .append("mode", tls_mode)
+          .close()
           .close();
       if (memory) {
         parsed.open_document("storage").append("engine", "inMemory").close();
