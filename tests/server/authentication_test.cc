@@ -232,5 +232,59 @@ TEST_F(AuthenticationTest, NoRoleButRootWritesTheUsersCollection) {
   EXPECT_EQ(users.get("users").as_array().count(), 0u) << users.to_json();
 }
 
+bson::Document sasl_start_for(const std::string& user, std::string_view mechanism) {
+  static std::string first;
+  first = "n,,n=" + user + ",r=fyko+d2lbbFgONRv9qkxdawL";
+  return make_document(
+      "saslStart", 1, "mechanism", mechanism, "payload",
+      bson::BinaryView{0, {reinterpret_cast<const uint8_t*>(first.data()), first.size()}});
+}
+
+TEST_F(AuthenticationTest, HelloAnswersSpeculativeAuthenticationAndMechanisms) {
+  MongocClient anonymous(server_->uri("serverSelectionTimeoutMS=5000"));
+  bson::DocumentBuilder request;
+  request.append_elements(sasl_start_for("root", "SCRAM-SHA-256"));
+  request.append("db", "admin");
+  CommandOutcome hello =
+      anonymous.run("admin", make_document("hello", 1, "saslSupportedMechs", "admin.root",
+                                           "speculativeAuthenticate", request.finish()));
+  ASSERT_TRUE(hello.succeeded) << hello.reply.to_json();
+  std::string json = hello.reply.to_json();
+  EXPECT_NE(json.find(R"("saslSupportedMechs" : [ "SCRAM-SHA-1", "SCRAM-SHA-256" ])"),
+            std::string::npos)
+      << json;
+  EXPECT_TRUE(hello.reply.get_path("speculativeAuthenticate.payload").type() ==
+              bson::BsonType::kBinary)
+      << json;
+  EXPECT_EQ(int_at(hello.reply, "speculativeAuthenticate.conversationId"), 1) << json;
+  // An unknown user: hello still succeeds, without a speculative answer.
+  bson::DocumentBuilder unknown;
+  unknown.append_elements(sasl_start_for("nobody", "SCRAM-SHA-256"));
+  unknown.append("db", "admin");
+  CommandOutcome plain = anonymous.run(
+      "admin", make_document("hello", 1, "speculativeAuthenticate", unknown.finish()));
+  ASSERT_TRUE(plain.succeeded) << plain.reply.to_json();
+  EXPECT_FALSE(plain.reply.has("speculativeAuthenticate")) << plain.reply.to_json();
+  CommandOutcome plain_mech =
+      anonymous.run("admin", make_document("saslStart", 1, "mechanism", "PLAIN", "payload", ""));
+  EXPECT_EQ(int_at(plain_mech.reply, "code"), 334) << plain_mech.reply.to_json();
+}
+
+TEST_F(AuthenticationTest, RepeatedFailuresOnOneConnectionEndItsAttempts) {
+  MongocClient anonymous(server_->uri("serverSelectionTimeoutMS=5000&maxPoolSize=1"));
+  for (int i = 0; i < 10; ++i) {
+    CommandOutcome failed = anonymous.run("admin", sasl_start_for("ghost", "SCRAM-SHA-256"));
+    ASSERT_EQ(int_at(failed.reply, "code"), 18) << failed.reply.to_json();
+  }
+  // Even a user that exists is no longer tried on this connection.
+  CommandOutcome refused = anonymous.run("admin", sasl_start_for("root", "SCRAM-SHA-256"));
+  EXPECT_EQ(int_at(refused.reply, "code"), 18) << refused.reply.to_json();
+  EXPECT_NE(refused.reply.get("errmsg").as_string().find("too many"), std::string_view::npos)
+      << refused.reply.to_json();
+  // A new connection may try again.
+  MongocClient fresh(server_->uri("serverSelectionTimeoutMS=5000"));
+  EXPECT_TRUE(fresh.run("admin", sasl_start_for("root", "SCRAM-SHA-256")).succeeded);
+}
+
 }  // namespace
 }  // namespace mongostore::testing
