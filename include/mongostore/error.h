@@ -20,10 +20,14 @@ enum class ErrorCode : int32_t {
   kBadValue = 2,
   kNoSuchKey = 4,
   kFailedToParse = 9,
+  kUserNotFound = 11,
   kUnauthorized = 13,
   kTypeMismatch = 14,
   kOverflow = 15,  // nesting deeper than MongoDB's limits
   kInvalidLength = 16,
+  kProtocolError = 17,          // a malformed authentication conversation
+  kAuthenticationFailed = 18,   // wrong password, unknown user: deliberately indistinguishable
+  kMechanismUnavailable = 334,  // an authentication mechanism mongostore does not offer
   kIllegalOperation = 20,
   kNamespaceNotFound = 26,
   kIndexNotFound = 27,
@@ -67,6 +71,7 @@ enum class ErrorCode : int32_t {
   kLockBusy = 46,
   kExceededTimeLimit = 50,
   kInvalidPath = 30,
+  kRoleNotFound = 31,
   kOperationFailed = 96,
   kDataDirectoryInvalid = 10000001,  // mongostore-specific: the data directory is unusable
   kDuplicateKey = 11000,

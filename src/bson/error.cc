@@ -39,6 +39,8 @@ std::string_view code_name(int32_t code) {
       return "UnknownError";
     case 9:
       return "FailedToParse";
+    case 11:
+      return "UserNotFound";
     case 13:
       return "Unauthorized";
     case 14:
@@ -47,6 +49,14 @@ std::string_view code_name(int32_t code) {
       return "Overflow";
     case 16:
       return "InvalidLength";
+    case 17:
+      return "ProtocolError";
+    case 18:
+      return "AuthenticationFailed";
+    case 31:
+      return "RoleNotFound";
+    case 334:
+      return "MechanismUnavailable";
     case 20:
       return "IllegalOperation";
     case 22:

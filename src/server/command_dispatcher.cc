@@ -9,6 +9,9 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
+#include "server/auth/user_store.h"
 #include "server/commands/command_arguments.h"
 #include "server/commands/command_context.h"
 #include "server/commands/command_families.h"
@@ -32,6 +35,7 @@ class CommandDispatcher::Impl {
       : engine_(std::move(engine)),
         options_(std::move(options)),
         cursors_(options_.cursor_idle_timeout, options_.cursor_memory_limit, options_.log),
+        users_(*engine_),
         started_(Clock::now()) {
     // Every command with the fields it honours besides its own name and the generic
     // arguments, and those MongoDB has that mongostore refuses (NotImplemented, 238). Any
@@ -44,6 +48,8 @@ class CommandDispatcher::Impl {
     register_write_commands(commands_);
     register_read_commands(commands_);
     register_index_commands(commands_);
+    register_auth_commands(commands_);
+    register_user_commands(commands_);
   }
 
   Document run(const Document& cmd, const ConnectionInfo& connection, std::string_view default_db) {
@@ -68,6 +74,7 @@ class CommandDispatcher::Impl {
         throw Error(ErrorCode::kUnauthorized,
                     name + " may only be run against the admin database.");
       }
+      if (options_.auth_required) check_authorized(spec, db, connection);
       CommandRegistry::check_fields(cmd.view(), spec);
       GenericArguments generic = check_generic_arguments(
           cmd.view(), {spec.name, (spec.flags & kWrites) != 0, (spec.flags & kReads) != 0,
@@ -87,6 +94,7 @@ class CommandDispatcher::Impl {
                          .commands = commands_,
                          .options = options_,
                          .opcounters = opcounters_,
+                         .users = users_,
                          .started = started_};
       opcounters_.count(name);
       auto start = Clock::now();
@@ -109,6 +117,35 @@ class CommandDispatcher::Impl {
   size_t open_cursors() const { return cursors_.size(); }
 
  private:
+  // Under --auth a command other than the handshake and authentication ones needs an
+  // authenticated user whose roles grant what the command does (auth/privileges.h), except
+  // createUser on admin over loopback while no user exists (mongod's localhost exception:
+  // how the first user is made). A command missing from the privilege table is refused.
+  void check_authorized(const CommandSpec& spec, const std::string& db,
+                        const ConnectionInfo& connection) {
+    std::optional<auth::Action> action = auth::required_action(spec.name);
+    if (!action) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "command " + spec.name + " declares no privilege and is refused under --auth");
+    }
+    if (*action == auth::Action::kNone) return;
+    std::vector<auth::AuthenticatedUser> users;
+    if (connection.auth) {
+      std::lock_guard lock(connection.auth->mutex);
+      users = connection.auth->users;
+    }
+    if (users.empty()) {
+      if (spec.name == "createUser" && db == "admin" && connection.loopback && !users_.any()) {
+        return;
+      }
+      throw Error(ErrorCode::kUnauthorized, "Command " + spec.name + " requires authentication");
+    }
+    if (!auth::allowed(users, *action, db)) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "not authorized on " + db + " to execute command " + spec.name);
+    }
+  }
+
   // j: true, fsync: true (and w: "majority", journaled on mongod) wait for stable storage.
   // Only the journaled engine acknowledges before fsync, so only it needs the extra flush.
   // The rest of the write concern was checked before the command ran (generic_arguments.h).
@@ -140,6 +177,7 @@ class CommandDispatcher::Impl {
   OperationRegistry operations_;
   OpCounters opcounters_;
   CursorRegistry cursors_;
+  auth::UserStore users_;
   Clock::time_point started_;
 };
 

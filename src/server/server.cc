@@ -4,6 +4,7 @@
 
 #include <asio.hpp>
 #include <asio/experimental/as_tuple.hpp>
+#include <asio/ssl.hpp>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "mongostore/error.h"
 #include "mongostore/server/command_dispatcher.h"
 #include "mongostore/server/wire_protocol.h"
+#include "server/auth/auth_session.h"
 #include "server/message_compression.h"
 #include "server/network_commands.h"
 
@@ -37,6 +39,13 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   out.slow_operation = options.slow_operation;
   out.command_line = options.command_line;
   out.parsed_options = options.parsed_options;
+  out.auth_required = options.auth;
+  if (options.log) {
+    out.security_log = [](const std::string& line) {
+      fmt::print(stderr, "mongostore serve: {}\n", line);
+      std::fflush(stderr);
+    };
+  }
   return out;
 }
 
@@ -53,6 +62,7 @@ class Server::Impl {
   ~Impl() { stop(); }
 
   void start() {
+    if (options_.tls_mode != TlsMode::kDisabled) tls_context_.emplace(make_tls_context());
     try {
       tcp::endpoint endpoint(asio::ip::make_address(options_.bind), options_.port);
       acceptor_.open(endpoint.protocol());
@@ -174,6 +184,8 @@ class Server::Impl {
     Connection(tcp::socket s, asio::strand<asio::io_context::executor_type> st)
         : socket(std::move(s)), strand(std::move(st)), watchdog(socket.get_executor()) {}
     tcp::socket socket;
+    /// Set once the connection's TLS handshake succeeded: every read and write goes through it.
+    std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls;
     asio::strand<asio::io_context::executor_type> strand;
     asio::steady_timer watchdog;
     /// From a message's first byte until its reply is written: stop() lets it finish.
@@ -207,10 +219,73 @@ class Server::Impl {
     }
   }
 
+  asio::ssl::context make_tls_context() const {
+    asio::ssl::context context(asio::ssl::context::tls_server);
+    try {
+      context.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                          asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                          asio::ssl::context::no_tlsv1_1);
+      if (options_.tls_cert_key_file.empty()) {
+        throw Error(ErrorCode::kBadValue, "TLS needs a certificate and key file");
+      }
+      context.use_certificate_chain_file(options_.tls_cert_key_file);
+      context.use_private_key_file(options_.tls_cert_key_file, asio::ssl::context::pem);
+      if (!options_.tls_ca_file.empty()) {
+        context.load_verify_file(options_.tls_ca_file);
+        context.set_verify_mode(asio::ssl::verify_peer);
+      }
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::kBadValue, std::string("TLS: cannot load the certificate, key or CA "
+                                                    "file: ") +
+                                            e.what());
+    }
+    return context;
+  }
+
+  // One read or write on the connection, through TLS once it is on.
+  template <class Op>
+  static asio::awaitable<std::tuple<asio::error_code, size_t>> on_stream(Connection& c, Op op) {
+    if (c.tls) co_return co_await op(*c.tls);
+    co_return co_await op(c.socket);
+  }
+
+  // Decides whether the connection speaks TLS and, if so, completes the handshake. Under
+  // allowTLS / preferTLS the first byte tells: a TLS connection begins with a handshake
+  // record (0x16), a MongoDB message with its little-endian length. Returns an error
+  // message, or empty on success.
+  asio::awaitable<std::string> start_tls(Connection& c) {
+    if (!tls_context_) co_return std::string();
+    bool use_tls = options_.tls_mode == TlsMode::kRequireTLS;
+    if (!use_tls) {
+      uint8_t first = 0;
+      auto [ec, n] =
+          co_await c.socket.async_receive(asio::buffer(&first, 1), tcp::socket::message_peek,
+                                          asio::experimental::as_tuple(asio::use_awaitable));
+      if (ec) co_return ec == asio::error::eof ? "closed by peer" : ec.message();
+      use_tls = n == 1 && first == 0x16;
+    }
+    if (!use_tls) co_return std::string();
+    c.tls = std::make_unique<asio::ssl::stream<tcp::socket&>>(c.socket, *tls_context_);
+    // The handshake is a message that has begun: the message timeout bounds it.
+    c.message_started = std::chrono::steady_clock::now();
+    auto [ec] = co_await c.tls->async_handshake(asio::ssl::stream_base::server,
+                                                asio::experimental::as_tuple(asio::use_awaitable));
+    c.message_started.reset();
+    if (ec) co_return "TLS handshake failed: " + ec.message();
+    co_return std::string();
+  }
+
   asio::awaitable<void> serve_connection(std::shared_ptr<Connection> c, int64_t id,
                                          std::string peer) {
     tcp::socket& socket = c->socket;
     ConnectionInfo info{id, peer};
+    info.auth = std::make_shared<auth::AuthSession>();
+    {
+      asio::error_code ec;
+      info.loopback = socket.remote_endpoint(ec).address().is_loopback() && !ec;
+    }
     info.max_connections = options_.max_connections;
     std::string reason = "closed by peer";
     auto failed = [&](const std::string& what, const asio::error_code& ec) {
@@ -220,6 +295,9 @@ class Server::Impl {
     };
     std::vector<uint8_t> message;
     try {
+      if (std::string tls_failed = co_await start_tls(*c); !tls_failed.empty()) {
+        throw std::runtime_error(tls_failed);
+      }
       for (;;) {
         c->busy = false;
         if (draining_) {
@@ -229,15 +307,16 @@ class Server::Impl {
         // An idle connection may wait for its next message as long as it likes; once the
         // first bytes arrive, the rest of the message must follow within message_timeout.
         message.resize(kHeaderSize);
-        auto [ec, n] =
-            co_await socket.async_read_some(asio::buffer(message.data(), kHeaderSize),
-                                            asio::experimental::as_tuple(asio::use_awaitable));
+        auto [ec, n] = co_await on_stream(*c, [&](auto& stream) {
+          return stream.async_read_some(asio::buffer(message.data(), kHeaderSize),
+                                        asio::experimental::as_tuple(asio::use_awaitable));
+        });
         if (ec) {
           if (c->timed_out) {
             failed("", ec);
           } else if (draining_) {
             reason = "server shutting down";
-          } else if (ec != asio::error::eof) {
+          } else if (ec != asio::error::eof && ec != asio::ssl::error::stream_truncated) {
             reason = ec.message();
           }
           break;
@@ -245,9 +324,10 @@ class Server::Impl {
         c->busy = true;
         c->message_started = std::chrono::steady_clock::now();
         if (n < kHeaderSize) {
-          auto [ec1, n1] =
-              co_await asio::async_read(socket, asio::buffer(message.data() + n, kHeaderSize - n),
-                                        asio::experimental::as_tuple(asio::use_awaitable));
+          auto [ec1, n1] = co_await on_stream(*c, [&](auto& stream) {
+            return asio::async_read(stream, asio::buffer(message.data() + n, kHeaderSize - n),
+                                    asio::experimental::as_tuple(asio::use_awaitable));
+          });
           if (ec1) {
             failed("truncated header", ec1);
             break;
@@ -261,9 +341,11 @@ class Server::Impl {
           break;
         }
         message.resize(static_cast<size_t>(header.message_length));
-        auto [ec2, n2] = co_await asio::async_read(
-            socket, asio::buffer(message.data() + kHeaderSize, message.size() - kHeaderSize),
-            asio::experimental::as_tuple(asio::use_awaitable));
+        auto [ec2, n2] = co_await on_stream(*c, [&](auto& stream) {
+          return asio::async_read(
+              stream, asio::buffer(message.data() + kHeaderSize, message.size() - kHeaderSize),
+              asio::experimental::as_tuple(asio::use_awaitable));
+        });
         if (ec2) {
           failed("truncated message", ec2);
           break;
@@ -288,8 +370,10 @@ class Server::Impl {
           break;
         }
         if (reply.empty()) continue;  // moreToCome: no reply
-        auto [ec3, n3] = co_await asio::async_write(
-            socket, asio::buffer(reply), asio::experimental::as_tuple(asio::use_awaitable));
+        auto [ec3, n3] = co_await on_stream(*c, [&](auto& stream) {
+          return asio::async_write(stream, asio::buffer(reply),
+                                   asio::experimental::as_tuple(asio::use_awaitable));
+        });
         if (ec3) {
           reason = "write failed: " + ec3.message();
           break;
@@ -357,6 +441,8 @@ class Server::Impl {
 
   ServerOptions options_;
   CommandDispatcher dispatcher_;
+  /// The server's TLS configuration (start(), unless --tls-mode disabled).
+  std::optional<asio::ssl::context> tls_context_;
   asio::thread_pool workers_;
   asio::io_context io_;
   tcp::acceptor acceptor_;

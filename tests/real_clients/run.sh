@@ -5,7 +5,8 @@
 #
 # Usage: tests/real_clients/run.sh path/to/mongostore
 #
-# Starts `mongostore serve --memory --port 0`, reads the port from the "listening on HOST:PORT"
+# Starts `mongostore serve --memory --port 0` (then with --auth --tls-mode requireTLS for the *_auth clients),
+# reads the port from the "listening on HOST:PORT"
 # line it prints on stdout, runs each client against mongodb://127.0.0.1:PORT/, then stops the
 # server with SIGTERM and checks that it exits 0. Prints one line per client and a closing
 # "real_clients: N passed, N failed" line; exits non-zero on any failure.
@@ -78,22 +79,52 @@ elif [[ ! -f $here/node_modules/mongodb/package.json ]]; then
 fi
 
 # --- the server --------------------------------------------------------------------------------
-"$bin" serve --memory --port 0 >"$work/server.out" 2>"$work/server.err" </dev/null &
-server_pid=$!
-port=""
-for _ in $(seq 1 200); do  # up to 10 s
-  port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/server.out" | head -n 1)
-  [[ -n $port ]] && break
-  if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
-  sleep 0.05
-done
-if [[ -z $port ]]; then
-  echo "real_clients: FAIL: the server printed no 'listening on HOST:PORT' line on stdout" >&2
-  echo "--- server stdout ---" >&2
-  cat "$work/server.out" >&2
-  server_log_tail
-  exit 1
-fi
+# start_server ARGS...: starts `mongostore serve --memory --port 0 ARGS` and sets port.
+start_server() {
+  "$bin" serve --memory --port 0 "$@" >"$work/server.out" 2>"$work/server.err" </dev/null &
+  server_pid=$!
+  port=""
+  for _ in $(seq 1 200); do  # up to 10 s
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/server.out" | head -n 1)
+    [[ -n $port ]] && break
+    if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
+    sleep 0.05
+  done
+  if [[ -z $port ]]; then
+    echo "real_clients: FAIL: the server printed no 'listening on HOST:PORT' line on stdout" >&2
+    echo "--- server stdout ---" >&2
+    cat "$work/server.out" >&2
+    server_log_tail
+    exit 1
+  fi
+}
+
+# stop_server: SIGTERM, and the server must exit 0 within 10 s.
+stop_server() {
+  kill -TERM "$server_pid"
+  for _ in $(seq 1 200); do  # up to 10 s
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$server_pid" 2>/dev/null; then
+    echo "mongostore serve: FAIL: still running 10 s after SIGTERM"
+    server_log_tail
+    kill -KILL "$server_pid" 2>/dev/null
+    failed=$((failed + 1))
+    server_rc=137
+  else
+    wait "$server_pid"
+    server_rc=$?
+  fi
+  server_pid=""
+  if [[ $server_rc -ne 0 ]]; then
+    echo "mongostore serve: FAIL: exited $server_rc after SIGTERM (expected 0)"
+    failed=$((failed + 1))
+  fi
+  if [[ $failed -ne 0 ]]; then server_log_tail; fi
+}
+
+start_server
 uri="mongodb://127.0.0.1:$port/"
 
 # --- the clients -------------------------------------------------------------------------------
@@ -138,28 +169,38 @@ else
   echo "node mongodb driver: FAIL: node or $here/node_modules/mongodb is missing"
 fi
 
-# --- stop the server ---------------------------------------------------------------------------
-kill -TERM "$server_pid"
-for _ in $(seq 1 200); do  # up to 10 s
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.05
-done
-if kill -0 "$server_pid" 2>/dev/null; then
-  echo "mongostore serve: FAIL: still running 10 s after SIGTERM"
-  server_log_tail
-  kill -KILL "$server_pid" 2>/dev/null
-  failed=$((failed + 1))
-  server_rc=137
+stop_server
+
+# --- clients against `serve --auth --tls-mode requireTLS` (SCRAM-SHA-256 over TLS) ------------
+# A CA and a server certificate for 127.0.0.1, made here.
+echo "subjectAltName=IP:127.0.0.1,DNS:localhost" >"$work/ext.cnf"
+if ! (cd "$work" &&
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key \
+    -out ca.pem -days 2 -subj /CN=mongostore-real-clients-ca &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key \
+    -out server.csr -subj /CN=localhost &&
+  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.crt \
+    -days 2 -extfile ext.cnf &&
+  cat server.crt server.key >server.pem) >"$work/openssl.log" 2>&1; then
+  echo "real_clients: FAIL: openssl could not make the test certificates" >&2
+  cat "$work/openssl.log" >&2
+  exit 1
+fi
+start_server --auth --tls-mode requireTLS --tls-cert-key-file "$work/server.pem"
+uri="mongodb://127.0.0.1:$port/"
+if [[ -n $python ]]; then
+  run_client pymongo_auth "$python" "$here/pymongo_auth_client.py" "$uri" "$work/ca.pem"
 else
-  wait "$server_pid"
-  server_rc=$?
-fi
-server_pid=""
-if [[ $server_rc -ne 0 ]]; then
-  echo "mongostore serve: FAIL: exited $server_rc after SIGTERM (expected 0)"
   failed=$((failed + 1))
+  echo "pymongo_auth: FAIL: no python3 can import pymongo"
 fi
-if [[ $failed -ne 0 ]]; then server_log_tail; fi
+if command -v "$node" >/dev/null && [[ -f $here/node_modules/mongodb/package.json ]]; then
+  run_client node_auth "$node" "$here/node_auth_client.mjs" "$uri" "$work/ca.pem"
+else
+  failed=$((failed + 1))
+  echo "node_auth: FAIL: node or $here/node_modules/mongodb is missing"
+fi
+stop_server
 
 elapsed_ms=$(((${EPOCHREALTIME//[!0-9]/} - start_us) / 1000))
 printf 'real_clients: took %d.%03d s\n' $((elapsed_ms / 1000)) $((elapsed_ms % 1000))

@@ -16,6 +16,8 @@ void register_workload_command(CLI::App& app, Action* action);
 void register_document_commands(CLI::App& app, Action* action);
 /// `mongostore serve`: the MongoDB wire protocol in front of the embedded engine.
 void register_serve_command(CLI::App& app, Action* action);
+/// `mongostore user add`: a user of `serve --auth`, made offline.
+void register_user_command(CLI::App& app, Action* action);
 /// `mongostore demo [exec|records]`: the ExecutionStore and RecordStore demos.
 void register_demo_command(CLI::App& app, Action* action);
 /// `mongostore exec ls|show|trace`: inspect an ExecutionStore.

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   mongostore::tool::register_workload_command(app, &action);
   mongostore::tool::register_document_commands(app, &action);
   mongostore::tool::register_serve_command(app, &action);
+  mongostore::tool::register_user_command(app, &action);
   mongostore::tool::register_bench_command(app, &action);
   try {
     app.parse(argc, argv);

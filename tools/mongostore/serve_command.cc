@@ -18,6 +18,8 @@ namespace mongostore::tool {
 void register_serve_command(CLI::App& app, Action* action) {
   static std::string dbpath, bind = "127.0.0.1";
   static bool memory = false;
+  static bool auth = false;
+  static std::string tls_mode = "disabled", tls_cert_key_file, tls_ca_file;
   static uint16_t port = 27017;
   static size_t max_connections = 1000;
   static size_t workers = 0;
@@ -42,6 +44,18 @@ void register_serve_command(CLI::App& app, Action* action) {
                    "less free space than this, so recovery and checkpoints always have room; "
                    "0: no reserve")
       ->capture_default_str();
+  serve->add_flag("--auth", auth,
+                  "Require authentication (SCRAM): create the first user over loopback, then "
+                  "every command needs a user");
+  serve
+      ->add_option("--tls-mode", tls_mode,
+                   "TLS: disabled, allowTLS / preferTLS (TLS and plain connections), requireTLS")
+      ->check(CLI::IsMember({"disabled", "allowTLS", "preferTLS", "requireTLS"}))
+      ->capture_default_str();
+  serve->add_option("--tls-cert-key-file", tls_cert_key_file,
+                    "PEM file: the server's certificate chain and its private key");
+  serve->add_option("--tls-ca-file", tls_ca_file,
+                    "PEM file: CAs to verify the client certificates clients present");
   serve->callback([action] {
     *action = [] {
       if (memory == !dbpath.empty()) {
@@ -77,6 +91,22 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.port = port;
       options.max_connections = max_connections;
       options.workers = workers;
+      options.auth = auth;
+      options.tls_mode = tls_mode == "requireTLS"  ? server::TlsMode::kRequireTLS
+                         : tls_mode == "preferTLS" ? server::TlsMode::kPreferTLS
+                         : tls_mode == "allowTLS"  ? server::TlsMode::kAllowTLS
+                                                   : server::TlsMode::kDisabled;
+      options.tls_cert_key_file = tls_cert_key_file;
+      options.tls_ca_file = tls_ca_file;
+      // Binding beyond loopback without --auth is warned about, not refused: as mongod does,
+      // and because trusted private networks (a lab, a container network) are a real use.
+      bool loopback = bind == "127.0.0.1" || bind == "localhost" || bind == "::1";
+      if (!auth && !loopback) {
+        fmt::print(stderr,
+                   "mongostore serve: WARNING: listening on {} without --auth: anyone who can "
+                   "reach this address can read and write every database\n",
+                   bind);
+      }
       // getCmdLineOpts: the effective command line (every option, defaults included) and
       // the same settings under mongod's configuration names.
       options.command_line = {"mongostore", "serve"};
@@ -88,18 +118,27 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.command_line.insert(
           options.command_line.end(),
           {"--bind", bind, "--port", std::to_string(port), "--max-connections",
-           std::to_string(max_connections), "--workers", std::to_string(workers)});
+           std::to_string(max_connections), "--workers", std::to_string(workers),
+           "--disk-reserve-mb", std::to_string(disk_reserve_mb)});
+      if (auth) options.command_line.push_back("--auth");
+      options.command_line.insert(options.command_line.end(), {"--tls-mode", tls_mode});
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
           .append("bindIp", bind)
           .append("port", static_cast<int32_t>(port))
           .append("maxIncomingConnections", static_cast<int64_t>(max_connections))
+          .open_document("tls")
+          .append("mode", tls_mode)
+          .close()
           .close();
       if (memory) {
         parsed.open_document("storage").append("engine", "inMemory").close();
       } else {
         parsed.open_document("storage").append("dbPath", dbpath).close();
       }
+      parsed.open_document("security")
+          .append("authorization", auth ? "enabled" : "disabled")
+          .close();
       options.parsed_options = parsed.finish();
       {
         server::Server server(engine, options);

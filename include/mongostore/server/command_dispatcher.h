@@ -42,6 +42,10 @@
 
 namespace mongostore::server {
 
+namespace auth {
+class AuthSession;
+}
+
 /// What the dispatcher knows about the connection a command came from.
 struct ConnectionInfo {
   int64_t id = 0;
@@ -52,6 +56,11 @@ struct ConnectionInfo {
   int64_t total_connections = 0;
   /// The server's connection bound (serverStatus.connections.available is what is left).
   size_t max_connections = 0;
+  /// Who the connection authenticated as (saslStart / saslContinue), shared by its commands.
+  /// Null: the connection cannot authenticate (authentication commands fail).
+  std::shared_ptr<auth::AuthSession> auth;
+  /// True when the peer is on the loopback interface (the localhost exception).
+  bool loopback = false;
 };
 
 struct DispatcherOptions {
@@ -70,6 +79,11 @@ struct DispatcherOptions {
   /// them ({net: {bindIp, port}, storage: {...}}).
   std::vector<std::string> command_line;
   bson::Document parsed_options;
+  /// serve --auth: every command but the handshake and authentication ones needs an
+  /// authenticated user whose roles allow it; otherwise Unauthorized (13).
+  bool auth_required = false;
+  /// Receives one line per failed authentication (with the client's address); empty: none.
+  std::function<void(const std::string&)> security_log;
 };
 
 class CommandDispatcher {

@@ -23,6 +23,12 @@ namespace mongostore::server {
 /// MongoDB's limit on one wire message (hello's maxMessageSizeBytes).
 inline constexpr int32_t kMaxMessageSize = 48000000;
 
+/// What the server does with TLS (mongod's net.tls.mode): disabled; allowTLS and preferTLS
+/// accept TLS and plain connections alike (they differ on mongod only for outgoing
+/// connections, which mongostore has none of); requireTLS closes a connection that does not
+/// begin with a TLS handshake.
+enum class TlsMode { kDisabled, kAllowTLS, kPreferTLS, kRequireTLS };
+
 struct ServerOptions {
   /// Address to listen on.
   std::string bind = "127.0.0.1";
@@ -51,6 +57,16 @@ struct ServerOptions {
   /// mongod's configuration ({net: {bindIp, port}, storage: {dbPath}}).
   std::vector<std::string> command_line;
   bson::Document parsed_options;
+  /// --auth: commands other than the handshake and authentication need an authenticated user
+  /// (see CommandDispatcher).
+  bool auth = false;
+  /// TLS: the mode, the PEM file holding the server's certificate chain and its private key
+  /// (required unless disabled), and optionally a CA file: client certificates are then
+  /// verified against it when a client presents one (none is required; mongostore has no
+  /// x.509 authentication). start() fails BadValue when a file cannot be loaded.
+  TlsMode tls_mode = TlsMode::kDisabled;
+  std::string tls_cert_key_file;
+  std::string tls_ca_file;
 };
 
 class Server {

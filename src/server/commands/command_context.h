@@ -18,6 +18,7 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/server/command_dispatcher.h"
+#include "server/auth/user_store.h"
 #include "server/commands/command_registry.h"
 #include "server/cursor_registry.h"
 #include "server/generic_arguments.h"
@@ -51,6 +52,8 @@ struct CommandContext {
   const CommandRegistry& commands;
   const DispatcherOptions& options;
   const OpCounters& opcounters;
+  /// The users (admin.system.users).
+  auth::UserStore& users;
   /// When the dispatcher started (serverStatus.uptime).
   std::chrono::steady_clock::time_point started;
 };

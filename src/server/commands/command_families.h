@@ -22,5 +22,7 @@ void register_catalog_commands(CommandRegistry& registry);
 void register_write_commands(CommandRegistry& registry);
 void register_read_commands(CommandRegistry& registry);
 void register_index_commands(CommandRegistry& registry);
+void register_auth_commands(CommandRegistry& registry);
+void register_user_commands(CommandRegistry& registry);
 
 }  // namespace mongostore::server

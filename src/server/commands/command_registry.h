@@ -34,6 +34,7 @@ enum CommandFlags : unsigned {
   kApiV1 = 8,        // in the Stable API version 1 (else apiStrict: true fails 323)
   kOpenFields = 16,  // the handler reads every other field itself (a filter, names)
   kCollection = 32,  // its first field names a collection of $db (CommandContext::collection)
+  kNoAuth = 64,      // runs without an authenticated user under --auth (handshake, SASL)
 };
 
 struct CommandSpec {

@@ -1,6 +1,7 @@
 // The handshake family: what drivers, shells and tools ask first (hello / isMaster, ping,
 // buildInfo, whatsmyuri, connectionStatus, endSessions, getCmdLineOpts, getParameter,
-// listCommands, hostInfo, usersInfo). None of them touches the data.
+// listCommands, hostInfo). None of them touches the data; hello may begin an
+// authentication (speculativeAuthenticate).
 #include "server/commands/command_families.h"
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 #include "mongostore/server/server.h"
+#include "server/auth/auth_session.h"
+#include "server/commands/auth_commands.h"
 #include "server/commands/command_context.h"
 #include "server/generic_arguments.h"
 #include "server/message_compression.h"
@@ -52,6 +55,12 @@ void hello(const CommandContext& ctx, DocumentBuilder& b) {
   b.append("minWireVersion", static_cast<int32_t>(0));
   b.append("maxWireVersion", static_cast<int32_t>(21));
   b.append("readOnly", false);
+  if (Value who = ctx.cmd.get("saslSupportedMechs"); who.is_string()) {
+    supported_mechanisms(ctx, who.as_string(), b);
+  }
+  if (Value spec = ctx.cmd.get("speculativeAuthenticate"); spec.is_document()) {
+    speculative_authenticate(ctx, spec.as_document(), b);
+  }
   // Compression: the client's list, in its order of preference, less what is not offered.
   if (Value requested = ctx.cmd.get("compression"); requested.is_array()) {
     b.open_array("compression");
@@ -80,11 +89,28 @@ void whatsmyuri(const CommandContext& ctx, DocumentBuilder& b) {
 }
 
 void connection_status(const CommandContext& ctx, DocumentBuilder& b) {
+  if (ctx.cmd.get("showPrivileges").truthy()) {
+    throw Error(ErrorCode::kNotImplemented,
+                "connectionStatus showPrivileges is not supported by mongostore");
+  }
+  std::vector<auth::AuthenticatedUser> users;
+  if (ctx.connection.auth) {
+    std::lock_guard lock(ctx.connection.auth->mutex);
+    users = ctx.connection.auth->users;
+  }
   b.open_document("authInfo");
-  b.open_array("authenticatedUsers").close();
-  b.open_array("authenticatedUserRoles").close();
-  // No authentication: no user, so no privileges.
-  if (ctx.cmd.get("showPrivileges").truthy()) b.open_array("authenticatedUserPrivileges").close();
+  b.open_array("authenticatedUsers");
+  for (const auth::AuthenticatedUser& u : users) {
+    b.push_document().append("user", u.user).append("db", u.db).close();
+  }
+  b.close();
+  b.open_array("authenticatedUserRoles");
+  for (const auth::AuthenticatedUser& u : users) {
+    for (const auth::RoleName& r : u.roles) {
+      b.push_document().append("role", r.role).append("db", r.db).close();
+    }
+  }
+  b.close();
   b.close();
 }
 
@@ -97,10 +123,10 @@ void get_cmd_line_opts(const CommandContext& ctx, DocumentBuilder& b) {
 
 // The server parameters mongostore has, with their (fixed) values. Reporting a parameter
 // means behaving as it says: no table scan is refused (notablescan false), no test
-// commands exist (enableTestCommands false), no authentication mechanism is offered.
+// commands exist (enableTestCommands false), the SCRAM mechanisms are offered.
 Document parameters(const DispatcherOptions& options) {
   DocumentBuilder p;
-  p.append("authenticationMechanisms", bson::make_array());
+  p.append("authenticationMechanisms", bson::make_array("SCRAM-SHA-1", "SCRAM-SHA-256"));
   p.append("cursorTimeoutMillis", static_cast<int64_t>(options.cursor_idle_timeout.count()));
   p.append("enableTestCommands", false);
   p.append("featureCompatibilityVersion", bson::make_document("version", "7.0"));
@@ -161,7 +187,7 @@ void list_commands(const CommandContext& ctx, DocumentBuilder& b) {
   for (const auto& [name, spec] : ctx.commands.all()) {
     b.open_document(name);
     b.append("help", "");
-    b.append("requiresAuth", false);
+    b.append("requiresAuth", (spec.flags & kNoAuth) == 0);
     b.append("secondaryOk", true);
     b.append("adminOnly", (spec.flags & kAdminOnly) != 0);
     b.open_array("apiVersions");
@@ -202,34 +228,21 @@ void host_info(const CommandContext&, DocumentBuilder& b) {
   b.open_document("extra").append("versionString", std::string_view(names.version)).close();
 }
 
-// usersInfo: there is no authentication, so there are no users.
-void users_info(const CommandContext& ctx, DocumentBuilder& b) {
-  Value which = ctx.cmd.get("usersInfo");
-  if (!(which.is_number() || which.is_string() || which.is_document() || which.is_array())) {
-    throw Error(ErrorCode::kBadValue,
-                "User and role names must be either strings or objects, or 1");
-  }
-  b.open_array("users").close();
-}
-
 }  // namespace
 
 void register_handshake_commands(CommandRegistry& registry) {
   // isMaster is hello's older name, outside the Stable API.
-  registry.add({"hello"}, &hello, kApiV1, kHelloFields);
-  registry.add({"isMaster", "ismaster"}, &hello, 0, kHelloFields);
-  registry.add({"ping"}, &ping, kApiV1);
-  registry.add({"buildInfo", "buildinfo"}, &build_info);
-  registry.add({"whatsmyuri"}, &whatsmyuri);
-  registry.add({"connectionStatus"}, &connection_status, 0, {"showPrivileges"});
-  registry.add({"endSessions"}, &ping, kApiV1);
+  registry.add({"hello"}, &hello, kApiV1 | kNoAuth, kHelloFields);
+  registry.add({"isMaster", "ismaster"}, &hello, kNoAuth, kHelloFields);
+  registry.add({"ping"}, &ping, kApiV1 | kNoAuth);
+  registry.add({"buildInfo", "buildinfo"}, &build_info, kNoAuth);
+  registry.add({"whatsmyuri"}, &whatsmyuri, kNoAuth);
+  registry.add({"connectionStatus"}, &connection_status, kNoAuth, {"showPrivileges"});
+  registry.add({"endSessions"}, &ping, kApiV1 | kNoAuth);
   registry.add({"getCmdLineOpts"}, &get_cmd_line_opts, kAdminOnly);
   registry.add({"getParameter"}, &get_parameter, kAdminOnly | kOpenFields);
   registry.add({"listCommands"}, &list_commands);
   registry.add({"hostInfo"}, &host_info);
-  registry.add({"usersInfo"}, &users_info, 0,
-               {"showCredentials", "showCustomData", "showPrivileges",
-                "showAuthenticationRestrictions", "filter"});
 }
 
 }  // namespace mongostore::server

@@ -1,0 +1,125 @@
+#include "server/auth/privileges.h"
+
+#include <map>
+#include <string>
+
+namespace mongostore::server::auth {
+namespace {
+
+const std::map<std::string_view, Action>& table() {
+  static const std::map<std::string_view, Action> t = {
+      // The handshake and authentication.
+      {"hello", Action::kNone},
+      {"isMaster", Action::kNone},
+      {"ping", Action::kNone},
+      {"buildInfo", Action::kNone},
+      {"whatsmyuri", Action::kNone},
+      {"connectionStatus", Action::kNone},
+      {"endSessions", Action::kNone},
+      {"saslStart", Action::kNone},
+      {"saslContinue", Action::kNone},
+      {"logout", Action::kNone},
+      {"authenticate", Action::kNone},
+      // Any user.
+      {"listCommands", Action::kAuthenticated},
+      {"killCursors", Action::kAuthenticated},
+      // Reads.
+      {"find", Action::kReadData},
+      {"aggregate", Action::kReadData},
+      {"count", Action::kReadData},
+      {"distinct", Action::kReadData},
+      {"getMore", Action::kReadData},
+      {"explain", Action::kReadData},
+      {"listCollections", Action::kReadCatalog},
+      {"listIndexes", Action::kReadCatalog},
+      {"collStats", Action::kReadCatalog},
+      {"dbStats", Action::kReadCatalog},
+      // Writes.
+      {"insert", Action::kWriteData},
+      {"update", Action::kWriteData},
+      {"delete", Action::kWriteData},
+      {"findAndModify", Action::kWriteData},
+      {"create", Action::kWriteData},
+      {"drop", Action::kWriteData},
+      {"createIndexes", Action::kWriteData},
+      {"dropIndexes", Action::kWriteData},
+      // Database administration.
+      {"dropDatabase", Action::kDbAdmin},
+      {"validate", Action::kDbAdmin},
+      {"profile", Action::kDbAdmin},
+      {"collMod", Action::kDbAdmin},
+      // Users.
+      {"createUser", Action::kUserAdmin},
+      {"updateUser", Action::kUserAdmin},
+      {"dropUser", Action::kUserAdmin},
+      {"usersInfo", Action::kUserAdmin},
+      // Server-wide.
+      {"listDatabases", Action::kListDatabases},
+      {"serverStatus", Action::kCluster},
+      {"currentOp", Action::kCluster},
+      {"killOp", Action::kCluster},
+      {"getCmdLineOpts", Action::kCluster},
+      {"getParameter", Action::kCluster},
+      {"hostInfo", Action::kCluster},
+      {"renameCollection", Action::kCluster},
+  };
+  return t;
+}
+
+// What a per-database role grants on its own database.
+bool database_role_allows(std::string_view role, Action a) {
+  bool read = a == Action::kReadData || a == Action::kReadCatalog;
+  if (role == "read") return read;
+  if (role == "readWrite") return read || a == Action::kWriteData;
+  if (role == "dbAdmin") return a == Action::kReadCatalog || a == Action::kDbAdmin;
+  if (role == "userAdmin") return a == Action::kUserAdmin;
+  if (role == "dbOwner") {
+    return read || a == Action::kWriteData || a == Action::kDbAdmin || a == Action::kUserAdmin;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<Action> required_action(std::string_view canonical_name) {
+  auto it = table().find(canonical_name);
+  if (it == table().end()) return std::nullopt;
+  return it->second;
+}
+
+bool role_allows(const RoleName& role, Action a, std::string_view db) {
+  if (a == Action::kNone || a == Action::kAuthenticated) return true;
+  if (role.role == "root" && role.db == "admin") return true;
+  // The admin database holds the users (admin.system.users): reading its documents would
+  // show their salted keys, writing them would make any role root. Only root touches its
+  // collections; its users are managed through the user commands.
+  if (db == "admin" && (a == Action::kReadData || a == Action::kReadCatalog ||
+                        a == Action::kWriteData || a == Action::kDbAdmin)) {
+    return false;
+  }
+  if (role.db == "admin") {
+    static const std::map<std::string_view, std::string_view> kAnyDatabase = {
+        {"readAnyDatabase", "read"},
+        {"readWriteAnyDatabase", "readWrite"},
+        {"dbAdminAnyDatabase", "dbAdmin"},
+        {"userAdminAnyDatabase", "userAdmin"}};
+    if (auto it = kAnyDatabase.find(role.role); it != kAnyDatabase.end()) {
+      if (a == Action::kListDatabases) return role.role != "userAdminAnyDatabase";
+      return database_role_allows(it->second, a);
+    }
+  }
+  return role.db == db && database_role_allows(role.role, a);
+}
+
+bool allowed(const std::vector<AuthenticatedUser>& users, Action a, std::string_view db) {
+  if (a == Action::kNone) return true;
+  for (const AuthenticatedUser& u : users) {
+    if (a == Action::kAuthenticated) return true;
+    for (const RoleName& r : u.roles) {
+      if (role_allows(r, a, db)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace mongostore::server::auth
