@@ -18,6 +18,14 @@ using bson::make_document;
 
 constexpr auto kRefreshEvery = std::chrono::seconds(2);
 
+// A lease must be renewed well within the time after which it counts as stale, or a live
+// holder would look dead: at most every `every`, and at least four times per `stale_after`
+// (a store may be configured with a stale threshold shorter than the default renewals).
+std::chrono::steady_clock::duration renewal_interval(std::chrono::milliseconds every,
+                                                     std::chrono::milliseconds stale_after) {
+  return std::min<std::chrono::steady_clock::duration>(every, stale_after / 4);
+}
+
 Document heartbeat_compare(const char* op, std::chrono::milliseconds stale_after) {
   return make_document(
       "$expr",
@@ -103,7 +111,10 @@ WriterLease::WriterLease(StoreContext& store) : store_(store), id_("lease/" + uu
 
 void WriterLease::refresh(bool now) {
   auto t = std::chrono::steady_clock::now();
-  if (!now && t - refreshed_ < kWriterRefreshEvery) return;
+  if (!now &&
+      t - refreshed_ < renewal_interval(kWriterRefreshEvery, store_.options.lease_stale_after)) {
+    return;
+  }
   auto result =
       store_.collection(kMetadataCollection)
           .update_one(make_document("_id", id_, "owner", store_.lease_owner),
@@ -134,7 +145,7 @@ void WriterLease::release() noexcept {
 // --- fsck lease -------------------------------------------------------------------------------
 
 FsckLease::FsckLease(StoreContext& store, bool force, std::chrono::milliseconds stale_after)
-    : store_(store), owner_(uuid4()) {
+    : store_(store), owner_(uuid4()), stale_after_(stale_after) {
   client::Collection metadata = store_.collection(kMetadataCollection);
   try {
     metadata.insert_one(
@@ -160,7 +171,7 @@ FsckLease::FsckLease(StoreContext& store, bool force, std::chrono::milliseconds 
 
 void FsckLease::refresh(bool now) {
   auto t = std::chrono::steady_clock::now();
-  if (!now && t - refreshed_ < kRefreshEvery) return;
+  if (!now && t - refreshed_ < renewal_interval(kRefreshEvery, stale_after_)) return;
   auto result = store_.collection(kMetadataCollection)
                     .update_one(make_document("_id", kFsckLeaseId, "owner", owner_),
                                 set_now(make_document("owner", owner_)));

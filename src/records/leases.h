@@ -58,7 +58,8 @@ class WriterLease {
   WriterLease(const WriterLease&) = delete;
   WriterLease& operator=(const WriterLease&) = delete;
 
-  /// Renews the heartbeat when the last renewal is older than `kWriterRefreshEvery` (`now`:
+  /// Renews the heartbeat when the last renewal is older than `kWriterRefreshEvery`, or a
+  /// quarter of the store's lease_stale_after when that is shorter (`now`:
   /// always). LeaseLostError when the lease document is gone (a forced fsck removed it as a
   /// dead writer's).
   void refresh(bool now = false);
@@ -81,13 +82,15 @@ class FsckLease {
   FsckLease(const FsckLease&) = delete;
   FsckLease& operator=(const FsckLease&) = delete;
 
-  /// Renews the heartbeat when the last renewal is older than 2 s (`now`: always).
+  /// Renews the heartbeat when the last renewal is older than 2 s, or a quarter of the stale
+  /// threshold when that is shorter (`now`: always).
   void refresh(bool now = false);
   const std::string& owner() const { return owner_; }
 
  private:
   StoreContext& store_;
   std::string owner_;
+  std::chrono::milliseconds stale_after_;
   std::chrono::steady_clock::time_point refreshed_;
 };
 

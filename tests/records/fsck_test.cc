@@ -531,6 +531,27 @@ TEST_P(FsckContract, AWriterLeaseRenewsItsHeartbeatAndIsLostOnceAForcedFsckRemov
   EXPECT_THROW(lease.refresh(/*now=*/true), LeaseLostError);
 }
 
+// With a stale threshold shorter than the default renewal (1 s), a live writer renews at
+// least four times per threshold, so it never looks dead to fsck.
+TEST_P(FsckContract, AWriterRenewsWithinAShortStaleThreshold) {
+  RecordStore store = open();
+  RecordStoreOptions quick = options();
+  quick.lease_stale_after = std::chrono::milliseconds(40);
+  StoreContext writer(client_, quick);
+  WriterLease lease(writer);
+  coll("_httk_store_metadata")
+      .update_one(make_document("_id", lease.id()),
+                  make_document("$set", make_document("heartbeat", bson::DateTime{1000})));
+  std::this_thread::sleep_for(std::chrono::milliseconds(15));  // past 40 ms / 4
+  lease.refresh();
+  EXPECT_GT(coll("_httk_store_metadata")
+                .find_one(make_document("_id", lease.id()))
+                ->get("heartbeat")
+                .as_datetime()
+                .millis,
+            1000);
+}
+
 TEST_P(FsckContract, AGenerationBumpClearsAnotherStoresCachesAtItsNextSave) {
   RecordStore a = open();
   // Remote: the other store has a connection of its own to the server, as another process.
