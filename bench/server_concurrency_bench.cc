@@ -11,7 +11,7 @@
 //   - ping latency on its own connection: on an idle server, and while 64 connections insert
 //     durably; the ratio of the p99s says how much a loaded server delays the handshake path.
 //
-//   build/bench/server_concurrency_bench [--seconds S] [--pings N] [--tool PATH]
+//   build/bench/server_concurrency_bench [--seconds S] [--pings N] [--workers N] [--tool PATH]
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -41,6 +41,7 @@ namespace {
 struct Args {
   double seconds = 3;
   int pings = 2000;
+  int workers = 0;  // the measured server's --workers (0: its default)
   std::string tool = MONGOSTORE_TOOL_PATH;
 };
 
@@ -134,6 +135,8 @@ int main(int argc, char** argv) {
     std::string k = argv[i];
     if (k == "--seconds") {
       a.seconds = std::stod(argv[i + 1]);
+    } else if (k == "--workers") {
+      a.workers = std::stoi(argv[i + 1]);
     } else if (k == "--pings") {
       a.pings = std::stoi(argv[i + 1]);
     } else if (k == "--tool") {
@@ -151,16 +154,19 @@ int main(int argc, char** argv) {
   const std::vector<int> counts = {1, 16, 64, 256};
   std::vector<double> pooled, old_design;
   {
-    DurableServer server(a, {});
+    DurableServer server(a, {"--workers", std::to_string(a.workers)});
     for (int n : counts) pooled.push_back(inserts_per_second(server, n, a.seconds));
   }
   {
     DurableServer server(a, {"--workers", "2"});
     for (int n : counts) old_design.push_back(inserts_per_second(server, n, a.seconds));
   }
+  const std::string measured =
+      a.workers == 0 ? std::string("default workers") : fmt::format("--workers {}", a.workers);
   fmt::print(
-      "| connections | inserts/s (default workers) | ÷ 1 connection | inserts/s (--workers 2) "
-      "| ÷ 1 connection | default ÷ 2 workers |\n|---|---|---|---|---|---|\n");
+      "| connections | inserts/s ({}) | ÷ 1 connection | inserts/s (--workers 2) "
+      "| ÷ 1 connection | ÷ 2 workers |\n|---|---|---|---|---|---|\n",
+      measured);
   for (size_t i = 0; i < counts.size(); ++i) {
     fmt::print("| {} | {:.0f} | {:.2f} | {:.0f} | {:.2f} | {:.2f} |\n", counts[i], pooled[i],
                pooled[i] / pooled[0], old_design[i], old_design[i] / old_design[0],
