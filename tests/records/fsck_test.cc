@@ -506,8 +506,12 @@ TEST_P(FsckContract, AWriterLeaseRenewsItsHeartbeatAndIsLostOnceAForcedFsckRemov
   RecordStore store = open();
   store.save(make_structure("TiO2", 1));
   StoreContext writer(client_, options());
-  auto heartbeat = [&](const std::string& id) {
-    return coll("_httk_store_metadata").find_one(make_document("_id", id))->get("heartbeat");
+  auto heartbeat = [&](const std::string& id) {  // millis (the document is gone after this)
+    return coll("_httk_store_metadata")
+        .find_one(make_document("_id", id))
+        ->get("heartbeat")
+        .as_datetime()
+        .millis;
   };
   WriterLease lease(writer);
   ASSERT_TRUE(has_lease(lease.id()));
@@ -516,9 +520,9 @@ TEST_P(FsckContract, AWriterLeaseRenewsItsHeartbeatAndIsLostOnceAForcedFsckRemov
       .update_one(make_document("_id", lease.id()),
                   make_document("$set", make_document("heartbeat", bson::DateTime{1000})));
   lease.refresh();  // renewed less than a second ago: nothing to do yet
-  EXPECT_EQ(heartbeat(lease.id()).as_datetime().millis, 1000);
+  EXPECT_EQ(heartbeat(lease.id()), 1000);
   lease.refresh(/*now=*/true);
-  EXPECT_GT(heartbeat(lease.id()).as_datetime().millis, 1000);
+  EXPECT_GT(heartbeat(lease.id()), 1000);
 
   // Stale again, and this time a forced fsck removes it as a dead writer's.
   coll("_httk_store_metadata")

@@ -54,11 +54,15 @@ FieldType value_type(const std::string& table, const std::string& codec, bson::V
   }
   if (t.kind == FieldKind::kReference) {
     if (target.empty()) unreadable(table, "a reference without a target");
-    // Lazy, as declarations are: a table may refer to itself. The map outlives every lookup
-    // (the schemas share it).
-    t.target = [all, target, table]() -> std::shared_ptr<const RecordSchema> {
-      auto found = all->find(target);
-      if (found == all->end()) unreadable(table, "its target '" + target + "' has no schema");
+    // Lazy, as declarations are: a table may refer to itself. The lookup holds the map
+    // weakly (the map holds the schemas, so a strong reference would be a cycle that is
+    // never freed); the StoredLayout owns the map for as long as its schemas are used.
+    std::weak_ptr<SchemaMap> weak = all;
+    t.target = [weak, target, table]() -> std::shared_ptr<const RecordSchema> {
+      std::shared_ptr<SchemaMap> map = weak.lock();
+      if (!map) unreadable(table, "the layout its schema was read from is gone");
+      auto found = map->find(target);
+      if (found == map->end()) unreadable(table, "its target '" + target + "' has no schema");
       return found->second;
     };
   }
@@ -254,6 +258,7 @@ StoredLayout read_stored_layout(const client::Database& db) {
   auto all = std::make_shared<SchemaMap>();
   for (const auto& [table, fp] : out.fingerprints) all->emplace(table, schema_of(table, fp, all));
   out.schemas = *all;
+  out.schema_map = all;
   // Every reference must name a table that has a schema: check now, not in the middle of a
   // command.
   for (const auto& [table, s] : out.schemas) {

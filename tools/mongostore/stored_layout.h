@@ -46,6 +46,9 @@ struct StoredLayout {
   std::vector<std::string> family_tables;
   /// The schemas rebuilt from the fingerprints, by table.
   std::map<std::string, std::shared_ptr<const records::RecordSchema>> schemas;
+  /// Owns what the schemas' reference targets are looked up in (they hold it weakly): keep
+  /// the StoredLayout alive while a store opened with its schemas is used.
+  std::shared_ptr<const void> schema_map;
 
   /// The schema of `table`; Error(BadValue) naming the known tables when there is none.
   std::shared_ptr<const records::RecordSchema> schema(const std::string& table) const;
