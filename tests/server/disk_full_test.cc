@@ -75,6 +75,7 @@ TEST(DiskFull, WithoutAReserveTheServerEitherRefusesOrStopsAndLosesNothingAcknow
   if (!fs.mounted()) GTEST_SKIP() << fs.why();
   const std::string data = fs.path() + "/data";
   int64_t acknowledged = 0;
+  int64_t in_doubt = 0;
   {
     ServerProcess server({"--dbpath", data, "--disk-reserve-mb", "0"});
     auto coll = client::connect(server.uri() + "?serverSelectionTimeoutMS=2000")
@@ -115,11 +116,16 @@ TEST(DiskFull, WithoutAReserveTheServerEitherRefusesOrStopsAndLosesNothingAcknow
       ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
       EXPECT_EQ(WEXITSTATUS(status), 14);
       EXPECT_NE(server.log().find("the storage engine panicked"), std::string::npos);
+      // The insert that met the panic was never answered: it may have reached the journal
+      // before WiredTiger stopped, so it may or may not be there after recovery.
+      in_doubt = 1;
     }
   }
   fs.remove_filler();
   ServerProcess again({"--dbpath", data});
-  EXPECT_EQ(count(again.uri()), acknowledged) << "an acknowledged insert was lost";
+  const int64_t recovered = count(again.uri());
+  EXPECT_GE(recovered, acknowledged) << "an acknowledged insert was lost";
+  EXPECT_LE(recovered, acknowledged + in_doubt) << "more documents than were ever sent";
 }
 
 }  // namespace
