@@ -6,10 +6,12 @@
 // https://www.mongodb.com/docs/manual/reference/error-codes/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mongostore {
 
@@ -51,6 +53,13 @@ enum class ErrorCode : int32_t {
   kNetworkTimeout = 89,
   kUnsatisfiableWriteConcern = 100,
   kWriteConflict = 112,
+  kNoSuchTransaction = 251,
+  kTransactionCommitted = 256,
+  kTransactionTooOld = 225,
+  kOperationNotSupportedInTransaction = 263,
+  kTransactionExceededLifetimeLimitSeconds = 290,
+  kIncompleteTransactionHistory = 217,
+  kNoSuchSession = 206,
   kNotAReplicaSet = 123,
   kDocumentValidationFailure = 121,
   kAPIVersionError = 322,
@@ -87,8 +96,17 @@ enum class ErrorCode : int32_t {
 std::string_view code_name(ErrorCode code);
 std::string_view code_name(int32_t code);
 
+/// MongoDB's error labels: what a client may do about an error, independent of its code.
+/// A transaction that failed with TransientTransactionError may be retried from its start;
+/// a commit that failed with UnknownTransactionCommitResult may be retried as a commit.
+inline constexpr std::string_view kTransientTransactionError = "TransientTransactionError";
+inline constexpr std::string_view kUnknownTransactionCommitResult =
+    "UnknownTransactionCommitResult";
+inline constexpr std::string_view kRetryableWriteError = "RetryableWriteError";
+
 /// The base of every error mongostore raises. `what()` is the human-readable message
-/// (MongoDB's `errmsg`); `code()` and `code_name()` identify the condition.
+/// (MongoDB's `errmsg`); `code()` and `code_name()` identify the condition; `labels()` are
+/// MongoDB's `errorLabels`.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, std::string message)
@@ -99,8 +117,19 @@ class Error : public std::runtime_error {
   ErrorCode error_code() const { return static_cast<ErrorCode>(code_); }
   std::string_view code_name() const { return mongostore::code_name(code_); }
 
+  const std::vector<std::string>& labels() const { return labels_; }
+  bool has_label(std::string_view label) const {
+    return std::find(labels_.begin(), labels_.end(), label) != labels_.end();
+  }
+  /// Adds `label` once; returns *this so a throw can label in place.
+  Error& add_label(std::string_view label) {
+    if (!has_label(label)) labels_.emplace_back(label);
+    return *this;
+  }
+
  private:
   int32_t code_;
+  std::vector<std::string> labels_;
 };
 
 }  // namespace mongostore

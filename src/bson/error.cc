@@ -115,6 +115,20 @@ std::string_view code_name(int32_t code) {
       return "UnsatisfiableWriteConcern";
     case 112:
       return "WriteConflict";
+    case 206:
+      return "NoSuchSession";
+    case 217:
+      return "IncompleteTransactionHistory";
+    case 225:
+      return "TransactionTooOld";
+    case 251:
+      return "NoSuchTransaction";
+    case 256:
+      return "TransactionCommitted";
+    case 263:
+      return "OperationNotSupportedInTransaction";
+    case 290:
+      return "TransactionExceededLifetimeLimitSeconds";
     case 121:
       return "DocumentValidationFailure";
     case 123:

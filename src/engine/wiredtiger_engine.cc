@@ -288,4 +288,9 @@ void WiredTigerEngine::flush() {
   connection_.checkpoint();
 }
 
+std::shared_ptr<Transaction> WiredTigerEngine::begin_transaction(const TransactionOptions&) {
+  // Being built (issue 20): lands with the transaction unit.
+  throw Error(ErrorCode::kNotImplemented, "multi-document transactions are not built yet");
+}
+
 }  // namespace mongostore::engine

@@ -125,6 +125,10 @@ class WiredTigerEngine final : public Engine,
 
   void flush() override;
 
+  // --- transactions --------------------------------------------------------------------
+  using Engine::begin_transaction;
+  std::shared_ptr<Transaction> begin_transaction(const TransactionOptions& options) override;
+
  private:
   EngineOptions options_;
   WiredTigerConnection connection_;

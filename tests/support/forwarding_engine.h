@@ -153,6 +153,10 @@ class ForwardingEngine : public engine::Engine {
     return inner_->explain_find(db, coll, filter, options);
   }
   void flush() override { inner_->flush(); }
+  std::shared_ptr<engine::Transaction> begin_transaction(
+      const engine::TransactionOptions& options) override {
+    return inner_->begin_transaction(options);
+  }
 
  protected:
   std::shared_ptr<engine::Engine> inner_;

@@ -26,6 +26,7 @@
 #include "mongostore/document_validation_error.h"
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/engine/durability.h"
+#include "mongostore/engine/transaction.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -496,6 +497,13 @@ class Engine {
 
   /// Forces everything acknowledged so far to stable storage (a checkpoint).
   virtual void flush() = 0;
+
+  // --- transactions --------------------------------------------------------------------
+  /// Starts a multi-document transaction; see mongostore/engine/transaction.h for its
+  /// isolation, errors and limits. Throws OperationNotSupportedInTransaction (263) when
+  /// called on a transaction's engine() (transactions do not nest).
+  virtual std::shared_ptr<Transaction> begin_transaction(const TransactionOptions& options) = 0;
+  std::shared_ptr<Transaction> begin_transaction() { return begin_transaction({}); }
 };
 
 }  // namespace mongostore::engine
