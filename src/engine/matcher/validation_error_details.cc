@@ -166,8 +166,6 @@ class Explainer {
     return b.finish();
   }
 
-  size_t charged() const { return bytes_; }
-
  private:
   size_t bytes_ = 0;
   // The one-keyword {pattern: ...} schemas compiled for patternProperties (a compiled schema
@@ -464,9 +462,8 @@ class Explainer {
     std::vector<std::unique_ptr<const JsonSchema>> regexes;
     if (patterns.is_document()) {
       for (const Element& p : patterns.as_document()) {
-        Boxed regex = box_string(p.key);
         DocumentBuilder b;
-        b.append("pattern", regex.value());
+        b.append("pattern", p.key);
         pattern_schemas_.push_back(b.finish());
         regexes.push_back(JsonSchema::compile(pattern_schemas_.back().view()));
       }
