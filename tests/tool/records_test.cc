@@ -2,12 +2,9 @@
 // binary on an embedded directory and through `mongostore serve`: every output is checked
 // against what the store holds, read with a plain client.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "mongostore/bson/builder.h"
@@ -15,6 +12,7 @@
 #include "mongostore/client/client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/tool_run.h"
 
 namespace mongostore::tool {
 namespace {
@@ -22,17 +20,7 @@ namespace {
 using bson::Document;
 using bson::make_document;
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Output = testing::ToolOutput;
 
 // The value at a dotted path, through arrays too ("versions.0.sid").
 bson::Value at(const Document& d, const std::string& path) {
@@ -74,12 +62,7 @@ struct CommandOutputs {
 
 class RecordsTest : public ::testing::Test {
  public:
-  Output run(const std::string& args) {
-    std::string out = dir_.sub("stdout"), err = dir_.sub("stderr");
-    std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " >" + out + " 2>" + err;
-    int status = std::system(command.c_str());
-    return Output{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
+  Output run(const std::string& args) { return testing::run_tool(dir_, args); }
   std::string data() const { return dir_.sub("data"); }
   std::string at_data() const { return " --data " + data(); }
   Document run_json(const std::string& args, int expected_status = 0) {

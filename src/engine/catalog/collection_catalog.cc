@@ -51,6 +51,7 @@ void CollectionCatalog::create(OperationContext& op, std::string_view db, std::s
                   "BSON field 'create." + std::string(e.key) + "' is an unknown field.");
     }
   }
+  CollectionValidation::refuse_on_namespace(options, db, coll);
   auto validation =
       std::make_shared<const CollectionValidation>(CollectionValidation::parse(options, "create"));
   if (!create_if_missing(op, db, coll, std::move(validation)).second) {
@@ -66,6 +67,7 @@ void CollectionCatalog::modify(OperationContext& op, std::string_view db, std::s
                   "BSON field 'collMod." + std::string(e.key) + "' is an unknown field.");
     }
   }
+  CollectionValidation::refuse_on_namespace(options, db, coll);
   CollectionValidation::parse(options, "collMod");  // errors before waiting for writers
   for (;;) {
     std::shared_ptr<CollectionEntry> entry = lookup(db, coll);
