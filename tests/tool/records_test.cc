@@ -339,6 +339,22 @@ TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {
   EXPECT_EQ(int_of(first, "lineage_length"), 2);
   EXPECT_EQ(int_of(first, "fsck_repaired"), 0);
   EXPECT_EQ(int_of(first, "fsck_deleted"), 0);
+  // The search and the paged listing, against the store read with a plain client.
+  {
+    auto client = client::connect("embedded:" + data());
+    client::Collection structures = client->database("materials").collection("structure");
+    EXPECT_EQ(int_of(first, "search_matches"),
+              structures.count_documents(
+                  make_document("alt_kind", make_document("$exists", false), "f.spacegroup",
+                                make_document("$gte", 195), "f.nsites", make_document("$lte", 30),
+                                "f.energy_ev_per_atom", make_document("$lt", -3.0))));
+    EXPECT_EQ(int_of(first, "listing_rows"), kStructures + 1);  // the batch and the correction
+    EXPECT_EQ(int_of(first, "listing_pages"),
+              (kStructures + 1 + int_of(first, "listing_page_size") - 1) /
+                  int_of(first, "listing_page_size"));
+    EXPECT_NE(std::string(first.get("search_filter").as_string()).find("_httk_custom_spacegroup"),
+              std::string::npos);
+  }
   // A second run on the same directory imports the same batch: all dedup hits, nothing added,
   // and the correction and the alternative are not repeated. The human summary says so.
   Output second = run("demo records" + at_data() + " --structures " + std::to_string(kStructures));
@@ -349,6 +365,11 @@ TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {
       << second.out;
   EXPECT_NE(second.out.find("structures saved"), std::string::npos);  // progress
   EXPECT_NE(second.out.find("mongostore records show structure"), std::string::npos);
+  EXPECT_NE(second.out.find("mongostore records ls structure --filter '_httk_custom_spacegroup"),
+            std::string::npos)
+      << second.out;
+  EXPECT_NE(second.out.find("search (OPTIMADE)"), std::string::npos);
+  EXPECT_NE(second.out.find("(the pages concatenated are the full listing)"), std::string::npos);
   Document third = demo(at_data());
   EXPECT_EQ(int_of(third, "structures_added"), 0);
   EXPECT_EQ(int_of(third, "dedup_hits"), kStructures);
