@@ -610,6 +610,36 @@ TEST_P(OptimadeSearcher, PagesOfAFilteredSearchConcatenateToTheFullListing) {
   EXPECT_EQ(pages, 4);
 }
 
+// The example of docs/record-store.md ("OPTIMADE filters on the searcher"), as written there.
+TEST_P(OptimadeSearcher, DocumentationExampleWorks) {
+  RecordStore store = open();
+  Structure tio2 = make_structure("TiO2", 2);
+  tio2.energy = -3.0;
+  int64_t match = store.save(tio2);
+  Structure bob = make_structure("SrO", 2, "Bob");  // another author
+  store.save(bob);
+  Structure hot = make_structure("MgO", 2);  // energy above -1.0
+  hot.energy = 0.5;
+  store.save(hot);
+
+  OptimadeTranslationOptions names;  // prefix "_httk_" by default
+  names.properties = {{"chemical_formula_reduced", "formula"}, {"author_name", "author.name"}};
+  OptimadeSearch found = optimade_filter_searcher(
+      store, schema_of<Structure>(),
+      R"(_httk_custom_spacegroup >= 195 AND chemical_formula_reduced CONTAINS "O" AND
+       NOT _httk_custom_energy > -1.0 AND _httk_custom_tags HAS ANY "cubic", "perovskite" AND
+       author_name STARTS "Ad" AND _exmpl_band_gap IS UNKNOWN)",
+      names);
+  found.searcher.output(found.record.sid(), "sid");
+  ResultPage page = found.searcher.page(100, {{"sid"}});  // then page(100, {{"sid"}}, page.next)
+  ASSERT_EQ(page.rows.size(), 1u);
+  EXPECT_EQ(page.rows[0]["sid"].as<int64_t>(), match);
+  EXPECT_FALSE(page.next);
+  ASSERT_EQ(found.warnings.size(), 1u);
+  EXPECT_EQ(found.warnings[0],
+            "'_exmpl_band_gap' has another database's prefix: treated as unknown");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OptimadeSearcher, mongostore::testing::all_backends(),
                          mongostore::testing::backend_test_name);
 

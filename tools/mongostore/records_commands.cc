@@ -394,8 +394,8 @@ void register_records_commands(CLI::App& app, Action* action) {
 
   auto* ls = records_cmd->add_subcommand(
       "ls",
-      "A record collection's main records in sid order, one keyset page at a time, optionally "
-      "filtered by an OPTIMADE filter (run on the server)");
+      "A record collection's records (alternatives hidden) in sid order, one keyset page at a "
+      "time, optionally filtered by an OPTIMADE filter (run on the server)");
   add_location_options(ls, where);
   ls->add_option("record", record, "The record's collection (see `records layout`)")->required();
   ls->add_option("--filter", filter,
