@@ -46,7 +46,8 @@ enum class Type {
   kDate,
   kReference,  // a reference field: the referenced sid
   kList,
-  kUnsupported,  // bytes, matrices, lists of records: the searcher cannot query them
+  kRelationship,  // <type>.id: the list of the related records' ids
+  kUnsupported,   // bytes, matrices, lists of records: the searcher cannot query them
 };
 
 std::string_view type_name(Type t) {
@@ -67,6 +68,7 @@ std::string_view type_name(Type t) {
     case Type::kReference:
       return "reference";
     case Type::kList:
+    case Type::kRelationship:
       return "list";
     case Type::kUnsupported:
       break;
@@ -106,6 +108,10 @@ struct Prop {
   Type type = Type::kUnsupported;
   Type element = Type::kUnsupported;  // kList: the elements' type
   bool through_reference = false;
+  // kRelationship: the entry type, and whether the field is a list of records (else one
+  // reference).
+  std::string related_type;
+  bool many = false;
 
   bool unknown() const { return !ref.has_value(); }
   // The comparable kind of two properties.
@@ -184,10 +190,40 @@ class Translator {
     return ref->field(field);
   }
 
-  Prop resolve(const o::Property& property) {
+  Prop relationship(const o::Property& property, const std::string& field) {
     Prop p;
     p.name = name_of(property);
+    const std::string& type = property.names[0];
+    if (property.names.size() != 2 || property.names[1] != "id") {
+      not_implemented("'" + p.name + "': of a relationship only " + type +
+                      ".id is translated (a nested name through the reference field '" + field +
+                      "' reaches the related record's fields)");
+    }
+    if (!stored_field(*var_.schema(), field)) {
+      throw SchemaError("relationship '" + type + "': " + var_.schema()->storage_name() +
+                        " has no stored field '" + field + "'");
+    }
+    const FieldSchema& f = var_.schema()->fields()[*var_.schema()->field_index(field)];
+    bool one = f.type.kind == FieldKind::kReference;
+    bool many = f.type.kind == FieldKind::kList && f.type.element->kind == FieldKind::kReference;
+    if (!one && !many) {
+      throw SchemaError("relationship '" + type + "': " + field +
+                        " is not a reference or a list of records");
+    }
+    p.ref = var_.field(field);
+    p.type = Type::kRelationship;
+    p.related_type = type;
+    p.many = many;
+    return p;
+  }
+
+  Prop resolve(const o::Property& property) {
     const std::string& first = property.names[0];
+    if (auto rel = options_.relationships.find(first); rel != options_.relationships.end()) {
+      return relationship(property, rel->second);
+    }
+    Prop p;
+    p.name = name_of(property);
     std::optional<FieldRef> ref;
     Type type = Type::kUnsupported;
     auto mapped = options_.properties.find(first);
@@ -357,6 +393,7 @@ class Translator {
         }
       }
       case Type::kList:
+      case Type::kRelationship:
       case Type::kUnsupported:
         break;
     }
@@ -407,7 +444,7 @@ class Translator {
 
   Condition property_vs_constant(const Prop& p, o::Operator op, const o::Value& c) {
     if (p.unknown()) return always_unknown();
-    if (p.type == Type::kList) {
+    if (p.type == Type::kList || p.type == Type::kRelationship) {
       type_mismatch("'" + p.name + "' is a list: compare its elements with HAS, not " +
                     op_text(op));
     }
@@ -434,7 +471,8 @@ class Translator {
   Condition property_vs_property(const Prop& a, o::Operator op, const Prop& b) {
     if (fuzzy(op)) not_implemented(op_text(op) + " with a property on the right");
     if (a.unknown() || b.unknown()) return always_unknown();
-    if (a.type == Type::kList || b.type == Type::kList) {
+    if (a.type == Type::kList || b.type == Type::kList || a.type == Type::kRelationship ||
+        b.type == Type::kRelationship) {
       not_implemented("'" + a.name + "' " + op_text(op) + " '" + b.name +
                       "': a comparison involving a list property");
     }
@@ -467,14 +505,16 @@ class Translator {
     Prop p = resolve(b.property);
     if (p.unknown()) return always_unknown();
     if (p.type == Type::kBoolean) return p.ref->compare(CompareOp::kEq, Value(true));
-    if (p.type == Type::kList) return always_true();
+    if (p.type == Type::kList || p.type == Type::kRelationship) return always_true();
     return p.ref->compare(CompareOp::kNe, kNull);
   }
 
   Condition node(const o::Known& k) {
     Prop p = resolve(k.property);
     if (p.unknown()) return k.known ? always_false() : always_true();
-    if (p.type == Type::kList) return k.known ? always_true() : always_false();
+    if (p.type == Type::kList || p.type == Type::kRelationship) {
+      return k.known ? always_true() : always_false();
+    }
     return p.ref->compare(k.known ? CompareOp::kNe : CompareOp::kEq, kNull);
   }
 
@@ -499,6 +539,7 @@ class Translator {
       if (tuple.size() != 1) not_implemented("a HAS with correlated values (a:b)");
     }
     if (p.unknown()) return always_unknown();
+    if (p.type == Type::kRelationship) return related(p, h);
     if (p.type != Type::kList) {
       type_mismatch("'" + p.name + "' is " + std::string(type_name(p.type)) +
                     ": HAS needs a list property");
@@ -526,13 +567,58 @@ class Translator {
     return out ? *out : always_false();
   }
 
+  // The sid of a related record's id "<type>-<sid>", or -1 (no record) for another form.
+  static int64_t related_sid(const Prop& p, const o::Operand& operand) {
+    if (operand.op != o::Operator::kEq) {
+      not_implemented("'" + p.name + "' HAS with an operator (" + op_text(operand.op) + ")");
+    }
+    if (operand.value.kind() != o::Value::Kind::kString) {
+      type_mismatch("'" + p.name + "' holds ids: strings \"" + p.related_type + "-<sid>\"");
+    }
+    const std::string& id = operand.value.text();
+    std::string head = p.related_type + "-";
+    if (id.compare(0, head.size(), head) != 0) return -1;
+    std::string digits = id.substr(head.size());
+    if (digits.empty() || digits[0] == '+' || digits[0] == '-') return -1;
+    std::optional<int64_t> sid = integer(digits);
+    return sid && *sid > 0 ? *sid : -1;
+  }
+
+  // HAS on `<type>.id`: a list of one (a set reference) or none, or the ids of a list of
+  // records. Two-valued, as every list: a null reference is the empty list.
+  Condition related(const Prop& p, const o::Has& h) {
+    using Q = o::Has::Quantifier;
+    std::vector<Value> sids;
+    for (const auto& tuple : h.tuples) sids.emplace_back(related_sid(p, tuple[0]));
+    const FieldRef& ref = *p.ref;
+    if (p.many) {
+      if (h.quantifier == Q::kOnly) return ref.has_only(sids);
+      if (h.quantifier != Q::kAll) return ref.has_any(sids);
+      std::optional<Condition> all;
+      for (const Value& sid : sids) all = all ? (*all & ref.has(sid)) : ref.has(sid);
+      return *all;
+    }
+    if (h.quantifier == Q::kOnly) {
+      sids.insert(sids.begin(), kNull);  // the empty list has only what is listed
+      return ref.is_in(sids);
+    }
+    if (h.quantifier == Q::kAll) {
+      for (const Value& sid : sids) {
+        if (!(sid == sids[0])) return always_false();  // one reference is not two records
+      }
+    }
+    // `is_in` is unknown on a null reference; `!= null` makes it false there, so that
+    // `NOT <type>.id HAS x` holds for a record without a related one.
+    return ref.is_in(sids) & ref.compare(CompareOp::kNe, kNull);
+  }
+
   Condition node(const o::Length& l) {
     Prop p = resolve(l.property);
     if (l.value.kind() == o::Value::Kind::kProperty) {
       not_implemented("LENGTH compared with a property");
     }
     if (p.unknown()) return always_unknown();
-    if (p.type != Type::kList) {
+    if (p.type != Type::kList && p.type != Type::kRelationship) {
       type_mismatch("'" + p.name + "' is " + std::string(type_name(p.type)) +
                     ": LENGTH needs a list property");
     }
@@ -541,6 +627,30 @@ class Translator {
     }
     std::optional<int64_t> n = integer(l.value.text());
     if (!n) not_implemented("LENGTH " + l.value.text() + ": beyond the range of int64");
+    if (p.type == Type::kRelationship && !p.many) {
+      // One reference: a list of 1 when set, of 0 when null.
+      auto holds = [&](int64_t length) {
+        switch (compare_op(l.op)) {
+          case CompareOp::kEq:
+            return length == *n;
+          case CompareOp::kNe:
+            return length != *n;
+          case CompareOp::kLt:
+            return length < *n;
+          case CompareOp::kLe:
+            return length <= *n;
+          case CompareOp::kGt:
+            return length > *n;
+          case CompareOp::kGe:
+            return length >= *n;
+        }
+        return false;
+      };
+      bool empty = holds(0), set = holds(1);
+      if (empty && set) return always_true();
+      if (!empty && !set) return always_false();
+      return p.ref->compare(set ? CompareOp::kNe : CompareOp::kEq, kNull);
+    }
     return p.ref->length(compare_op(l.op), *n);
   }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -65,7 +66,14 @@ bool is_null(const Scalar& s) {
 OptimadeTranslationOptions translation_options() {
   OptimadeTranslationOptions o;
   o.properties = {{"label", "s"}, {"owner_name", "owner.name"}};
+  o.relationships = {{"authors", "owner"}};
   return o;
+}
+
+// The sids of the saved authors, by name (authors dedup by content: one sid per name).
+std::map<std::string, int64_t>& author_sids() {
+  static std::map<std::string, int64_t> sids;
+  return sids;
 }
 
 template <class T>
@@ -93,6 +101,10 @@ PropertyValue property(const Entry& e, int64_t sid, const o::Property& p) {
   if (name == "_httk_custom_elements") {
     v.list = true;
     for (const std::string& s : e.elements) v.items.emplace_back(s);
+  }
+  if (name == "authors.id") {  // the relationship: the owner's id, or no id
+    v.list = true;
+    if (e.owner) v.items.emplace_back("authors-" + std::to_string(author_sids().at(e.owner->name)));
   }
   if (name == "_httk_custom_counts") {
     v.list = true;
@@ -372,7 +384,22 @@ class Generator {
         return one_of(props) + (pick(2) ? " IS KNOWN" : " IS UNKNOWN");
       }
       case 11:
-        switch (pick(4)) {
+        switch (pick(5)) {
+          case 3: {  // the relationship
+            std::vector<std::string> ids = {"\"authors-x\"", "\"calculations-1\""};
+            for (const auto& [name, sid] : author_sids()) {
+              ids.push_back("\"authors-" + std::to_string(sid) + "\"");
+            }
+            if (pick(4) == 0) {
+              return "authors.id LENGTH " + (pick(2) ? op() + " " : "") + std::to_string(pick(3));
+            }
+            std::string q =
+                one_of(std::vector<std::string>{"HAS", "HAS ALL", "HAS ANY", "HAS ONLY"});
+            int k = q == "HAS" ? 1 : 1 + pick(3);
+            std::string values;
+            for (int i = 0; i < k; ++i) values += (i ? ", " : "") + one_of(ids);
+            return "authors.id " + q + " " + values;
+          }
           case 0:
             return "_httk_custom_n " + op() + " _httk_custom_m";
           case 1:
@@ -438,9 +465,11 @@ TEST_P(OptimadeSearcher, RandomFiltersAgreeWithABruteForceEvaluation) {
   const uint32_t seed = 20261205;
   Generator gen(seed);
   std::vector<std::pair<int64_t, Entry>> entries;
+  author_sids().clear();
   for (int i = 0; i < 60; ++i) {
     Entry e = gen.entry();
     entries.emplace_back(store.save(e), e);
+    if (e.owner) author_sids()[e.owner->name] = *store.sid_of(e.owner);
   }
   int nonempty = 0;
   for (int q = 0; q < 400; ++q) {
@@ -571,6 +600,10 @@ TEST_P(OptimadeSearcher, UntranslatableFiltersAreRefusedWithTheirCategory) {
       {"_httk_custom_n.x = 1", "not-implemented", "not a reference"},
       {"_httk_custom_counts LENGTH _httk_custom_n", "not-implemented", "LENGTH"},
       {"_httk_custom_n = ", "syntax", "column"},
+      {"authors.name = \"Ada\"", "not-implemented", "only authors.id"},
+      {"authors.id = \"authors-1\"", "type-mismatch", "HAS"},
+      {"authors.id HAS 1", "type-mismatch", "ids"},
+      {"authors.id HAS > \"authors-1\"", "not-implemented", "operator"},
   };
   for (const Refusal& r : cases) {
     try {
@@ -608,6 +641,50 @@ TEST_P(OptimadeSearcher, PagesOfAFilteredSearchConcatenateToTheFullListing) {
   } while (cursor);
   EXPECT_EQ(got, want);
   EXPECT_EQ(pages, 4);
+}
+
+TEST_P(OptimadeSearcher, RelationshipsAreListsOfIds) {
+  RecordStore store = open();
+  Entry a;
+  a.owner = std::make_shared<const Author>(Author{"Ada", "ada@example.org"});
+  int64_t sa = store.save(a), sb = store.save(Entry{});
+  std::string ada = "\"authors-" + std::to_string(*store.sid_of(a.owner)) + "\"";
+  // One reference: a list of one id, or none.
+  EXPECT_EQ(run(store, "authors.id HAS " + ada), std::vector<int64_t>{sa});
+  EXPECT_EQ(run(store, "NOT authors.id HAS " + ada), std::vector<int64_t>{sb});
+  EXPECT_EQ(run(store, "authors.id HAS ONLY " + ada), (std::vector<int64_t>{sa, sb}));
+  EXPECT_EQ(run(store, "authors.id HAS ALL " + ada + ", \"authors-999\""), std::vector<int64_t>{});
+  EXPECT_EQ(run(store, "authors.id HAS ANY \"authors-x\", " + ada), std::vector<int64_t>{sa});
+  EXPECT_EQ(run(store, "authors.id LENGTH 0"), std::vector<int64_t>{sb});
+  EXPECT_EQ(run(store, "authors.id LENGTH >= 1"), std::vector<int64_t>{sa});
+  EXPECT_EQ(run(store, "authors.id IS KNOWN"), (std::vector<int64_t>{sa, sb}));
+
+  // A list of records: the ids of its elements.
+  Structure s = make_structure("TiO2", 3);
+  int64_t structure = store.save(s);
+  // Its one site is the same as TiO2's first (content-id dedup): one sid, in both lists.
+  int64_t one_site = store.save(make_structure("SrO", 1));
+  std::vector<std::string> sites;
+  for (const Site& site : s.sites)
+    sites.push_back("\"sites-" + std::to_string(*store.sid_of(site)) + "\"");
+  OptimadeTranslationOptions names;
+  names.relationships = {{"sites", "sites"}};
+  auto found = [&](const std::string& filter) {
+    OptimadeSearch search = optimade_filter_searcher(store, schema_of<Structure>(), filter, names);
+    search.searcher.output(search.record.sid(), "sid");
+    std::vector<int64_t> out;
+    for (const Value& v : search.searcher.results().column("sid")) out.push_back(v.as<int64_t>());
+    return out;
+  };
+  EXPECT_EQ(found("sites.id HAS " + sites[1]), std::vector<int64_t>{structure});
+  EXPECT_EQ(found("sites.id HAS ALL " + sites[0] + ", " + sites[2]),
+            std::vector<int64_t>{structure});
+  EXPECT_EQ(found("sites.id HAS " + sites[0]), (std::vector<int64_t>{structure, one_site}));
+  EXPECT_EQ(found("sites.id HAS ONLY " + sites[0] + ", " + sites[1]),
+            std::vector<int64_t>{one_site});
+  EXPECT_EQ(found("sites.id HAS ONLY " + sites[0] + ", " + sites[1] + ", " + sites[2]),
+            (std::vector<int64_t>{structure, one_site}));
+  EXPECT_EQ(found("sites.id LENGTH 3"), std::vector<int64_t>{structure});
 }
 
 // The example of docs/record-store.md ("OPTIMADE filters on the searcher"), as written there.

@@ -42,10 +42,11 @@
 //  - "type-mismatch": a constant of another type than the property's (`x = "1"` on an
 //    integer), a string operator on a non-string, HAS on a non-list, a naive timestamp, a
 //    non-integer LENGTH (OPTIMADE's 501);
-//  - "not-implemented": constant-versus-constant comparisons, string operators or HAS values
-//    with a property on the right, correlated lists (`a:b HAS 1:2`), `HAS ONLY` with an
-//    operator, fuzzy operators inside HAS lists, ordering of booleans, numbers beyond int64
-//    or double range on integer properties, properties of a type the searcher cannot query
+//  - "not-implemented": `<type>.` anything but `id` on a relationship (`<type>.target.x`:
+//    use a nested name through the reference instead), constant-versus-constant comparisons, string
+//    operators or HAS values with a property on the right, correlated lists (`a:b HAS 1:2`), `HAS
+//    ONLY` with an operator, fuzzy operators inside HAS lists, ordering of booleans, numbers beyond
+//    int64 or double range on integer properties, properties of a type the searcher cannot query
 //    (bytes, matrices, lists of records), nested names through a non-reference (OPTIMADE's
 //    501);
 //  - "syntax": the filter is not OPTIMADE's grammar (OptimadeFilterSyntaxError, from the
@@ -75,6 +76,12 @@ struct OptimadeTranslationOptions {
   /// "logical_id", "store_timestamp". A path that does not exist is a SchemaError when the
   /// name is used.
   std::map<std::string, std::string> properties;
+  /// OPTIMADE relationships: an entry type (e.g. "calculations") -> a reference field or a
+  /// list-of-records field of the record. `<type>.id` is then the list of the related
+  /// records' ids, each "<type>-<sid>" (an id of another form matches no record), for HAS,
+  /// HAS ALL, HAS ANY, HAS ONLY (plain values), LENGTH and IS KNOWN (always: a record without
+  /// a related one has an empty list). A field that is neither is a SchemaError when used.
+  std::map<std::string, std::string> relationships;
 };
 
 /// A condition and what the translation noted on the way.
