@@ -34,7 +34,9 @@
 // KNOWN`); CONTAINS, STARTS [WITH], ENDS [WITH] with a string constant on string
 // properties (literal, case-sensitive); `HAS`, `HAS ALL`, `HAS ANY` on lists with values
 // optionally preceded by a comparison operator (`HAS ANY > 3, = 6`), `HAS ONLY` with plain
-// values; `LENGTH` with an optional comparison operator; `IS KNOWN`, `IS UNKNOWN`.
+// values; `LENGTH` with an optional comparison operator; `IS KNOWN`, `IS UNKNOWN`;
+// `<type>.id` of a relationship (options.relationships) with HAS, HAS ALL, HAS ANY, HAS ONLY,
+// LENGTH.
 //
 // What is refused, as FilterTranslationError with its category (never a different result):
 //  - "unrecognized-property": a name without a prefix, or with ours, that is no property
@@ -43,12 +45,13 @@
 //    integer), a string operator on a non-string, HAS on a non-list, a naive timestamp, a
 //    non-integer LENGTH (OPTIMADE's 501);
 //  - "not-implemented": `<type>.` anything but `id` on a relationship (`<type>.target.x`:
-//    use a nested name through the reference instead), constant-versus-constant comparisons, string
-//    operators or HAS values with a property on the right, correlated lists (`a:b HAS 1:2`), `HAS
-//    ONLY` with an operator, fuzzy operators inside HAS lists, ordering of booleans, numbers beyond
-//    int64 or double range on integer properties, properties of a type the searcher cannot query
-//    (bytes, matrices, lists of records), nested names through a non-reference (OPTIMADE's
-//    501);
+//    use a nested name through the reference instead), constant-versus-constant comparisons,
+//    string operators or HAS values with a property on the right, correlated lists
+//    (`a:b HAS 1:2`), `HAS ONLY` (or a relationship's HAS) with an operator, fuzzy operators
+//    inside HAS lists, ordering of booleans, numbers beyond int64 or double range on integer
+//    properties, properties of a type the searcher cannot query (bytes, matrices, lists of
+//    records, lists reached through a reference), nested names through a non-reference
+//    (OPTIMADE's 501);
 //  - "syntax": the filter is not OPTIMADE's grammar (OptimadeFilterSyntaxError, from the
 //    parser).
 //
