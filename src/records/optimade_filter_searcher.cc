@@ -121,6 +121,21 @@ struct Prop {
   }
 };
 
+// The conjunction (or disjunction) of `parts` as a balanced tree: a chain of n operands (a
+// filter may hold thousands) is log2(n) deep, so compiling it recurses little.
+Condition balanced(std::vector<Condition> parts, bool conjunction) {
+  if (parts.empty()) return conjunction ? always_true() : always_false();
+  while (parts.size() > 1) {
+    std::vector<Condition> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      next.push_back(conjunction ? (parts[i] & parts[i + 1]) : (parts[i] | parts[i + 1]));
+    }
+    if (parts.size() % 2) next.push_back(parts.back());
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
 class Translator {
  public:
   Translator(const Var& var, const OptimadeTranslationOptions& options)
@@ -555,16 +570,9 @@ class Translator {
       }
       return p.ref->has_only(std::move(values));
     }
-    std::optional<Condition> out;
-    for (const auto& tuple : h.tuples) {
-      Condition one = element(p, tuple[0]);
-      if (!out) {
-        out = one;
-      } else {
-        out = h.quantifier == Q::kAll ? (*out & one) : (*out | one);
-      }
-    }
-    return out ? *out : always_false();
+    std::vector<Condition> parts;
+    for (const auto& tuple : h.tuples) parts.push_back(element(p, tuple[0]));
+    return balanced(std::move(parts), h.quantifier == Q::kAll);
   }
 
   // The sid of a related record's id "<type>-<sid>", or -1 (no record) for another form.
@@ -594,9 +602,9 @@ class Translator {
     if (p.many) {
       if (h.quantifier == Q::kOnly) return ref.has_only(sids);
       if (h.quantifier != Q::kAll) return ref.has_any(sids);
-      std::optional<Condition> all;
-      for (const Value& sid : sids) all = all ? (*all & ref.has(sid)) : ref.has(sid);
-      return *all;
+      std::vector<Condition> all;
+      for (const Value& sid : sids) all.push_back(ref.has(sid));
+      return balanced(std::move(all), true);
     }
     if (h.quantifier == Q::kOnly) {
       sids.insert(sids.begin(), kNull);  // the empty list has only what is listed
@@ -656,16 +664,22 @@ class Translator {
 
   Condition node(const o::Logical& l) {
     if (l.op == o::Logical::Op::kNot) return ~expression(l.operands[0]);
-    std::optional<Condition> out;
+    // `(a AND b) AND c` is `a AND b AND c` (AND and OR are associative in three-valued logic
+    // too): one balanced tree, not one level per parenthesis.
+    std::vector<Condition> parts;
+    collect(l, l.op, parts);
+    return balanced(std::move(parts), l.op == o::Logical::Op::kAnd);
+  }
+
+  void collect(const o::Logical& l, o::Logical::Op op, std::vector<Condition>& parts) {
     for (const o::Expression& e : l.operands) {
-      Condition c = expression(e);
-      if (!out) {
-        out = c;
+      const o::Logical* inner = e.get_if<o::Logical>();
+      if (inner && inner->op == op) {
+        collect(*inner, op, parts);
       } else {
-        out = l.op == o::Logical::Op::kAnd ? (*out & c) : (*out | c);
+        parts.push_back(expression(e));
       }
     }
-    return out ? *out : always_true();
   }
 
   const Var& var_;

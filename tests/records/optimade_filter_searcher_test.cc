@@ -687,6 +687,32 @@ TEST_P(OptimadeSearcher, RelationshipsAreListsOfIds) {
   EXPECT_EQ(found("sites.id LENGTH 3"), std::vector<int64_t>{structure});
 }
 
+// Untrusted input: the longest chains a filter can hold (about 100 KB) translate and run
+// without deep recursion (the translation builds balanced trees).
+TEST_P(OptimadeSearcher, LongChainsRunAsBalancedTrees) {
+  RecordStore store = open();
+  Entry e;
+  e.n = 3999;
+  e.counts = {7};
+  int64_t sid = store.save(e);
+  store.save(Entry{});
+  std::string ors, values;
+  for (int i = 0; i < 4000; ++i) {
+    ors += (i ? " OR " : "") + std::string("_httk_custom_n = ") + std::to_string(i);
+    values += (i ? "," : "") + std::to_string(i + 7);
+  }
+  ASSERT_LT(ors.size(), kMaxOptimadeFilterBytes);
+  EXPECT_EQ(run(store, ors), std::vector<int64_t>{sid});
+  EXPECT_EQ(run(store, "_httk_custom_counts HAS ANY " + values), std::vector<int64_t>{sid});
+  EXPECT_EQ(run(store, "NOT (" + ors + ")"), std::vector<int64_t>{});
+  // Parentheses around the same operator, as deep as the parser allows, are one chain.
+  std::string nested = "_httk_custom_n = 0";
+  for (int i = 1; i < kMaxOptimadeFilterDepth; ++i) {
+    nested = "(" + nested + " OR _httk_custom_n = " + std::to_string(3999 - i + 1) + ")";
+  }
+  EXPECT_EQ(run(store, nested), std::vector<int64_t>{sid});
+}
+
 // The example of docs/record-store.md ("OPTIMADE filters on the searcher"), as written there.
 TEST_P(OptimadeSearcher, DocumentationExampleWorks) {
   RecordStore store = open();
