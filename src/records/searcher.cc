@@ -2,6 +2,7 @@
 // compile to, and results. Keyset paging is in search_page.cc.
 #include "mongostore/records/searcher.h"
 
+#include <cstdint>
 #include <set>
 
 #include "mongostore/bson/builder.h"
@@ -32,6 +33,11 @@ int64_t timestamp_operand_ns(const TimestampOperand& operand) {
   if (!t.aware) {
     throw Error(ErrorCode::kBadValue,
                 "a naive datetime is not a point in store time: give its UTC offset");
+  }
+  // Nanoseconds in an int64 reach from 1677 to 2262: beyond, the product would overflow.
+  if (t.micros > INT64_MAX / 1000 || t.micros < INT64_MIN / 1000) {
+    throw Error(ErrorCode::kBadValue, "a store time outside 1677..2262 (" + t.iso() +
+                                          ") is beyond nanoseconds since 1970 in 64 bits");
   }
   return t.micros * 1000;
 }
