@@ -100,6 +100,47 @@ TEST_P(PagingContract, PagesForwardAndBackwardAgreeWithTheSortedResultsAndStopAt
   }
 }
 
+// Every direction and null placement of two keys, read as index ranges (the page index,
+// where the second key's nulls are where the index puts them) or sorted: the pages forward
+// and backward are the sorted results.
+TEST_P(PagingContract, EveryOrderPagesLikeTheSortedResultsWithAndWithoutThePageIndex) {
+  RecordStore store = open();
+  fill(store, 41);
+  Var v(0, schema_of<Item>());
+  for (bool indexed : {false, true}) {
+    for (int combo = 0; combo < 16; ++combo) {
+      std::vector<PageOrder> order = {
+          {"rank", (combo & 1) != 0, (combo & 2) != 0 ? Nulls::kFirst : Nulls::kLast},
+          {"score", (combo & 4) != 0, (combo & 8) != 0 ? Nulls::kFirst : Nulls::kLast}};
+      SCOPED_TRACE(::testing::Message() << "indexed " << indexed << " combo " << combo);
+      Searcher sorted = query(store);
+      sorted.add(~(v.field("name") == "item5"));
+      for (const PageOrder& o : order) sorted.add_sort(v.field(o.name), o.descending, o.nulls);
+      std::vector<std::string> expected = names(sorted.results());
+      ASSERT_EQ(expected.size(), 40u);
+
+      Searcher pager = query(store);
+      pager.add(~(v.field("name") == "item5"));
+      if (indexed) pager.ensure_page_index(order);
+      std::vector<std::string> forward;
+      ResultPage page = pager.page(7, order);
+      for (;;) {
+        for (const auto& n : names(page.rows)) forward.push_back(n);
+        if (!page.next) break;
+        page = pager.page(7, order, page.next);
+      }
+      EXPECT_EQ(forward, expected);
+      std::vector<std::string> backward = names(page.rows);
+      while (page.previous) {
+        page = pager.page(7, order, page.previous);
+        std::vector<std::string> here = names(page.rows);
+        backward.insert(backward.begin(), here.begin(), here.end());
+      }
+      EXPECT_EQ(backward, expected);
+    }
+  }
+}
+
 TEST_P(PagingContract, RowsInsertedWhilePagingNeitherRepeatNorHideExistingRows) {
   RecordStore store = open();
   fill(store, 30);
