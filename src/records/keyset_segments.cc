@@ -22,6 +22,8 @@ Document known(const KeysetKey& k) {
       return make_document(k.column,
                            make_document("$gte", -std::numeric_limits<double>::infinity()));
     case AnchorKind::kString:
+    case AnchorKind::kDateTime:  // stored as ISO text
+    case AnchorKind::kDate:
       return make_document(k.column, make_document("$gte", ""));
     case AnchorKind::kBool:
       return make_document(k.column, make_document("$in", make_array(false, true)));

@@ -22,6 +22,7 @@
 #include "records/collection_setup.h"
 #include "records/keyset_segments.h"
 #include "records/page_token.h"
+#include "records/page_token_key.h"
 #include "records/searcher_impl.h"
 #include "records/store_layout.h"
 
@@ -61,8 +62,12 @@ AnchorKind anchor_kind(const FieldPath& path) {
       return AnchorKind::kBool;
     case FieldKind::kBytes:
       return AnchorKind::kBytes;
+    case FieldKind::kDateTime:
+      return AnchorKind::kDateTime;  // compared as their column's ISO text, typed in tokens
+    case FieldKind::kDate:
+      return AnchorKind::kDate;
     default:
-      return AnchorKind::kString;  // strings, and datetimes and dates by their ISO text
+      return AnchorKind::kString;
   }
 }
 
@@ -235,12 +240,11 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
   fp.emplace("pipeline", std::move(pipeline_json));
   std::string fingerprint = sha256_hex(CanonicalJson(std::move(fp)).dump());
 
+  std::vector<AnchorKind> kinds;
+  for (const Key& k : keys) kinds.push_back(k.kind);
+  if (!token_key) token_key = page_token_key(store->database());
   std::optional<PageToken> token;
-  if (cursor) {
-    std::vector<AnchorKind> kinds;
-    for (const Key& k : keys) kinds.push_back(k.kind);
-    token = decode_page_token(*cursor, fingerprint, kinds);
-  }
+  if (cursor) token = decode_page_token(*cursor, fingerprint, kinds, *token_key);
   bool forward = !token || token->forward;
 
   std::optional<KeysetAnchor> anchor;
@@ -320,7 +324,7 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
     }
     t.anchors = a.finish();
     row.view().get("_id").number_as_exact_int64(&t.sid);
-    return encode_page_token(t);
+    return encode_page_token(t, kinds, *token_key);
   };
 
   ResultPage page{rows(docs), std::nullopt, std::nullopt, std::nullopt};

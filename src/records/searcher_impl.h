@@ -84,6 +84,8 @@ class Searcher::Impl {
   std::optional<int64_t> limit;
   int64_t offset = 0;
   mutable SearchStats stats;
+  /// The store's page token key (page_token_key.h), read by the first page.
+  std::optional<std::string> token_key;
 };
 
 /// The stages keeping only the latest record of each lineage (as of `as_of_units`), for the

@@ -183,7 +183,9 @@ class Searcher {
   /// scalar outputs of the root variable; the root's sid breaks ties), after `cursor` (a
   /// token of a previous page of the same query: next or previous). UnsupportedQueryError
   /// with more than one variable, add_sort, an offset or a limit; PaginationCursorError for a
-  /// token that is malformed, tampered with, or of another query.
+  /// token that is malformed, tampered with, of another query, or not signed by this store
+  /// (tokens carry an HMAC under a key kept in the store's metadata collection, made by the
+  /// store's first page).
   ResultPage page(int64_t size, const std::vector<PageOrder>& order_by,
                   const std::optional<std::string>& cursor = std::nullopt,
                   bool include_total = false);
