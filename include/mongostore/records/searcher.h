@@ -194,7 +194,8 @@ class Searcher {
   /// (O(size · log n) per page, whatever the page's position): each order key's column in
   /// its direction, then the sid. Created on the root's collection if missing (named
   /// `px_<collection>_<column>[_desc]..._id`, bounded to 63 characters) and returned by name;
-  /// "_id_" when the order is the sid alone. The same errors as page() for a bad order. An
+  /// "_id_" when the order is the sid alone. The same errors as page() for a bad order, and
+  /// the server's "too many compound keys" past 31 distinct key columns. An
   /// index is served when every key after the first has its nulls where the index puts them
   /// (ascending with Nulls::kFirst, descending with Nulls::kLast); other orders, queries
   /// with only_latest or conditions through references, still page correctly but sort
