@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -215,35 +216,52 @@ Result run(Target& target, int threads, int64_t pairs, bool contended, bool tran
   std::atomic<int64_t> retries{0};
   int64_t before = target.counter_sum();
 
+  std::mutex failure_mutex;
+  std::string failure;
   auto start = Clock::now();
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      Worker& w = *workers[size_t(t)];
-      std::vector<double>& lat = latencies[size_t(t)];
-      lat.reserve(size_t(per_thread));
-      std::mt19937 rng(uint32_t(t + 1));
-      std::uniform_int_distribution<int> pick(0, kSharedCount - 1);
-      int64_t mine = 0;
-      for (int64_t i = 0; i < per_thread; ++i) {
-        int64_t a = 2 * t, b = 2 * t + 1;
-        if (contended) {
-          a = kShared + pick(rng);
-          do b = kShared + pick(rng);
-          while (b == a);
+      try {
+        Worker& w = *workers[size_t(t)];
+        std::vector<double>& lat = latencies[size_t(t)];
+        lat.reserve(size_t(per_thread));
+        std::mt19937 rng(uint32_t(t + 1));
+        std::uniform_int_distribution<int> pick(0, kSharedCount - 1);
+        int64_t mine = 0;
+        for (int64_t i = 0; i < per_thread; ++i) {
+          int64_t a = 2 * t, b = 2 * t + 1;
+          if (contended) {
+            a = kShared + pick(rng);
+            do b = kShared + pick(rng);
+            while (b == a);
+          }
+          auto op_start = Clock::now();
+          if (transactions) {
+            mine += w.transaction(a, b);
+          } else {
+            w.single_writes(a, b);
+          }
+          lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - op_start).count());
         }
-        auto op_start = Clock::now();
-        if (transactions) {
-          mine += w.transaction(a, b);
-        } else {
-          w.single_writes(a, b);
-        }
-        lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - op_start).count());
+        retries += mine;
+      } catch (const Error& e) {
+        // An error the side does not retry ends the bench: say what it was, labels included.
+        std::string labels;
+        for (const std::string& l : e.labels()) labels += " " + l;
+        std::lock_guard lock(failure_mutex);
+        failure = fmt::format("{} ({} {}; labels:{})", e.what(), e.code(), code_name(e.code()),
+                              labels.empty() ? " none" : labels);
       }
-      retries += mine;
     });
   }
   for (auto& th : pool) th.join();
+  if (!failure.empty()) {
+    fmt::print(stderr, "{} threads, {}, {}: {}\n", threads,
+               contended ? "contended" : "distinct pairs",
+               transactions ? "transactions" : "single writes", failure);
+    std::exit(2);
+  }
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
 
   int64_t grew = target.counter_sum() - before;
