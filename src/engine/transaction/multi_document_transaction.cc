@@ -12,8 +12,12 @@ MultiDocumentTransaction::MultiDocumentTransaction(std::shared_ptr<const void> k
                                                    WiredTigerConnection& connection, uint64_t id,
                                                    const TransactionOptions& options)
     : keep_alive_(std::move(keep_alive)),
+      // commit_config_for answers nullptr for "the connection's default" (sync=on when
+      // durable): a journaled transaction must wait for its flush like any journaled write.
       unit_(connection.pool(), UnitOfWork::Mode::kWrite,
-            connection.commit_config_for(options.journal)),
+            connection.commit_config_for(options.journal) != nullptr
+                ? connection.commit_config_for(options.journal)
+                : connection.commit_config()),
       id_(id),
       deadline_(Clock::now() + options.lifetime_limit) {
   unit_.begin();
