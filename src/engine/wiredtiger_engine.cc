@@ -214,16 +214,17 @@ bool WiredTigerEngine::index_provides_sort(std::string_view db, std::string_view
 }
 
 int64_t WiredTigerEngine::count_documents(std::string_view db, std::string_view coll,
-                                          bson::DocumentView filter) {
+                                          bson::DocumentView filter, const CountOptions& options) {
   OperationContext op(connection_);
-  return queries_.count_documents(op, db, coll, filter);
+  return queries_.count_documents(op, db, coll, filter, options.collation);
 }
 
 std::vector<bson::OwnedValue> WiredTigerEngine::distinct(std::string_view db, std::string_view coll,
                                                          std::string_view field,
-                                                         bson::DocumentView filter) {
+                                                         bson::DocumentView filter,
+                                                         const DistinctOptions& options) {
   OperationContext op(connection_);
-  return queries_.distinct(op, db, coll, field, filter);
+  return queries_.distinct(op, db, coll, field, filter, options.collation);
 }
 
 std::unique_ptr<Cursor> WiredTigerEngine::aggregate(std::string_view db, std::string_view coll,

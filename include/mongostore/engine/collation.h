@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/document.h"
 
@@ -46,6 +47,18 @@ class Collation final : public bson::StringComparator {
   /// bytes gives compare()'s order, so an index can store them.
   std::string sort_key(std::string_view s) const;
 
+  /// `v` with every string and symbol (also inside arrays and documents) replaced by its
+  /// sort_key() as a string, so that comparing two results without a collation (or their
+  /// index keys as bytes) orders them as comparing the values under this collation does.
+  /// What MongoDB stores in an index with a collation, and what sorts and groups key on.
+  bson::OwnedValue comparison_key(const bson::Value& v) const;
+
+  /// The collation of an options struct's `collation` field: null when it is empty (not
+  /// given) or the simple collation, else parse().
+  static std::shared_ptr<const Collation> of_option(const bson::Document& spec) {
+    return spec.empty() ? nullptr : parse(spec.view());
+  }
+
   /// The fully specified collation, as listIndexes and listCollections show it: {locale,
   /// caseLevel, caseFirst, strength, numericOrdering, alternate, maxVariable, normalization,
   /// backwards, version}.
@@ -54,9 +67,14 @@ class Collation final : public bson::StringComparator {
   /// True when both compare alike (same fully specified spec); null is the simple collation.
   static bool same(const Collation* a, const Collation* b);
 
+  /// Whether `v` holds a string or symbol (also inside arrays and documents): only such a
+  /// value compares differently under a collation.
+  static bool collation_sensitive(const bson::Value& v);
+
  private:
   struct Icu;
   Collation(std::unique_ptr<Icu> icu, bson::Document spec);
+  void append_key(bson::DocumentBuilder& b, std::string_view key, const bson::Value& v) const;
   std::unique_ptr<Icu> icu_;
   bson::Document spec_;
 };

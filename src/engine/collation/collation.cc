@@ -274,6 +274,52 @@ std::string Collation::sort_key(std::string_view s) const {
   return key;
 }
 
+void Collation::append_key(bson::DocumentBuilder& b, std::string_view key,
+                           const bson::Value& v) const {
+  switch (v.type()) {
+    case bson::BsonType::kString:
+    case bson::BsonType::kSymbol:
+      b.append(key, std::string_view(sort_key(v.as_string())));
+      return;
+    case bson::BsonType::kDocument:
+      b.open_document(key);
+      for (const auto& el : v.as_document()) append_key(b, el.key, el.value);
+      b.close();
+      return;
+    case bson::BsonType::kArray:
+      b.open_array(key);
+      for (const auto& el : v.as_array()) append_key(b, el.key, el.value);
+      b.close();
+      return;
+    default:
+      b.append(key, v);
+  }
+}
+
+bson::OwnedValue Collation::comparison_key(const bson::Value& v) const {
+  if (!collation_sensitive(v)) return bson::OwnedValue(v);
+  bson::DocumentBuilder b;
+  append_key(b, "", v);
+  bson::Document d = b.finish();
+  return bson::OwnedValue(d.view().get(""));
+}
+
+bool Collation::collation_sensitive(const bson::Value& v) {
+  switch (v.type()) {
+    case bson::BsonType::kString:
+    case bson::BsonType::kSymbol:
+      return true;
+    case bson::BsonType::kDocument:
+    case bson::BsonType::kArray:
+      for (const auto& el : bson::DocumentView(v.data(), v.size())) {
+        if (collation_sensitive(el.value)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
 bool Collation::same(const Collation* a, const Collation* b) {
   if (a == nullptr || b == nullptr) return a == b;
   return a == b || bson::compare_documents(a->spec_.view(), b->spec_.view()) == 0;
