@@ -213,6 +213,13 @@ TEST_F(EngineCollation, BadCollationsFailAsMongod) {
   EXPECT_EQ(code(make_document("strength", 2)), 40414);
   EXPECT_EQ(code(make_document("locale", "en", "bogus", 1)), 40415);
   EXPECT_EQ(code(make_document("locale", "simple")), 0);
+  // Indexes keep the simple collation: asking for another is refused, not ignored.
+  try {
+    e_->create_index("db", "c", make_document("name", 1), make_document("collation", ci()));
+    ADD_FAILURE() << "an index collation was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 238);
+  }
 }
 
 }  // namespace
