@@ -57,7 +57,7 @@ int compare_numbers(const Value& a, const Value& b) {
   return compare_exact(ExactNumber::of(a), ExactNumber::of(b));
 }
 
-int compare_same_bracket(const Value& a, const Value& b) {
+int compare_same_bracket(const Value& a, const Value& b, const StringComparator* strings) {
   switch (a.type()) {
     case BsonType::kEndOfDocument:
     case BsonType::kUndefined:
@@ -73,11 +73,13 @@ int compare_same_bracket(const Value& a, const Value& b) {
     case BsonType::kString:
     case BsonType::kSymbol: {
       std::string_view x = a.as_string(), y = b.as_string();
+      if (strings != nullptr) return sign(strings->compare(x, y));
       return compare_bytes(x.data(), x.size(), y.data(), y.size());
     }
     case BsonType::kDocument:
     case BsonType::kArray:
-      return compare_documents(DocumentView(a.data(), a.size()), DocumentView(b.data(), b.size()));
+      return compare_documents(DocumentView(a.data(), a.size()), DocumentView(b.data(), b.size()),
+                               strings);
     case BsonType::kBinary: {
       // Length first, then subtype and bytes together (MongoDB's order).
       uint32_t la = raw::read_u32(a.data()), lb = raw::read_u32(b.data());
@@ -115,7 +117,7 @@ int compare_same_bracket(const Value& a, const Value& b) {
       std::string_view x = a.code_with_scope_code(), y = b.code_with_scope_code();
       int c = compare_bytes(x.data(), x.size(), y.data(), y.size());
       if (c != 0) return c;
-      return compare_documents(a.code_with_scope_scope(), b.code_with_scope_scope());
+      return compare_documents(a.code_with_scope_scope(), b.code_with_scope_scope(), strings);
     }
   }
   return 0;
@@ -169,12 +171,21 @@ int type_bracket(BsonType type) {
 }
 
 int compare_values(const Value& a, const Value& b) {
+  return compare_values(a, b, nullptr);
+}
+
+int compare_values(const Value& a, const Value& b, const StringComparator* strings) {
   int ba = type_bracket(a.type()), bb = type_bracket(b.type());
   if (ba != bb) return ba < bb ? -1 : 1;
-  return compare_same_bracket(a, b);
+  return compare_same_bracket(a, b, strings);
 }
 
 int compare_documents(const DocumentView& a, const DocumentView& b) {
+  return compare_documents(a, b, nullptr);
+}
+
+int compare_documents(const DocumentView& a, const DocumentView& b,
+                      const StringComparator* strings) {
   auto ia = a.begin(), ea = a.end();
   auto ib = b.begin(), eb = b.end();
   for (; ia != ea && ib != eb; ++ia, ++ib) {
@@ -182,7 +193,7 @@ int compare_documents(const DocumentView& a, const DocumentView& b) {
     if (ba != bb) return ba < bb ? -1 : 1;
     int c = compare_bytes(ia->key.data(), ia->key.size(), ib->key.data(), ib->key.size());
     if (c != 0) return c;
-    c = compare_same_bracket(ia->value, ib->value);
+    c = compare_same_bracket(ia->value, ib->value, strings);
     if (c != 0) return c;
   }
   if (ia == ea && ib == eb) return 0;

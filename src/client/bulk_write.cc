@@ -75,6 +75,7 @@ UpdateOptions update_options(const Model& m, const BulkWriteOptions& bulk) {
   o.array_filters = m.array_filters;
   o.hint = m.hint;
   if constexpr (requires { m.sort; }) o.sort = m.sort;
+  o.collation = m.collation;
   return o;
 }
 
@@ -105,14 +106,17 @@ void run_one(const Collection& coll, size_t index, const WriteModel& model,
           options.upsert = m.upsert;
           options.hint = m.hint;
           options.sort = m.sort;
+          options.collation = m.collation;
           options.let = let;
           options.bypass_document_validation = bulk.bypass_document_validation;
           add_update(result, index, coll.replace_one(m.filter, m.replacement, options));
         } else if constexpr (std::is_same_v<M, DeleteOne>) {
-          result.deleted_count += coll.delete_one(m.filter, DeleteOptions{m.hint, let});
+          result.deleted_count +=
+              coll.delete_one(m.filter, DeleteOptions{m.hint, let, true, m.collation});
         } else {
           static_assert(std::is_same_v<M, DeleteMany>);
-          result.deleted_count += coll.delete_many(m.filter, DeleteOptions{m.hint, let});
+          result.deleted_count +=
+              coll.delete_many(m.filter, DeleteOptions{m.hint, let, true, m.collation});
         }
       },
       model);

@@ -100,14 +100,14 @@ class EmbeddedClient final : public Client {
                                                     const FindAndModifyOptions& options) override {
     return engine().find_one_and_delete(db, coll, filter, options);
   }
-  int64_t count_documents(std::string_view db, std::string_view coll,
-                          bson::DocumentView filter) override {
-    return engine().count_documents(db, coll, filter);
+  int64_t count_documents(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          const CountOptions& options) override {
+    return engine().count_documents(db, coll, filter, options);
   }
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field,
-                                         bson::DocumentView filter) override {
-    return engine().distinct(db, coll, field, filter);
+                                         std::string_view field, bson::DocumentView filter,
+                                         const DistinctOptions& options) override {
+    return engine().distinct(db, coll, field, filter, options);
   }
   int64_t estimated_document_count(std::string_view db, std::string_view coll) override {
     return engine().estimated_document_count(db, coll);

@@ -389,24 +389,28 @@ class RemoteClient final : public Client {
     return find_and_modify(db, coll, filter, nullptr, options);
   }
 
-  int64_t count_documents(std::string_view db, std::string_view coll,
-                          DocumentView filter) override {
+  int64_t count_documents(std::string_view db, std::string_view coll, DocumentView filter,
+                          const CountOptions& options) override {
     // As drivers count: an exact $match + $group, never the metadata count.
     std::vector<Document> pipeline;
     pipeline.push_back(bson::make_document("$match", filter));
     pipeline.push_back(bson::make_document(
         "$group", bson::make_document("_id", 1, "n", bson::make_document("$sum", 1))));
-    auto cursor = aggregate(db, coll, pipeline, {});
+    AggregateOptions count_options;
+    count_options.collation = options.collation;
+    auto cursor = aggregate(db, coll, pipeline, count_options);
     auto rows = cursor->to_vector();
     if (rows.empty()) return 0;
     return int64_of(rows.front().get("n"));
   }
 
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field, DocumentView filter) override {
-    Document reply =
-        runner_->run(CommandKind::kRead, db,
-                     bson::make_document("distinct", coll, "key", field, "query", filter));
+                                         std::string_view field, DocumentView filter,
+                                         const DistinctOptions& options) override {
+    DocumentBuilder command;
+    command.append("distinct", coll).append("key", field).append("query", filter);
+    if (!options.collation.empty()) command.append("collation", options.collation);
+    Document reply = runner_->run(CommandKind::kRead, db, command.finish());
     std::vector<bson::OwnedValue> values;
     bson::Value array = reply.get("values");
     if (array.is_array()) {
@@ -439,6 +443,7 @@ class RemoteClient final : public Client {
     command.close();
     if (options.allow_disk_use) command.append("allowDiskUse", true);
     if (!options.let.empty()) command.append("let", options.let);
+    if (!options.collation.empty()) command.append("collation", options.collation);
     if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     uint32_t server_id = 0;
     CommandKind kind = is_write_stage(pipeline) ? CommandKind::kReadWrite : CommandKind::kRead;
@@ -544,6 +549,7 @@ class RemoteClient final : public Client {
     if (single_batch) command.append("singleBatch", true);
     if (options.allow_disk_use) command.append("allowDiskUse", true);
     if (!options.let.empty()) command.append("let", options.let);
+    if (!options.collation.empty()) command.append("collation", options.collation);
     return command.finish();
   }
 
@@ -559,6 +565,7 @@ class RemoteClient final : public Client {
     append_array_filters(command, options.array_filters);
     append_hint(command, options.hint);
     if (!options.sort.empty()) command.append("sort", options.sort);
+    if (!options.collation.empty()) command.append("collation", options.collation);
     command.close();
     command.close();
     command.append("ordered", true);
@@ -588,6 +595,7 @@ class RemoteClient final : public Client {
     command.open_array("deletes");
     command.push_document().append("q", filter).append("limit", limit);
     append_hint(command, options.hint);
+    if (!options.collation.empty()) command.append("collation", options.collation);
     command.close();
     command.close();
     command.append("ordered", true);
@@ -615,6 +623,7 @@ class RemoteClient final : public Client {
       append_array_filters(command, options.array_filters);
     }
     append_hint(command, options.hint);
+    if (!options.collation.empty()) command.append("collation", options.collation);
     if (!options.let.empty()) command.append("let", options.let);
     if (options.bypass_document_validation) command.append("bypassDocumentValidation", true);
     if (!options.journal) command.open_document("writeConcern").append("j", false).close();

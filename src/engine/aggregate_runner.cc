@@ -72,10 +72,16 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   context.memory_limit_bytes = options.memory_limit_bytes;
   context.spill_directory = spill_directory;
   context.spill_stats = options.spill_stats;
-  context.read_collection = [&engine, database](
+  context.collation = Collation::of_option(options.collation);
+  bson::Document collation = options.collation;
+  context.read_collection = [&engine, database, collation](
                                 std::string_view other,
                                 bson::DocumentView filter) -> std::unique_ptr<DocumentSource> {
-    return std::make_unique<CursorSource>(engine.find(database, other, filter));
+    // $lookup / $graphLookup / $unionWith match the foreign documents under the command's
+    // collation, as in MongoDB.
+    FindOptions foreign;
+    foreign.collation = collation;
+    return std::make_unique<CursorSource>(engine.find(database, other, filter, foreign));
   };
   const bool bypass = options.bypass_document_validation;
   context.replace_collection = [&engine, database, bypass](std::string_view target,
@@ -127,8 +133,9 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   // indexes and a leading sort streams from an index when one gives the order.
   Pipeline::Prefix prefix = pipeline.find_prefix();
   if (options.allow_disk_use && !prefix.sort.empty() && prefix.limit == 0 &&
-      !engine.index_provides_sort(db, coll, prefix.filter.view(), prefix.sort.view(),
-                                  options.hint)) {
+      (context.collation != nullptr ||
+       !engine.index_provides_sort(db, coll, prefix.filter.view(), prefix.sort.view(),
+                                   options.hint))) {
     // The find would sort the whole result in memory; the pipeline's $sort can spill. (With a
     // $limit the find's top-k sort holds only that many documents.)
     prefix.sort = bson::Document();
@@ -142,6 +149,7 @@ std::unique_ptr<Cursor> run_aggregate(Engine& engine, std::string_view db, std::
   read.limit = prefix.limit;
   read.allow_disk_use = options.allow_disk_use;
   read.memory_limit_bytes = options.memory_limit_bytes;
+  read.collation = options.collation;
   // The pipeline drains its input in-process: large batches save a snapshot and a cursor
   // re-seek per 101 documents without holding much more memory.
   read.batch_size = 1000;

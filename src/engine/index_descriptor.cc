@@ -81,6 +81,12 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
         e.key == "background") {
       continue;
     }
+    if (e.key == "collation") {
+      // Keys are stored in the simple collation only (ICU sort keys are not written yet).
+      throw Error(ErrorCode::kNotImplemented,
+                  "an index 'collation' is not supported by mongostore (indexes use the simple "
+                  "collation)");
+    }
     throw Error(ErrorCode::kInvalidOptions,
                 "The field '" + std::string(e.key) + "' is not a valid index option");
   }

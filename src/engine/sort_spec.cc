@@ -9,8 +9,9 @@
 
 namespace mongostore::engine {
 
-SortSpec SortSpec::compile(bson::DocumentView spec) {
+SortSpec SortSpec::compile(bson::DocumentView spec, std::shared_ptr<const Collation> collation) {
   SortSpec out;
+  out.collation_ = std::move(collation);
   if (spec.count() > kMaxCompoundKeyFields) throw Error(13103, "too many compound keys");
   for (const bson::Element& e : spec) {
     if (e.value.is_document()) {
@@ -43,14 +44,18 @@ std::string SortSpec::key_for(bson::DocumentView doc) const {
         chosen = v;
         continue;
       }
-      int c = bson::compare_values(v, chosen);
+      int c = bson::compare_values(v, chosen, collation_.get());
       if (f.descending ? c > 0 : c < 0) chosen = v;
     }
     if (chosen.is_missing()) {
       // An empty array sorts below null (as undefined); a missing field sorts as null.
       chosen = path_reaches_empty_array(doc, f.path) ? kUndefined.get("") : kNull.get("");
     }
-    bson::append_index_key(key, chosen, f.descending);
+    if (collation_ && Collation::collation_sensitive(chosen)) {
+      bson::append_index_key(key, collation_->comparison_key(chosen), f.descending);
+    } else {
+      bson::append_index_key(key, chosen, f.descending);
+    }
   }
   return key;
 }

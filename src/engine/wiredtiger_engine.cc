@@ -244,16 +244,19 @@ bool WiredTigerEngine::index_provides_sort(std::string_view db, std::string_view
 }
 
 int64_t WiredTigerEngine::count_documents(std::string_view db, std::string_view coll,
-                                          bson::DocumentView filter) {
-  return run(
-      [&](OperationContext& op) { return units_->queries.count_documents(op, db, coll, filter); });
+                                          bson::DocumentView filter, const CountOptions& options) {
+  return run([&](OperationContext& op) {
+    return units_->queries.count_documents(op, db, coll, filter, options.collation);
+  });
 }
 
 std::vector<bson::OwnedValue> WiredTigerEngine::distinct(std::string_view db, std::string_view coll,
                                                          std::string_view field,
-                                                         bson::DocumentView filter) {
-  return run(
-      [&](OperationContext& op) { return units_->queries.distinct(op, db, coll, field, filter); });
+                                                         bson::DocumentView filter,
+                                                         const DistinctOptions& options) {
+  return run([&](OperationContext& op) {
+    return units_->queries.distinct(op, db, coll, field, filter, options.collation);
+  });
 }
 
 std::unique_ptr<Cursor> WiredTigerEngine::aggregate(std::string_view db, std::string_view coll,

@@ -102,11 +102,11 @@ class WiredTigerEngine final : public Engine,
                                bson::DocumentView filter, const FindOptions& options) override;
   bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView sort, const IndexHint& hint) override;
-  int64_t count_documents(std::string_view db, std::string_view coll,
-                          bson::DocumentView filter) override;
+  int64_t count_documents(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          const CountOptions& options = {}) override;
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field,
-                                         bson::DocumentView filter) override;
+                                         std::string_view field, bson::DocumentView filter,
+                                         const DistinctOptions& options = {}) override;
   std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
                                     const std::vector<bson::Document>& pipeline,
                                     const AggregateOptions& options) override;

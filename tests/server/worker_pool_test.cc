@@ -25,8 +25,8 @@ class GatedEngine : public ForwardingEngine {
  public:
   using ForwardingEngine::ForwardingEngine;
 
-  int64_t count_documents(std::string_view db, std::string_view coll,
-                          bson::DocumentView filter) override {
+  int64_t count_documents(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          const engine::CountOptions& options = {}) override {
     {
       std::unique_lock lock(mutex_);
       ++waiting_;
@@ -34,7 +34,7 @@ class GatedEngine : public ForwardingEngine {
       changed_.wait(lock, [&] { return open_; });
       --waiting_;
     }
-    return inner_->count_documents(db, coll, filter);
+    return inner_->count_documents(db, coll, filter, options);
   }
 
   // True once `n` calls wait at the gate (false after a generous bound: a liveness check,

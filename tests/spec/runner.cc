@@ -189,42 +189,47 @@ const std::map<std::string_view, OpSpec>& op_specs() {
       {"bulkWrite", {"collection", {"requests", "ordered", "let"}, true}},
       {"find",
        {"collection",
-        {"filter", "sort", "skip", "limit", "projection", "batchSize", "hint", "allowDiskUse",
-         "let"},
+        {"collation", "filter", "sort", "skip", "limit", "projection", "batchSize", "hint",
+         "allowDiskUse", "let"},
         false}},
-      {"findOne", {"collection", {"filter", "sort", "skip", "projection", "hint", "let"}, false}},
-      {"countDocuments", {"collection", {"filter"}, false}},
+      {"findOne",
+       {"collection", {"collation", "filter", "sort", "skip", "projection", "hint", "let"}, false}},
+      {"countDocuments", {"collection", {"collation", "filter"}, false}},
       {"aggregate",
        {"collection",
-        {"pipeline", "batchSize", "allowDiskUse", "let", "hint", "bypassDocumentValidation"},
+        {"collation", "pipeline", "batchSize", "allowDiskUse", "let", "hint",
+         "bypassDocumentValidation"},
         false}},
       {"estimatedDocumentCount", {"collection", {}, false}},
-      {"distinct", {"collection", {"fieldName", "filter"}, false}},
+      {"distinct", {"collection", {"collation", "fieldName", "filter"}, false}},
       {"updateOne",
        {"collection",
-        {"filter", "update", "upsert", "arrayFilters", "hint", "let", "bypassDocumentValidation"},
+        {"collation", "filter", "update", "upsert", "arrayFilters", "hint", "let",
+         "bypassDocumentValidation"},
         true}},
       {"updateMany",
        {"collection",
-        {"filter", "update", "upsert", "arrayFilters", "hint", "let", "bypassDocumentValidation"},
+        {"collation", "filter", "update", "upsert", "arrayFilters", "hint", "let",
+         "bypassDocumentValidation"},
         true}},
       {"replaceOne",
        {"collection",
-        {"filter", "replacement", "upsert", "hint", "let", "bypassDocumentValidation"},
+        {"collation", "filter", "replacement", "upsert", "hint", "let", "bypassDocumentValidation"},
         true}},
-      {"deleteOne", {"collection", {"filter", "hint", "let"}, true}},
-      {"deleteMany", {"collection", {"filter", "hint", "let"}, true}},
+      {"deleteOne", {"collection", {"collation", "filter", "hint", "let"}, true}},
+      {"deleteMany", {"collection", {"collation", "filter", "hint", "let"}, true}},
       {"findOneAndUpdate",
        {"collection",
-        {"filter", "update", "sort", "projection", "returnDocument", "upsert", "arrayFilters",
-         "hint", "let", "bypassDocumentValidation"},
+        {"collation", "filter", "update", "sort", "projection", "returnDocument", "upsert",
+         "arrayFilters", "hint", "let", "bypassDocumentValidation"},
         true}},
       {"findOneAndReplace",
        {"collection",
-        {"filter", "replacement", "sort", "projection", "returnDocument", "upsert", "hint", "let",
-         "bypassDocumentValidation"},
+        {"collation", "filter", "replacement", "sort", "projection", "returnDocument", "upsert",
+         "hint", "let", "bypassDocumentValidation"},
         true}},
-      {"findOneAndDelete", {"collection", {"filter", "sort", "projection", "hint", "let"}, true}},
+      {"findOneAndDelete",
+       {"collection", {"collation", "filter", "sort", "projection", "hint", "let"}, true}},
       {"dropCollection", {"database", {"collection"}, true}},
       {"createCollection",
        {"database", {"collection", "validator", "validationLevel", "validationAction"}, true}},
@@ -245,11 +250,11 @@ bool ignorable_argument(std::string_view name) {
 const std::map<std::string_view, std::set<std::string_view>>& bulk_model_specs() {
   static const std::map<std::string_view, std::set<std::string_view>> specs = {
       {"insertOne", {"document"}},
-      {"updateOne", {"filter", "update", "upsert", "arrayFilters", "hint"}},
-      {"updateMany", {"filter", "update", "upsert", "arrayFilters", "hint"}},
-      {"replaceOne", {"filter", "replacement", "upsert", "hint"}},
-      {"deleteOne", {"filter", "hint"}},
-      {"deleteMany", {"filter", "hint"}},
+      {"updateOne", {"filter", "update", "upsert", "arrayFilters", "hint", "collation"}},
+      {"updateMany", {"filter", "update", "upsert", "arrayFilters", "hint", "collation"}},
+      {"replaceOne", {"filter", "replacement", "upsert", "hint", "collation"}},
+      {"deleteOne", {"filter", "hint", "collation"}},
+      {"deleteMany", {"filter", "hint", "collation"}},
   };
   return specs;
 }
@@ -413,6 +418,7 @@ client::FindAndModifyOptions find_and_modify_options(DocumentView args) {
   o.array_filters = documents_of(args.get("arrayFilters"));
   o.hint = hint_of(args.get("hint"));
   o.let = Document::copy_of(document_or_empty(args.get("let")));
+  o.collation = Document::copy_of(document_or_empty(args.get("collation")));
   o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
   return o;
 }
@@ -446,6 +452,7 @@ std::vector<client::WriteModel> write_models(const Value& requests) {
     DocumentView a = document_or_empty(it->value);
     Document filter = Document::copy_of(document_or_empty(a.get("filter")));
     bool upsert = a.get("upsert").truthy();
+    Document collation = Document::copy_of(document_or_empty(a.get("collation")));
     if (kind == "insertOne") {
       models.push_back(client::InsertOne{Document::copy_of(document_or_empty(a.get("document")))});
     } else if (kind == "updateOne" || kind == "updateMany") {
@@ -458,21 +465,21 @@ std::vector<client::WriteModel> write_models(const Value& requests) {
       client::IndexHint hint = hint_of(a.get("hint"));
       if (kind == "updateOne") {
         models.push_back(client::UpdateOne{std::move(filter), std::move(update), upsert,
-                                           std::move(filters), std::move(pipeline),
-                                           std::move(hint)});
+                                           std::move(filters), std::move(pipeline), std::move(hint),
+                                           Document(), collation});
       } else {
         models.push_back(client::UpdateMany{std::move(filter), std::move(update), upsert,
                                             std::move(filters), std::move(pipeline),
-                                            std::move(hint)});
+                                            std::move(hint), collation});
       }
     } else if (kind == "replaceOne") {
       models.push_back(client::ReplaceOne{
           std::move(filter), Document::copy_of(document_or_empty(a.get("replacement"))), upsert,
-          hint_of(a.get("hint"))});
+          hint_of(a.get("hint")), Document(), collation});
     } else if (kind == "deleteOne") {
-      models.push_back(client::DeleteOne{std::move(filter), hint_of(a.get("hint"))});
+      models.push_back(client::DeleteOne{std::move(filter), hint_of(a.get("hint")), collation});
     } else if (kind == "deleteMany") {
-      models.push_back(client::DeleteMany{std::move(filter), hint_of(a.get("hint"))});
+      models.push_back(client::DeleteMany{std::move(filter), hint_of(a.get("hint")), collation});
     } else {
       throw TestFailure("bulkWrite: unknown model " + std::string(kind));
     }
@@ -570,6 +577,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     o.projection = Document::copy_of(document_or_empty(args.get("projection")));
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.collation = Document::copy_of(document_or_empty(args.get("collation")));
     o.allow_disk_use = args.get("allowDiskUse").truthy();
     if (Value v = args.get("skip"); v.is_number()) o.skip = int64_of(v);
     if (Value v = args.get("limit"); v.is_number()) o.limit = std::abs(int64_of(v));
@@ -594,6 +602,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     }
     o.let = Document::copy_of(document_or_empty(args.get("let")));
     o.hint = hint_of(args.get("hint"));
+    o.collation = Document::copy_of(document_or_empty(args.get("collation")));
     o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     auto docs = client.aggregate(db, coll, documents_of(args.get("pipeline")), o)->to_vector();
     DocumentBuilder b;
@@ -602,11 +611,17 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     b.close();
     out.holder = b.finish();
   } else if (name == "countDocuments") {
-    out.holder = bson::make_document("r", client.count_documents(db, coll, filter));
+    out.holder = bson::make_document(
+        "r",
+        client.count_documents(
+            db, coll, filter,
+            client::CountOptions{Document::copy_of(document_or_empty(args.get("collation")))}));
   } else if (name == "estimatedDocumentCount") {
     out.holder = bson::make_document("r", client.estimated_document_count(db, coll));
   } else if (name == "distinct") {
-    auto values = client.distinct(db, coll, string_of(args.get("fieldName")), filter);
+    auto values = client.distinct(
+        db, coll, string_of(args.get("fieldName")), filter,
+        client::DistinctOptions{Document::copy_of(document_or_empty(args.get("collation")))});
     DocumentBuilder b;
     b.open_array("r");
     for (const auto& v : values) b.push(v.view());
@@ -619,6 +634,7 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     o.array_filters = documents_of(args.get("arrayFilters"));
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.collation = Document::copy_of(document_or_empty(args.get("collation")));
     o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     auto collection = client.database(db).collection(coll);
     // Through the Collection handle, which makes the drivers' client-side checks.
@@ -637,12 +653,14 @@ OpResult execute(client::Client& client, const std::string& name, const Entity* 
     o.bypass_document_validation = args.get("bypassDocumentValidation").truthy();
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.collation = Document::copy_of(document_or_empty(args.get("collation")));
     out.holder = update_result(
         client.replace_one(db, coll, filter, document_or_empty(args.get("replacement")), o));
   } else if (name == "deleteOne" || name == "deleteMany") {
     client::DeleteOptions o;
     o.hint = hint_of(args.get("hint"));
     o.let = Document::copy_of(document_or_empty(args.get("let")));
+    o.collation = Document::copy_of(document_or_empty(args.get("collation")));
     int64_t n = name == "deleteOne" ? client.delete_one(db, coll, filter, o)
                                     : client.delete_many(db, coll, filter, o);
     DocumentBuilder b;

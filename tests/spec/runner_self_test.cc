@@ -127,9 +127,9 @@ constexpr const char* kSelfTestFile = R"({
                      "expectError": {"errorCode": 2}}]},
     {"description": "too new", "runOnRequirements": [{"minServerVersion": "99.0"}],
      "operations": []},
-    {"description": "collation", "operations": [
+    {"description": "unsupported option", "operations": [
        {"object": "coll0", "name": "deleteOne",
-        "arguments": {"filter": {}, "collation": {"locale": "fr"}}}]},
+        "arguments": {"filter": {}, "rawData": true}}]},
     {"description": "watch", "operations": [
        {"object": "coll0", "name": "watch", "arguments": {}}]}
   ]
@@ -153,7 +153,7 @@ TEST(SpecRunner, ReportsPassesFailuresAndSkips) {
   EXPECT_EQ(status(5), Status::kFailed);
   EXPECT_EQ(status(6), Status::kSkipped);
   EXPECT_EQ(status(7), Status::kSkipped);
-  EXPECT_EQ(r.tests[7].detail, "option collation not supported");
+  EXPECT_EQ(r.tests[7].detail, "option rawData not supported");
   EXPECT_EQ(status(8), Status::kSkipped);
   EXPECT_EQ(r.tests[8].detail, "operation watch not supported yet");
 }
@@ -198,9 +198,9 @@ constexpr const char* kBulkSelfTestFile = R"({
        "arguments": {"requests": [{"insertOne": {"document": {"_id": 1}}},
                                   {"insertOne": {"document": {"_id": 2}}}]},
        "expectError": {"isError": true, "expectResult": {"insertedCount": 1}}}]},
-    {"description": "bulk collation",
+    {"description": "bulk unsupported option",
      "operations": [{"object": "coll0", "name": "bulkWrite", "arguments": {"requests": [
-         {"deleteOne": {"filter": {}, "collation": {"locale": "fr"}}}]}}]},
+         {"deleteOne": {"filter": {}, "rawData": true}}]}}]},
     {"description": "partial result of a non-bulk operation",
      "operations": [{"object": "coll0", "name": "insertOne",
        "arguments": {"document": {"_id": 1}},
@@ -223,7 +223,7 @@ TEST(SpecRunner, RunsBulkWritesAndChecksPartialResults) {
   EXPECT_EQ(status(3), Status::kFailed);  // ordered: stops at _id 1, inserts nothing
   EXPECT_NE(r.tests[3].detail.find("insertedCount"), std::string::npos) << r.tests[3].detail;
   EXPECT_EQ(status(4), Status::kSkipped);
-  EXPECT_EQ(r.tests[4].detail, "option collation not supported");
+  EXPECT_EQ(r.tests[4].detail, "option rawData not supported");
   EXPECT_EQ(status(5), Status::kSkipped);
 }
 

@@ -112,14 +112,14 @@ class ForwardingEngine : public engine::Engine {
                            bson::DocumentView sort, const engine::IndexHint& hint) override {
     return inner_->index_provides_sort(db, coll, filter, sort, hint);
   }
-  int64_t count_documents(std::string_view db, std::string_view coll,
-                          bson::DocumentView filter) override {
-    return inner_->count_documents(db, coll, filter);
+  int64_t count_documents(std::string_view db, std::string_view coll, bson::DocumentView filter,
+                          const engine::CountOptions& options = {}) override {
+    return inner_->count_documents(db, coll, filter, options);
   }
   std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                         std::string_view field,
-                                         bson::DocumentView filter) override {
-    return inner_->distinct(db, coll, field, filter);
+                                         std::string_view field, bson::DocumentView filter,
+                                         const engine::DistinctOptions& options = {}) override {
+    return inner_->distinct(db, coll, field, filter, options);
   }
   std::unique_ptr<engine::Cursor> aggregate(std::string_view db, std::string_view coll,
                                             const std::vector<bson::Document>& pipeline,

@@ -51,6 +51,8 @@ struct UpdateOne {
   IndexHint hint;
   /// Which document to update when several match (MongoDB 8.0).
   bson::Document sort;
+  /// The collation of the filter (see engine::FindOptions::collation); empty: none given.
+  bson::Document collation;
 };
 
 struct UpdateMany {
@@ -61,6 +63,8 @@ struct UpdateMany {
   /// An update pipeline instead of `update` (which must then be empty).
   std::vector<bson::Document> pipeline;
   IndexHint hint;
+  /// The collation of the filter (see engine::FindOptions::collation); empty: none given.
+  bson::Document collation;
 };
 
 struct ReplaceOne {
@@ -71,16 +75,22 @@ struct ReplaceOne {
   IndexHint hint;
   /// Which document to replace when several match (MongoDB 8.0).
   bson::Document sort;
+  /// The collation of the filter (see engine::FindOptions::collation); empty: none given.
+  bson::Document collation;
 };
 
 struct DeleteOne {
   bson::Document filter;
   IndexHint hint;
+  /// The collation of the filter (see engine::FindOptions::collation); empty: none given.
+  bson::Document collation;
 };
 
 struct DeleteMany {
   bson::Document filter;
   IndexHint hint;
+  /// The collation of the filter (see engine::FindOptions::collation); empty: none given.
+  bson::Document collation;
 };
 
 using WriteModel =

@@ -25,8 +25,10 @@ namespace mongostore::client {
 
 using engine::AggregateOptions;
 using engine::CollectionStats;
+using engine::CountOptions;
 using engine::Cursor;
 using engine::DeleteOptions;
+using engine::DistinctOptions;
 using engine::DuplicateKeyError;
 using engine::FindAndModifyOptions;
 using engine::FindOptions;
@@ -134,10 +136,10 @@ class Client : public std::enable_shared_from_this<Client> {
       std::string_view db, std::string_view coll, bson::DocumentView filter,
       const FindAndModifyOptions& options) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
-                                  bson::DocumentView filter) = 0;
+                                  bson::DocumentView filter, const CountOptions& options = {}) = 0;
   virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                                 std::string_view field,
-                                                 bson::DocumentView filter) = 0;
+                                                 std::string_view field, bson::DocumentView filter,
+                                                 const DistinctOptions& options = {}) = 0;
   virtual int64_t estimated_document_count(std::string_view db, std::string_view coll) = 0;
   virtual std::string create_index(std::string_view db, std::string_view coll,
                                    bson::DocumentView keys, bson::DocumentView options) = 0;
@@ -276,12 +278,13 @@ class Collection {
       bson::DocumentView filter, const FindAndModifyOptions& options = {}) const {
     return client_->find_one_and_delete(db_, name_, filter, options);
   }
-  int64_t count_documents(bson::DocumentView filter) const {
-    return client_->count_documents(db_, name_, filter);
+  int64_t count_documents(bson::DocumentView filter, const CountOptions& options = {}) const {
+    return client_->count_documents(db_, name_, filter, options);
   }
   std::vector<bson::OwnedValue> distinct(std::string_view field,
-                                         bson::DocumentView filter = bson::DocumentView()) const {
-    return client_->distinct(db_, name_, field, filter);
+                                         bson::DocumentView filter = bson::DocumentView(),
+                                         const DistinctOptions& options = {}) const {
+    return client_->distinct(db_, name_, field, filter, options);
   }
   int64_t estimated_document_count() const { return client_->estimated_document_count(db_, name_); }
   /// Runs an aggregation pipeline (one document per stage).

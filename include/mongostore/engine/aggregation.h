@@ -62,6 +62,7 @@
 
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
+#include "mongostore/engine/collation.h"
 
 namespace mongostore::engine {
 
@@ -163,6 +164,11 @@ struct AggregationContext {
   std::string spill_directory;
   /// When set, receives counts of what was spilled.
   SpillStats* spill_stats = nullptr;
+  /// The collation of the run's $match filters, $sort and $setWindowFields sort keys, $group
+  /// and partition keys (strings it finds equal are one key, the first met shown); null is
+  /// simple. Expressions ($eq, $in, $setUnion, ... inside $expr or $project) still compare
+  /// strings as bytes.
+  std::shared_ptr<const Collation> collation;
 };
 
 namespace aggregation_detail {

@@ -90,6 +90,27 @@ struct FindOptions {
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name.
   bson::Document let;
+  /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
+  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// Collation::parse.
+  bson::Document collation;
+};
+
+/// Options of count_documents.
+struct CountOptions {
+  /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
+  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// Collation::parse.
+  bson::Document collation;
+};
+
+/// Options of distinct: the collation also decides which strings are the same value (the
+/// first one met is returned) and their order.
+struct DistinctOptions {
+  /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
+  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// Collation::parse.
+  bson::Document collation;
 };
 
 /// Options of insert_one / insert_many.
@@ -120,6 +141,10 @@ struct UpdateOptions {
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name (and so can an update pipeline's expressions).
   bson::Document let;
+  /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
+  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// Collation::parse.
+  bson::Document collation;
 };
 
 struct DeleteOptions {
@@ -130,6 +155,8 @@ struct DeleteOptions {
   /// false: acknowledged before the write reaches stable storage (writeConcern {j: false} or
   /// {w: 0}) on a durable engine; see FindAndModifyOptions::journal.
   bool journal = true;
+  /// As FindOptions::collation.
+  bson::Document collation;
 };
 
 struct ReplaceOptions {
@@ -143,6 +170,11 @@ struct ReplaceOptions {
   IndexHint hint;
   /// When several documents match, the first in this order is replaced (MongoDB 8.0).
   bson::Document sort;
+  /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
+  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// Collation::parse.
+  bson::Document collation;
+
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name.
   bson::Document let;
@@ -157,6 +189,7 @@ inline UpdateOptions update_options_for(const ReplaceOptions& replace) {
   options.sort = replace.sort;
   options.let = replace.let;
   options.journal = replace.journal;
+  options.collation = replace.collation;
   return options;
 }
 
@@ -198,6 +231,8 @@ struct FindAndModifyOptions {
   /// Variables ({name: expression}, MongoDB 5.0's `let`) the filter's $expr can read as
   /// $$name (and so can an update pipeline's expressions).
   bson::Document let;
+  /// The collation of the filter and the sort, as FindOptions::collation.
+  bson::Document collation;
   /// false: acknowledge before the write reaches stable storage (writeConcern {j: false}) on
   /// a durable engine. The journal is ordered, so any later journaled write makes this one
   /// durable as well: a crash can lose it only together with everything written after it.
@@ -211,6 +246,9 @@ struct FindAndModifyOptions {
 struct SpillStats;
 
 struct AggregateOptions {
+  /// The collation of the pipeline's string comparisons: $match, $sort, $group keys,
+  /// $lookup matching, $setWindowFields sorts; empty: simple.
+  bson::Document collation;
   /// Lets blocking stages exceed the memory limit: $sort, $group, $bucket, $sortByCount,
   /// $sample and $facet's input then spill to files in <dbpath>/_tmp (an in-memory engine: a
   /// directory in its private /tmp home). A leading $sort stays in the pipeline, so it spills,
@@ -438,12 +476,12 @@ class Engine {
                                    bson::DocumentView filter, bson::DocumentView sort,
                                    const IndexHint& hint = {}) = 0;
   virtual int64_t count_documents(std::string_view db, std::string_view coll,
-                                  bson::DocumentView filter) = 0;
+                                  bson::DocumentView filter, const CountOptions& options = {}) = 0;
   /// The distinct values of `field` (a dotted path) among documents matching `filter`,
   /// with arrays flattened one level as MongoDB does, in MongoDB's sort order.
   virtual std::vector<bson::OwnedValue> distinct(std::string_view db, std::string_view coll,
-                                                 std::string_view field,
-                                                 bson::DocumentView filter) = 0;
+                                                 std::string_view field, bson::DocumentView filter,
+                                                 const DistinctOptions& options = {}) = 0;
   /// Runs an aggregation pipeline (one stage document per element) over the collection. A
   /// leading $match is pushed into the find, so it uses an index when one fits. A pipeline
   /// ending in $out or $merge runs to completion here and returns an exhausted cursor.

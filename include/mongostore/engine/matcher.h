@@ -24,6 +24,7 @@
 
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
+#include "mongostore/engine/collation.h"
 
 namespace mongostore::engine {
 
@@ -51,6 +52,10 @@ struct MatcherOptions {
   /// it then fails with QueryFeatureNotAllowed (224) "$jsonSchema is not allowed in this
   /// context".
   bool allow_json_schema = true;
+  /// The collation of string comparisons ($eq, ranges, $in, $nin, $all, $elemMatch values,
+  /// also inside arrays and embedded documents); null is the simple one (bytes). $regex,
+  /// $type, $exists, $size and the bit operators ignore it, as in MongoDB.
+  std::shared_ptr<const Collation> collation;
 };
 
 class Matcher {
@@ -77,6 +82,9 @@ class Matcher {
 
   /// The filter this Matcher was compiled from.
   bson::DocumentView filter() const;
+
+  /// The collation it was compiled with (null: simple).
+  const std::shared_ptr<const Collation>& collation() const;
 
  private:
   explicit Matcher(std::shared_ptr<const matcher_detail::CompiledFilter> state)

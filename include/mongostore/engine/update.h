@@ -25,6 +25,7 @@
 #include <span>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/engine/collation.h"
 
 namespace mongostore::engine {
 
@@ -40,8 +41,11 @@ class Update {
   /// `update` is either an operator document ({$set: ..., $inc: ...}) or a replacement
   /// document (no $-keys). `array_filters` is the arrayFilters option (may be empty).
   /// Throws mongostore::Error (FailedToParse, BadValue, ConflictingUpdateOperators, ...).
+  /// `collation` (null: simple) decides string equality for $addToSet, $pull, $pullAll and
+  /// the arrayFilters and $pull conditions, as in MongoDB.
   static Update compile(bson::DocumentView update,
-                        std::span<const bson::DocumentView> array_filters = {});
+                        std::span<const bson::DocumentView> array_filters = {},
+                        std::shared_ptr<const Collation> collation = nullptr);
 
   /// `stages` is an array of pipeline stages (BSON array bytes, as a DocumentView). Throws
   /// NotImplemented until the aggregation layer installed its compiler, InvalidOptions (72)

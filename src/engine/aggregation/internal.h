@@ -337,7 +337,8 @@ StagePtr parse_merge(const Value& spec);
 class DocumentSorter {
  public:
   static DocumentSorter compile(DocumentView spec);
-  std::string key_for(DocumentView doc) const;
+  /// Strings are keyed under `collation` when it is not null.
+  std::string key_for(DocumentView doc, const Collation* collation = nullptr) const;
 
  private:
   struct Field {

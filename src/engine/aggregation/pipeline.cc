@@ -299,7 +299,7 @@ DocumentSorter DocumentSorter::compile(DocumentView spec) {
   return out;
 }
 
-std::string DocumentSorter::key_for(DocumentView doc) const {
+std::string DocumentSorter::key_for(DocumentView doc, const Collation* collation) const {
   static const Document kNull = bson::make_document("", bson::Null{});
   static const Document kUndefined = bson::make_document("", bson::Undefined{});
   std::string key;
@@ -315,11 +315,15 @@ std::string DocumentSorter::key_for(DocumentView doc) const {
         chosen = v;
         continue;
       }
-      int c = bson::compare_values(v, chosen);
+      int c = bson::compare_values(v, chosen, collation);
       if (f.descending ? c > 0 : c < 0) chosen = v;
     }
     if (chosen.is_missing()) chosen = empty_array ? kUndefined.get("") : kNull.get("");
-    bson::append_index_key(key, chosen, f.descending);
+    if (collation != nullptr && Collation::collation_sensitive(chosen)) {
+      bson::append_index_key(key, collation->comparison_key(chosen), f.descending);
+    } else {
+      bson::append_index_key(key, chosen, f.descending);
+    }
   }
   return key;
 }

@@ -20,7 +20,7 @@ class MatchStage : public Stage {
   std::unique_ptr<DocumentSource> apply(std::unique_ptr<DocumentSource> input,
                                         std::shared_ptr<RunContext> ctx) const override {
     std::shared_ptr<DocumentSource> in(std::move(input));
-    Matcher m = has_expr_ ? matcher_for_run(*ctx) : matcher_;
+    Matcher m = has_expr_ || ctx->context->collation ? matcher_for_run(*ctx) : matcher_;
     return std::make_unique<FunctionSource>([m, in]() -> std::optional<Document> {
       while (auto d = in->next()) {
         if (m.matches(*d)) return d;
@@ -34,7 +34,10 @@ class MatchStage : public Stage {
   // compile per run (per input document for a $lookup sub-pipeline).
   Matcher matcher_for_run(const RunContext& ctx) const {
     NowScope now(run_now(ctx));
-    return Matcher::compile(bind_variables_to_filter(filter_, ctx.variables));
+    MatcherOptions options;
+    options.collation = ctx.context->collation;
+    if (!has_expr_) return Matcher::compile(filter_, options);
+    return Matcher::compile(bind_variables_to_filter(filter_, ctx.variables), options);
   }
 
   Document filter_;
@@ -102,7 +105,7 @@ class SortStage : public Stage {
     std::shared_ptr<SpillFile> spill;
     auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     while (auto d = input->next()) {
-      std::string key = sorter_.key_for(*d);
+      std::string key = sorter_.key_for(*d, ctx->context->collation.get());
       memory.add(approx_size(*d) + key.size());
       rows.emplace_back(std::move(key), std::move(*d));
       if (memory.over_limit()) {

@@ -169,7 +169,12 @@ class GroupStage : public Stage {
     while (auto d = input->next()) {
       OwnedValue id = eval_in(id_, *d, *ctx);
       Value key_value = id.view().is_missing() ? null_.get("") : id.view();
-      grouper.add(bson::encode_index_key(key_value), key_value, *d);
+      // Under a collation, ids it finds equal are one group (shown as the first met).
+      const Collation* collation = ctx->context->collation.get();
+      grouper.add(collation != nullptr
+                      ? bson::encode_index_key(collation->comparison_key(key_value))
+                      : bson::encode_index_key(key_value),
+                  key_value, *d);
     }
     return grouper.finish();
   }

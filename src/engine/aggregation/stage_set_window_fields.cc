@@ -238,9 +238,14 @@ class SetWindowFieldsStage : public Stage {
       if (partition_by) {
         OwnedValue p = eval_in(partition_by, d->view(), *ctx);
         if (p.view().is_missing()) p = null_value();
-        bson::append_index_key(r.partition, p.view());
+        const Collation* collation = ctx->context->collation.get();
+        if (collation != nullptr) {
+          bson::append_index_key(r.partition, collation->comparison_key(p.view()));
+        } else {
+          bson::append_index_key(r.partition, p.view());
+        }
       }
-      if (sort_by) r.sort_key = sort_by->key_for(d->view());
+      if (sort_by) r.sort_key = sort_by->key_for(d->view(), ctx->context->collation.get());
       r.doc = std::move(*d);
       rows.push_back(std::move(r));
     }

@@ -25,8 +25,9 @@ bool is_nan(const Value& v) {
 
 class ComparePredicate final : public Predicate {
  public:
-  ComparePredicate(CompareOp op, Value rhs)
+  ComparePredicate(CompareOp op, Value rhs, const bson::StringComparator* strings)
       : op_(op),
+        strings_(strings),
         rhs_(rhs),
         rhs_null_(rhs.is_null()),
         rhs_nan_(is_nan(rhs)),
@@ -43,7 +44,7 @@ class ComparePredicate final : public Predicate {
         return both && op_ != CompareOp::kLt && op_ != CompareOp::kGt;
       }
     }
-    int c = bson::compare_values(v, rhs_);
+    int c = bson::compare_values(v, rhs_, strings_);
     switch (op_) {
       case CompareOp::kEq:
         return c == 0;
@@ -61,6 +62,7 @@ class ComparePredicate final : public Predicate {
 
  private:
   CompareOp op_;
+  const bson::StringComparator* strings_;
   Value rhs_;
   bool rhs_null_;
   bool rhs_nan_;
@@ -70,15 +72,16 @@ class ComparePredicate final : public Predicate {
 
 class InPredicate final : public Predicate {
  public:
-  InPredicate(std::vector<Value> values, std::vector<Regex> regexes)
-      : values_(std::move(values)), regexes_(std::move(regexes)) {
-    std::sort(values_.begin(), values_.end(), bson::ValueLess());
+  InPredicate(std::vector<Value> values, std::vector<Regex> regexes,
+              const bson::StringComparator* strings)
+      : values_(std::move(values)), regexes_(std::move(regexes)), less_{strings} {
+    std::sort(values_.begin(), values_.end(), less_);
     for (const auto& v : values_) has_null_ |= v.is_null();
   }
 
   bool test(const Value& v, std::optional<size_t>*) const override {
     if (v.is_missing()) return has_null_;
-    if (std::binary_search(values_.begin(), values_.end(), v, bson::ValueLess())) return true;
+    if (std::binary_search(values_.begin(), values_.end(), v, less_)) return true;
     for (const auto& r : regexes_) {
       if (r.matches_value(v)) return true;
     }
@@ -88,17 +91,19 @@ class InPredicate final : public Predicate {
  private:
   std::vector<Value> values_;
   std::vector<Regex> regexes_;
+  bson::ValueLess less_;
   bool has_null_ = false;
 };
 
 }  // namespace
 
-PredicatePtr make_compare(CompareOp op, Value rhs) {
-  return std::make_unique<ComparePredicate>(op, rhs);
+PredicatePtr make_compare(CompareOp op, Value rhs, const bson::StringComparator* strings) {
+  return std::make_unique<ComparePredicate>(op, rhs, strings);
 }
 
-PredicatePtr make_in(std::vector<Value> values, std::vector<Regex> regexes) {
-  return std::make_unique<InPredicate>(std::move(values), std::move(regexes));
+PredicatePtr make_in(std::vector<Value> values, std::vector<Regex> regexes,
+                     const bson::StringComparator* strings) {
+  return std::make_unique<InPredicate>(std::move(values), std::move(regexes), strings);
 }
 
 }  // namespace mongostore::engine::matcher_detail

@@ -133,9 +133,12 @@ NodePtr make_json_schema(const bson::Value& schema);
 enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
 
 /// $eq $lt $lte $gt $gte (and implicit equality).
-PredicatePtr make_compare(CompareOp op, bson::Value rhs);
+/// `strings` (null: bytes) compares strings; it must outlive the predicate.
+PredicatePtr make_compare(CompareOp op, bson::Value rhs,
+                          const bson::StringComparator* strings = nullptr);
 /// $in: equality with any value, or a match of any regex.
-PredicatePtr make_in(std::vector<bson::Value> values, std::vector<Regex> regexes);
+PredicatePtr make_in(std::vector<bson::Value> values, std::vector<Regex> regexes,
+                     const bson::StringComparator* strings = nullptr);
 /// $regex (and /re/ values).
 PredicatePtr make_regex(Regex regex);
 /// $exists: true.
@@ -160,7 +163,8 @@ PredicatePtr make_bits(BitsOp op, std::string_view name, const bson::Value& oper
 // --- the compiled filter ---------------------------------------------------------------------
 
 struct CompiledFilter {
-  bson::Document filter;  // owns the bytes every Value in the tree points into
+  bson::Document filter;                       // owns the bytes every Value in the tree points into
+  std::shared_ptr<const Collation> collation;  // the tree's comparisons point to it
   NodePtr root;
   bool empty = true;
   std::vector<std::pair<std::string, bson::Value>> equalities;

@@ -25,6 +25,7 @@ Matcher Matcher::compile(bson::DocumentView filter, const MatcherOptions& option
   check_input_depth(filter, "filter");
   auto s = std::make_shared<CompiledFilter>();
   s->filter = bson::Document::copy_of(filter);
+  s->collation = options.collation;
   s->root = matcher_detail::parse_filter(s->filter.view(), &s->equalities, options);
   s->empty = true;  // no conditions: empty, or only $comment
   for (const auto& el : s->filter.view()) {
@@ -60,6 +61,10 @@ std::vector<std::pair<std::string, bson::Value>> Matcher::equality_fields() cons
 
 bson::DocumentView Matcher::filter() const {
   return state_->filter.view();
+}
+
+const std::shared_ptr<const Collation>& Matcher::collation() const {
+  return state_->collation;
 }
 
 }  // namespace mongostore::engine

@@ -201,7 +201,7 @@ class Parser {
     }
     if (is_operator_document(v)) return operators(path, v.as_document(), top);
     record_equality(dotted, v, top);
-    return leaf(path, make_compare(CompareOp::kEq, v));
+    return leaf(path, make_compare(CompareOp::kEq, v, strings()));
   }
 
   // {$gt: 1, $lt: 5, ...} for one path (empty inside a value-form $elemMatch).
@@ -245,7 +245,7 @@ class Parser {
   }
 
   NodePtr compare(const FieldPath& path, CompareOp op, const Value& v) {
-    return leaf(path, make_compare(op, v));
+    return leaf(path, make_compare(op, v, strings()));
   }
 
   NodePtr in_node(const FieldPath& path, std::string_view name, const Value& v) {
@@ -262,7 +262,7 @@ class Parser {
         values.push_back(el.value);
       }
     }
-    return leaf(path, make_in(std::move(values), std::move(regexes)));
+    return leaf(path, make_in(std::move(values), std::move(regexes), strings()));
   }
 
   PredicatePtr elem_match(const Value& v) {
@@ -414,6 +414,8 @@ class Parser {
 
   Equalities* equalities_;
   MatcherOptions options_;
+  // The collation string comparisons use ($regex and $type ignore it, as in MongoDB).
+  const bson::StringComparator* strings() const { return options_.collation.get(); }
   int depth_ = 0;
 };
 

@@ -30,6 +30,7 @@ std::unique_ptr<DocumentSource> QueryExecutor::external_sort(
   context.allow_disk_use = true;
   context.memory_limit_bytes = memory_limit;
   context.spill_directory = connection_.spill_directory();
+  context.collation = matcher.collation();  // the $sort keys strings as the find's filter
   Pipeline sort =
       Pipeline::compile(std::vector<bson::Document>{bson::make_document("$sort", sort_spec)});
   return sort.run(cursor_source(std::move(cursor)), context);

@@ -8,9 +8,9 @@ namespace mongostore::engine {
 bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_view db,
                                            std::string_view coll, bson::DocumentView filter,
                                            const FindOptions& options) {
-  Matcher matcher = compile_filter(filter, options.let);
+  Matcher matcher = compile_filter(filter, options.let, options.collation);
   Projection projection = Projection::compile(options.projection.view(), &matcher);
-  SortSpec sort = SortSpec::compile(options.sort.view());
+  SortSpec sort = SortSpec::compile(options.sort.view(), matcher.collation());
   ExecutionStats stats;
   PlannedQuery plan;
   query_results(op, std::string(db), std::string(coll), matcher, projection, options.sort.view(),

@@ -10,9 +10,12 @@
 
 namespace mongostore::engine {
 
-Matcher compile_filter(bson::DocumentView filter, const bson::Document& let) {
-  if (let.empty()) return Matcher::compile(filter);
-  return Matcher::compile(bind_let_to_filter(filter, let.view()));
+Matcher compile_filter(bson::DocumentView filter, const bson::Document& let,
+                       const bson::Document& collation) {
+  MatcherOptions options;
+  options.collation = Collation::of_option(collation);
+  if (let.empty()) return Matcher::compile(filter, options);
+  return Matcher::compile(bind_let_to_filter(filter, let.view()), options);
 }
 
 const IndexDescriptor& id_index_descriptor() {
@@ -54,6 +57,25 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
   PlannedQuery q;
   q.sort = bson::Document::copy_of(sort);
   q.hint = hint;
+  if (matcher.collation() != nullptr) {
+    // The indexes hold keys in the simple collation (bytes), so they cannot bound strings
+    // compared under another one, nor give their order: a collection scan (a pinned `_id`
+    // without strings stays a point lookup), or a hinted index read whole, the matcher
+    // deciding and a blocking sort ordering.
+    if (!hint.empty()) {
+      std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
+      if (index == nullptr) return q;
+      std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
+      q.index_plan = plan_query(bson::DocumentView(), bson::DocumentView(), only,
+                                /*forced=*/true, explain_bounds);
+      if (q.index_plan && !sort.empty()) q.index_plan->provides_sort = false;
+      q.index = std::move(index);
+      return q;
+    }
+    auto id = pinned_id(matcher);
+    if (id && !Collation::collation_sensitive(*id)) q.id_key = record_key(*id);
+    return q;
+  }
   if (!hint.empty()) {
     std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
     if (index == nullptr) {

@@ -39,7 +39,10 @@ struct PlannedQuery {
 const IndexDescriptor& id_index_descriptor();
 
 /// A command's filter with its `let` variables bound into the filter's $expr (MongoDB 5.0).
-Matcher compile_filter(bson::DocumentView filter, const bson::Document& let);
+/// Strings compare under `collation` (an options struct's `collation` field, parsed; empty:
+/// simple).
+Matcher compile_filter(bson::DocumentView filter, const bson::Document& let,
+                       const bson::Document& collation = {});
 
 /// The `_id` a filter pins, by an equality ({_id: v}) or an $expr {$eq: ["$_id", v]} (the
 /// form of a $lookup's join on `_id`): a read of one document.

@@ -36,9 +36,9 @@ std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_ali
                                             std::shared_ptr<MultiDocumentTransaction> transaction,
                                             std::string_view db, std::string_view coll,
                                             bson::DocumentView filter, const FindOptions& options) {
-  Matcher matcher = compile_filter(filter, options.let);
+  Matcher matcher = compile_filter(filter, options.let, options.collation);
   Projection projection = Projection::compile(options.projection.view(), &matcher);
-  SortSpec sort = SortSpec::compile(options.sort.view());
+  SortSpec sort = SortSpec::compile(options.sort.view(), matcher.collation());
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
   if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
   return std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction), *this,
@@ -65,8 +65,9 @@ bool QueryExecutor::index_provides_sort(std::string_view db, std::string_view co
 }
 
 int64_t QueryExecutor::count_documents(OperationContext& op, std::string_view db,
-                                       std::string_view coll, bson::DocumentView filter) {
-  Matcher matcher = Matcher::compile(filter);
+                                       std::string_view coll, bson::DocumentView filter,
+                                       const bson::Document& collation) {
+  Matcher matcher = compile_filter(filter, bson::Document(), collation);
   auto entry = collections_.lookup(db, coll);
   if (!entry) return 0;
   PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
@@ -83,9 +84,11 @@ int64_t QueryExecutor::count_documents(OperationContext& op, std::string_view db
 
 std::vector<bson::OwnedValue> QueryExecutor::distinct(OperationContext& op, std::string_view db,
                                                       std::string_view coll, std::string_view field,
-                                                      bson::DocumentView filter) {
+                                                      bson::DocumentView filter,
+                                                      const bson::Document& collation) {
   if (field.empty()) throw Error(ErrorCode::kBadValue, "distinct key cannot be empty");
-  Matcher matcher = Matcher::compile(filter);
+  Matcher matcher = compile_filter(filter, bson::Document(), collation);
+  const Collation* strings = matcher.collation().get();
   auto entry = collections_.lookup(db, coll);
   if (!entry) return {};
   PlannedQuery plan = plan_for(*entry, matcher, bson::DocumentView());
@@ -101,7 +104,10 @@ std::vector<bson::OwnedValue> QueryExecutor::distinct(OperationContext& op, std:
            values.clear();
            collect_path_values(doc, field, &values);
            for (const bson::Value& v : values) {
-             std::string key = bson::encode_index_key(v);
+             // Under a collation, strings it finds equal are one value (the first met).
+             std::string key = strings != nullptr
+                                   ? bson::encode_index_key(strings->comparison_key(v))
+                                   : bson::encode_index_key(v);
              if (seen.count(key)) continue;
              bytes += v.size() + 16;  // the value and its array element's type and index
              if (bytes + 1024 >= kMaxDocumentSize) {

@@ -58,10 +58,11 @@ class QueryExecutor {
   bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView sort, const IndexHint& hint);
   int64_t count_documents(OperationContext& op, std::string_view db, std::string_view coll,
-                          bson::DocumentView filter);
+                          bson::DocumentView filter, const bson::Document& collation);
   std::vector<bson::OwnedValue> distinct(OperationContext& op, std::string_view db,
                                          std::string_view coll, std::string_view field,
-                                         bson::DocumentView filter);
+                                         bson::DocumentView filter,
+                                         const bson::Document& collation);
   CollectionStats collection_stats(OperationContext& op, std::string_view db,
                                    std::string_view coll);
   bson::Document explain_find(OperationContext& op, std::string_view db, std::string_view coll,

@@ -108,26 +108,28 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
 constexpr size_t kLinearAddToSetValues = 8;
 
 void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
-                      bson::DocumentBuilder& b, const ApplyContext&) {
+                      bson::DocumentBuilder& b, const ApplyContext& ctx) {
   if (!existing.is_missing() && !existing.is_array()) {
     throw Error(ErrorCode::kBadValue, "Cannot apply $addToSet to non-array field. Field named '" +
                                           op.field + "' has non-array type " + type_of(existing));
   }
   // Only the new elements are collected; the existing ones are compared in place and then
-  // copied as bytes. Two strings are equal exactly when their bytes are (no collation), so a
-  // string is checked by length and bytes, skipping the general comparison: the dedupe marks
-  // an ExecutionStore commit adds are strings checked against every mark already there.
-  auto equal = [](const Value& a, const Value& b) {
-    if (a.type() == bson::BsonType::kString && b.type() == bson::BsonType::kString) {
+  // copied as bytes. Without a collation two strings are equal exactly when their bytes are,
+  // so a string is checked by length and bytes, skipping the general comparison: the dedupe
+  // marks an ExecutionStore commit adds are strings checked against every mark already there.
+  const bson::StringComparator* strings = ctx.impl.collation.get();
+  auto equal = [strings](const Value& a, const Value& b) {
+    if (strings == nullptr && a.type() == bson::BsonType::kString &&
+        b.type() == bson::BsonType::kString) {
       return a.as_string() == b.as_string();
     }
-    return bson::values_equal(a, b);
+    return bson::values_equal(a, b, strings);
   };
   std::vector<Value> added;
   if (op.push.each.size() > kLinearAddToSetValues) {
     // Many new values: an ordered set of everything seen keeps this O(n log n); checking
     // each new value against all the others would be quadratic (10,000 took 18.8 s).
-    std::set<Value, bson::ValueLess> seen;
+    std::set<Value, bson::ValueLess> seen(bson::ValueLess{strings});
     if (existing.is_array()) {
       for (const auto& e : existing.as_array()) seen.insert(e.value);
     }
@@ -179,7 +181,8 @@ void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::
 }
 
 void apply_pull(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
-                const ApplyContext&) {
+                const ApplyContext& ctx) {
+  const bson::ValueLess less{ctx.impl.collation.get()};
   if (existing.is_missing()) return;
   if (!existing.is_array()) {
     throw Error(ErrorCode::kBadValue, "Cannot apply " + op.op_name + " to a non-array value");
@@ -190,15 +193,15 @@ void apply_pull(const Op& op, const Value& existing, std::string_view key, bson:
       op.kind == OpKind::kPullAll ? elements_of(op.arg) : std::vector<Value>{};
   // Sorted, each element is looked up in O(log n): a scan per element would make $pullAll of
   // a large list from a large array quadratic.
-  std::sort(remove_all.begin(), remove_all.end(), bson::ValueLess());
+  std::sort(remove_all.begin(), remove_all.end(), less);
   for (const Value& v : items) {
     bool remove = false;
     if (op.kind == OpKind::kPullAll) {
-      remove = std::binary_search(remove_all.begin(), remove_all.end(), v, bson::ValueLess());
+      remove = std::binary_search(remove_all.begin(), remove_all.end(), v, less);
     } else if (op.pull) {
       remove = op.pull->matches(v);
     } else {
-      remove = bson::values_equal(op.arg, v);
+      remove = bson::values_equal(op.arg, v, less.strings);
     }
     if (!remove) kept.push_back(v);
   }

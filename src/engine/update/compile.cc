@@ -129,7 +129,9 @@ class Compiler {
       std::vector<std::string> parts = check_path(path, true, "");
       Op& op = add_op(kind, name, path, e.value);
       op.field = parts.back();
-      parse_op_argument(op);
+      MatcherOptions matcher_options;
+      matcher_options.collation = impl_.collation;
+      parse_op_argument(op, matcher_options);
       insert(&op, parts);
     }
   }
@@ -199,7 +201,9 @@ class Compiler {
         throw Error(ErrorCode::kFailedToParse,
                     "Found multiple array filters with the same top-level field name " + id);
       }
-      impl_.array_filters.emplace(id, Condition::array_filter(filter, id));
+      MatcherOptions matcher_options;
+      matcher_options.collation = impl_.collation;
+      impl_.array_filters.emplace(id, Condition::array_filter(filter, id, matcher_options));
     }
   }
 
@@ -220,11 +224,13 @@ class Compiler {
 
 }  // namespace
 
-Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters) {
+Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters,
+                       std::shared_ptr<const Collation> collation) {
   check_input_depth(update, "update");
   for (DocumentView f : array_filters) check_input_depth(f, "arrayFilters");
   auto impl = std::make_shared<Impl>();
   impl->source = bson::Document::copy_of(update);
+  impl->collation = std::move(collation);
   DocumentView src = impl->source.view();
   Compiler compiler(*impl);
   compiler.compile_filters(array_filters);

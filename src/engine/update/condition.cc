@@ -52,23 +52,26 @@ constexpr std::string_view kWrapKey = "x";
 
 }  // namespace
 
-std::unique_ptr<Condition> Condition::array_filter(DocumentView filter, std::string identifier) {
-  return std::make_unique<WrappedCondition>(Matcher::compile(filter), std::move(identifier));
+std::unique_ptr<Condition> Condition::array_filter(DocumentView filter, std::string identifier,
+                                                   const MatcherOptions& options) {
+  return std::make_unique<WrappedCondition>(Matcher::compile(filter, options),
+                                            std::move(identifier));
 }
 
-std::unique_ptr<Condition> Condition::pull(const Value& condition) {
+std::unique_ptr<Condition> Condition::pull(const Value& condition, const MatcherOptions& options) {
   bool wrap = condition.type() == bson::BsonType::kRegex;
   if (condition.is_document()) {
     DocumentView doc = condition.as_document();
     auto first = doc.begin();
     wrap = first != doc.end() && is_value_operator(first->key);
-    if (!wrap) return std::make_unique<ObjectCondition>(Matcher::compile(doc));
+    if (!wrap) return std::make_unique<ObjectCondition>(Matcher::compile(doc, options));
   }
   if (!wrap) return nullptr;
   bson::DocumentBuilder b;
   b.append(kWrapKey, condition);
   bson::Document filter = b.finish();
-  return std::make_unique<WrappedCondition>(Matcher::compile(filter.view()), std::string(kWrapKey));
+  return std::make_unique<WrappedCondition>(Matcher::compile(filter.view(), options),
+                                            std::string(kWrapKey));
 }
 
 }  // namespace mongostore::engine::update_detail

@@ -13,6 +13,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
+#include "mongostore/engine/matcher.h"
 #include "mongostore/engine/update.h"
 #include "mongostore/error.h"
 
@@ -22,11 +23,13 @@ namespace mongostore::engine::update_detail {
 class Condition {
  public:
   /// A filter document whose top-level fields all start with `identifier` (arrayFilters).
-  static std::unique_ptr<Condition> array_filter(bson::DocumentView filter, std::string identifier);
+  static std::unique_ptr<Condition> array_filter(bson::DocumentView filter, std::string identifier,
+                                                 const MatcherOptions& options = {});
   /// A $pull condition: an operator document ({$gte: 6}) applies to the element itself; a
   /// plain document ({field: cond}) is a query over elements that are documents; a regex
   /// matches string elements. Returns nullptr for any other value (equality is used).
-  static std::unique_ptr<Condition> pull(const bson::Value& condition);
+  static std::unique_ptr<Condition> pull(const bson::Value& condition,
+                                         const MatcherOptions& options = {});
   virtual ~Condition() = default;
   virtual bool matches(const bson::Value& element) const = 0;
 };
@@ -135,14 +138,15 @@ void apply_pull(const Op& op, const bson::Value& existing, std::string_view key,
 
 /// Parsing of per-operator arguments (parse_ops.cc).
 void parse_push_spec(Op& op, bool is_push);
-void parse_op_argument(Op& op);
+void parse_op_argument(Op& op, const MatcherOptions& matcher_options);
 
 }  // namespace mongostore::engine::update_detail
 
 namespace mongostore::engine {
 
 struct Update::Impl {
-  bson::Document source;  // owned copy of the update document
+  bson::Document source;                       // owned copy of the update document
+  std::shared_ptr<const Collation> collation;  // string equality of the array operators
   std::vector<bson::Document> filter_docs;
   bool replacement = false;
   // Set for an update pipeline: the compiled stages, original -> updated document.

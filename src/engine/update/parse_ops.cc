@@ -108,7 +108,7 @@ void parse_push_spec(Op& op, bool is_push) {
   }
 }
 
-void parse_op_argument(Op& op) {
+void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
   const Value& arg = op.arg;
   switch (op.kind) {
     case OpKind::kInc:
@@ -197,7 +197,7 @@ void parse_op_argument(Op& op) {
       break;
     }
     case OpKind::kPull:
-      op.pull = Condition::pull(arg);
+      op.pull = Condition::pull(arg, matcher_options);
       break;
     case OpKind::kPullAll:
       if (!arg.is_array()) {

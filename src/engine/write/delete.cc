@@ -8,7 +8,7 @@ namespace mongostore::engine {
 
 int64_t WriteCommands::remove(OperationContext& op, std::string_view db, std::string_view coll,
                               bson::DocumentView filter, bool multi, const DeleteOptions& options) {
-  Matcher matcher = compile_filter(filter, options.let);
+  Matcher matcher = compile_filter(filter, options.let, options.collation);
   CollectionCatalog::WriteTarget target = collections_.writable(op, db, coll, /*create=*/false);
   const std::shared_ptr<CollectionEntry>& entry = target.entry;
   if (!entry) return 0;

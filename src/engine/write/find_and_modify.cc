@@ -16,8 +16,8 @@ std::optional<bson::Document> WriteCommands::find_and_modify(
     OperationContext& op, std::string_view db, std::string_view coll, bson::DocumentView filter,
     const bson::DocumentView* update, const FindAndModifyOptions& options) {
   NowScope now;  // the filter and an update pipeline share the command's $$NOW
-  Matcher matcher = compile_filter(filter, options.let);
-  SortSpec sort = SortSpec::compile(options.sort.view());
+  Matcher matcher = compile_filter(filter, options.let, options.collation);
+  SortSpec sort = SortSpec::compile(options.sort.view(), matcher.collation());
   std::vector<bson::DocumentView> filters;
   for (const auto& f : options.array_filters) filters.push_back(f.view());
   std::optional<Update> compiled;
@@ -27,7 +27,7 @@ std::optional<bson::Document> WriteCommands::find_and_modify(
   }
   if (update != nullptr) {
     compiled = options.update_is_pipeline ? Update::compile_pipeline(*update, options.let)
-                                          : Update::compile(*update, filters);
+                                          : Update::compile(*update, filters, matcher.collation());
   }
   Projection projection = Projection::compile(options.projection.view(), &matcher);
   bool upsert = options.upsert && update != nullptr;

@@ -45,15 +45,16 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
                                    bson::DocumentView filter, bson::DocumentView update,
                                    const UpdateOptions& options, bool multi) {
   NowScope now;  // the filter and an update pipeline share the command's $$NOW
-  Matcher matcher = compile_filter(filter, options.let);
+  Matcher matcher = compile_filter(filter, options.let, options.collation);
   std::vector<bson::DocumentView> filters;
   for (const auto& f : options.array_filters) filters.push_back(f.view());
   if (options.update_is_pipeline && !options.array_filters.empty()) {
     throw Error(ErrorCode::kFailedToParse,
                 "arrayFilters may not be specified for pipeline-style updates");
   }
-  Update compiled = options.update_is_pipeline ? Update::compile_pipeline(update, options.let)
-                                               : Update::compile(update, filters);
+  Update compiled = options.update_is_pipeline
+                        ? Update::compile_pipeline(update, options.let)
+                        : Update::compile(update, filters, matcher.collation());
   if (multi && compiled.is_replacement()) {
     throw Error(ErrorCode::kFailedToParse,
                 "multi update is not supported for replacement-style update");
@@ -61,7 +62,7 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
   if (multi && !options.sort.empty()) {
     throw Error(ErrorCode::kInvalidOptions, "Cannot specify sort with multi=true");
   }
-  SortSpec sort = SortSpec::compile(options.sort.view());
+  SortSpec sort = SortSpec::compile(options.sort.view(), matcher.collation());
   CollectionCatalog::WriteTarget target = collections_.writable(op, db, coll, options.upsert);
   const std::shared_ptr<CollectionEntry>& entry = target.entry;
   if (!entry) return UpdateResult{};

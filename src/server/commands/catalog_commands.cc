@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/engine/collation.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
 #include "server/commands/command_arguments.h"
@@ -91,11 +92,18 @@ void list_collections(const CommandContext& ctx, DocumentBuilder& b) {
 }
 
 // create makes a plain collection, with a validator when asked. The options MongoDB has for
-// anything else (views, capped, time series, clustered, collation, ...) fail NotImplemented
-// before this runs (the command table), so nothing is made that is not what the client
-// asked for.
+// anything else (views, capped, time series, clustered, ...) fail NotImplemented before this
+// runs (the command table), and so does a non-simple default collation (here), so nothing
+// is made that is not what the client asked for.
 void create(const CommandContext& ctx, DocumentBuilder&) {
   const std::string& coll = ctx.collection;
+  // The simple collation is every collection's default; another one is not kept yet.
+  if (!collation_of(ctx.cmd).empty() &&
+      engine::Collation::parse(ctx.cmd.get("collation").as_document()) != nullptr) {
+    throw Error(ErrorCode::kNotImplemented,
+                "a collection default collation (create's 'collation') is not supported by "
+                "mongostore");
+  }
   if (Value capped = ctx.cmd.get("capped"); !capped.is_missing()) {
     if (capped.type() != bson::BsonType::kBool && !capped.is_number()) {
       throw Error(ErrorCode::kTypeMismatch,
@@ -177,11 +185,12 @@ void register_catalog_commands(CommandRegistry& registry) {
                {"filter", "nameOnly", "authorizedDatabases"});
   registry.add({"listCollections"}, &list_collections, kReads | kApiV1,
                {"filter", "nameOnly", "authorizedCollections", "cursor"});
-  registry.add({"create"}, &create, kWrites | kApiV1 | kCollection,
-               {"capped", "autoIndexId", "validator", "validationLevel", "validationAction"},
-               {"viewOn", "pipeline", "size", "max", "timeseries", "clusteredIndex",
-                "changeStreamPreAndPostImages", "storageEngine", "indexOptionDefaults",
-                "expireAfterSeconds", "collation", "idIndex", "encryptedFields"});
+  registry.add(
+      {"create"}, &create, kWrites | kApiV1 | kCollection,
+      {"capped", "autoIndexId", "validator", "validationLevel", "validationAction", "collation"},
+      {"viewOn", "pipeline", "size", "max", "timeseries", "clusteredIndex",
+       "changeStreamPreAndPostImages", "storageEngine", "indexOptionDefaults", "expireAfterSeconds",
+       "idIndex", "encryptedFields"});
   registry.add(
       {"collMod"}, &coll_mod, kWrites | kApiV1 | kCollection,
       {"validator", "validationLevel", "validationAction"},

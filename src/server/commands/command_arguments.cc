@@ -1,5 +1,7 @@
 #include "server/commands/command_arguments.h"
 
+#include "mongostore/engine/collation.h"
+
 #include "mongostore/error.h"
 
 namespace mongostore::server {
@@ -28,6 +30,13 @@ Document document_or_empty(const DocumentView& doc, std::string_view field) {
     throw Error(ErrorCode::kTypeMismatch, "field '" + std::string(field) + "' must be a document");
   }
   return Document::copy_of(v.as_document());
+}
+
+bson::Document collation_of(const bson::DocumentView& spec) {
+  bson::Value v = spec.get("collation");
+  if (v.is_missing()) return bson::Document();
+  engine::Collation::parse_option(v);  // mongod's errors for a bad one
+  return bson::Document::copy_of(v.as_document());
 }
 
 engine::IndexHint hint_of(const DocumentView& spec) {

@@ -26,6 +26,10 @@ int64_t integer_or(const bson::DocumentView& doc, std::string_view field, int64_
 /// when not a document.
 bson::Document document_or_empty(const bson::DocumentView& doc, std::string_view field);
 
+/// `collation` of a command or statement, validated as mongod does (collation.h's errors;
+/// TypeMismatch when not a document): a copy, empty when absent.
+bson::Document collation_of(const bson::DocumentView& spec);
+
 /// `hint` of a write, findAndModify, find, aggregate or count: an index name or a key
 /// pattern (empty when absent); FailedToParse (9) otherwise.
 engine::IndexHint hint_of(const bson::DocumentView& spec);

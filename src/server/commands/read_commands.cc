@@ -34,6 +34,7 @@ engine::FindOptions find_options(const DocumentView& cmd) {
   options.projection = document_or_empty(cmd, "projection");
   options.let = document_or_empty(cmd, "let");
   options.hint = hint_of(cmd);
+  options.collation = collation_of(cmd);
   options.allow_disk_use = cmd.get("allowDiskUse").truthy();
   options.skip = integer_or(cmd, "skip", 0);
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip must be non-negative");
@@ -205,6 +206,7 @@ void aggregate(const CommandContext& ctx, DocumentBuilder& b) {
   options.batch_size = engine_batch_size(batch_size);
   options.let = document_or_empty(ctx.cmd, "let");
   options.hint = hint_of(ctx.cmd);
+  options.collation = collation_of(ctx.cmd);
   options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
   OpenCursor open{ctx.engine.aggregate(ctx.db, coll, pipeline, options),
                   ctx.db + "." + (coll.empty() ? std::string("$cmd.aggregate") : coll),
@@ -219,14 +221,18 @@ void count(const CommandContext& ctx, DocumentBuilder& b) {
   int64_t skip = integer_or(ctx.cmd, "skip", 0);
   int64_t limit = integer_or(ctx.cmd, "limit", 0);
   engine::IndexHint hint = hint_of(ctx.cmd);
+  bson::Document collation = collation_of(ctx.cmd);
   int64_t n = 0;
   if (hint.name.empty() && hint.keys.empty()) {
-    n = ctx.engine.count_documents(ctx.db, coll, query);
+    engine::CountOptions options;
+    options.collation = std::move(collation);
+    n = ctx.engine.count_documents(ctx.db, coll, query, options);
   } else {
     // A hinted count reads through the hinted index (the engine refuses a hint naming no
     // index, BadValue), counting what the find returns.
     engine::FindOptions options;
     options.hint = hint;
+    options.collation = std::move(collation);
     options.projection = bson::make_document("_id", 1);
     options.batch_size = 1000;
     auto cursor = ctx.engine.find(ctx.db, coll, query, options);
@@ -242,7 +248,9 @@ void distinct(const CommandContext& ctx, DocumentBuilder& b) {
   Value key = ctx.cmd.get("key");
   if (!key.is_string()) throw Error(ErrorCode::kFailedToParse, "'key' must be a string");
   Document query = document_or_empty(ctx.cmd, "query");
-  auto values = ctx.engine.distinct(ctx.db, coll, key.as_string(), query);
+  engine::DistinctOptions options;
+  options.collation = collation_of(ctx.cmd);
+  auto values = ctx.engine.distinct(ctx.db, coll, key.as_string(), query, options);
   b.open_array("values");
   for (const bson::OwnedValue& v : values) b.push(v.view());
   b.close();
@@ -253,21 +261,20 @@ void distinct(const CommandContext& ctx, DocumentBuilder& b) {
 void register_read_commands(CommandRegistry& registry) {
   registry.add({"find"}, &find, kReads | kApiV1 | kCollection,
                {"filter", "projection", "sort", "hint", "skip", "limit", "batchSize", "singleBatch",
-                "allowDiskUse", "let", "noCursorTimeout", "allowPartialResults"},
+                "allowDiskUse", "let", "noCursorTimeout", "allowPartialResults", "collation"},
                {"min", "max", "returnKey", "showRecordId", "tailable", "awaitData", "oplogReplay",
-                "collation", "readOnce"});
+                "readOnce"});
   registry.add({"getMore"}, &get_more, kApiV1, {"collection", "batchSize"});
   registry.add({"killCursors"}, &kill_cursors, kApiV1, {"cursors"});
   registry.add({"explain"}, &explain, kReads, {"verbosity"});
   // aggregate writes with $out / $merge; its first field is a collection or 1 (a
   // database-level pipeline), so it reads it itself.
-  registry.add(
-      {"aggregate"}, &aggregate, kWrites | kReads | kApiV1,
-      {"pipeline", "cursor", "allowDiskUse", "let", "explain", "bypassDocumentValidation", "hint"},
-      {"collation"});
-  registry.add({"count"}, &count, kReads | kApiV1 | kCollection, {"query", "limit", "skip", "hint"},
-               {"collation"});
-  registry.add({"distinct"}, &distinct, kReads | kCollection, {"key", "query"}, {"collation"});
+  registry.add({"aggregate"}, &aggregate, kWrites | kReads | kApiV1,
+               {"pipeline", "cursor", "allowDiskUse", "let", "explain", "bypassDocumentValidation",
+                "hint", "collation"});
+  registry.add({"count"}, &count, kReads | kApiV1 | kCollection,
+               {"query", "limit", "skip", "hint", "collation"});
+  registry.add({"distinct"}, &distinct, kReads | kCollection, {"key", "query", "collation"});
 }
 
 }  // namespace mongostore::server

@@ -135,7 +135,7 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
   check_write_batch_size(updates);
   const Document let = document_or_empty(ctx.cmd, "let");
   check_statements(updates, "update", "updates",
-                   {"q", "u", "upsert", "multi", "arrayFilters", "hint"}, {"collation", "c"});
+                   {"q", "u", "upsert", "multi", "arrayFilters", "hint", "collation"}, {"c"});
   bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
   int64_t n = 0, modified = 0, index = 0;
   DocumentBuilder errors, upserted;
@@ -160,6 +160,7 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
         }
       }
       options.hint = hint_of(spec);
+      options.collation = collation_of(spec);
       options.let = let;
       engine::UpdateResult result;
       if (u.is_array()) {
@@ -181,6 +182,7 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
         replace_options.bypass_document_validation = options.bypass_document_validation;
         replace_options.journal = options.journal;
         replace_options.hint = options.hint;
+        replace_options.collation = options.collation;
         replace_options.let = let;
         result = ctx.engine.replace_one(ctx.db, coll, q, u.as_document(), replace_options);
       }
@@ -212,7 +214,7 @@ void remove(const CommandContext& ctx, DocumentBuilder& b) {
   DocumentView deletes = required_array(ctx.cmd, "deletes");
   check_write_batch_size(deletes);
   const Document let = document_or_empty(ctx.cmd, "let");
-  check_statements(deletes, "delete", "deletes", {"q", "limit", "hint"}, {"collation"});
+  check_statements(deletes, "delete", "deletes", {"q", "limit", "hint", "collation"}, {});
   bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
   int64_t n = 0, index = 0;
   DocumentBuilder errors;
@@ -226,6 +228,7 @@ void remove(const CommandContext& ctx, DocumentBuilder& b) {
       engine::DeleteOptions delete_options;
       delete_options.journal = journaled(ctx);
       delete_options.hint = hint_of(spec);
+      delete_options.collation = collation_of(spec);
       delete_options.let = let;
       n += limit == 1 ? ctx.engine.delete_one(ctx.db, coll, q, delete_options)
                       : ctx.engine.delete_many(ctx.db, coll, q, delete_options);
@@ -247,6 +250,7 @@ void find_and_modify(const CommandContext& ctx, DocumentBuilder& b) {
   options.sort = document_or_empty(ctx.cmd, "sort");
   options.projection = document_or_empty(ctx.cmd, "fields");
   options.hint = hint_of(ctx.cmd);
+  options.collation = collation_of(ctx.cmd);
   options.let = document_or_empty(ctx.cmd, "let");
   // writeConcern {j: false} on a durable engine: acknowledged from the log buffer (the
   // next journaled write flushes it; see FindAndModifyOptions::journal).
@@ -304,8 +308,7 @@ void register_write_commands(CommandRegistry& registry) {
   registry.add({"delete"}, &remove, kWrites | kApiV1 | kCollection, {"deletes", "ordered", "let"});
   registry.add({"findAndModify", "findandmodify"}, &find_and_modify, kWrites | kApiV1 | kCollection,
                {"query", "fields", "sort", "update", "remove", "new", "upsert",
-                "bypassDocumentValidation", "arrayFilters", "hint", "let"},
-               {"collation"});
+                "bypassDocumentValidation", "arrayFilters", "hint", "let", "collation"});
 }
 
 }  // namespace mongostore::server
