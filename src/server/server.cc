@@ -395,7 +395,9 @@ class Server::Impl {
             // runs the command; it resumes on the strand to write the reply.
             reply = co_await asio::co_spawn(
                 workers_,
-                [&]() -> asio::awaitable<std::vector<uint8_t>> { co_return handle(message, info); },
+                [&]() -> asio::awaitable<std::vector<uint8_t>> {
+                  co_return handle(message, info, &hold);
+                },
                 asio::use_awaitable);
           }
         } catch (const Error& e) {
