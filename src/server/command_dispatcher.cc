@@ -123,9 +123,12 @@ class CommandDispatcher::Impl {
                     "Transaction numbers are only allowed on a replica set member or mongos");
       }
       GenericArguments generic = check_generic_arguments(
-          cmd.view(), {spec.name, (spec.flags & kWrites) != 0, (spec.flags & kReads) != 0,
-                       (spec.flags & kApiV1) != 0, topology_.replica_set(),
-                       session_info.in_transaction, topology_.clock().now()});
+          // The first statement of a transaction carries the transaction's readConcern,
+          // whatever the command (drivers put it on an insert as well as on a find).
+          cmd.view(),
+          {spec.name, (spec.flags & kWrites) != 0,
+           (spec.flags & kReads) != 0 || session_info.start_transaction, (spec.flags & kApiV1) != 0,
+           topology_.replica_set(), session_info.in_transaction, topology_.clock().now()});
       if (failing && failing->error_code) {
         Error failed(*failing->error_code, "Failing command via 'failCommand' failpoint");
         if (failing->error_labels) {

@@ -120,6 +120,17 @@ TEST_F(TransactionsWireTest, CommitMakesEveryStatementVisibleAtOnce) {
   EXPECT_EQ(int_at(late_abort, "code"), 256) << late_abort.to_json();
 }
 
+// Drivers put the transaction's readConcern on its first statement, whatever it is.
+TEST_F(TransactionsWireTest, TheFirstStatementCarriesTheReadConcernWhateverTheCommand) {
+  DocumentBuilder first;
+  for (const bson::Element& e : insert("first_rc", 1)) first.append(e.key, e.value);
+  first.append("readConcern", make_document("level", "snapshot"));
+  Document started = run(*conn_, in_txn(first.finish(), 9, 1, true));
+  EXPECT_EQ(ok_of(started), 1.0) << started.to_json();
+  EXPECT_EQ(ok_of(run(*conn_, commit(9, 1))), 1.0);
+  EXPECT_EQ(count("first_rc"), 1);
+}
+
 TEST_F(TransactionsWireTest, AbortLeavesNothingBehind) {
   run(*conn_, insert("abort", 0));
   EXPECT_EQ(ok_of(run(*conn_, in_txn(insert("abort", 1), 2, 1, true))), 1.0);
