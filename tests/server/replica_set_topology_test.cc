@@ -160,6 +160,23 @@ TEST_F(ReplicaSetTopologyTest, ReadConcernLevelsOfAReplicaSet) {
   EXPECT_EQ(int_at(snapshot, "code"), 238) << snapshot.to_json();
 }
 
+TEST_F(ReplicaSetTopologyTest, IndexBuildsTakeTheCommitQuorumsOneMemberSatisfies) {
+  WireConnection conn(server_->port());
+  auto create = [&](const char* name, Document quorum) {
+    bson::DocumentBuilder b;
+    b.append("createIndexes", "quorum");
+    b.append("indexes", make_array(make_document("key", make_document(name, 1), "name", name)));
+    b.append("commitQuorum", quorum.get("q"));
+    b.append("$db", "rs");
+    return run(conn, b.finish());
+  };
+  EXPECT_EQ(ok_of(create("a", make_document("q", "majority"))), 1.0);
+  EXPECT_EQ(ok_of(create("b", make_document("q", "votingMembers"))), 1.0);
+  EXPECT_EQ(ok_of(create("c", make_document("q", 1))), 1.0);
+  EXPECT_EQ(int_at(create("d", make_document("q", 2)), "code"), 100);
+  EXPECT_EQ(int_at(create("e", make_document("q", "dc")), "code"), 79);
+}
+
 TEST_F(ReplicaSetTopologyTest, ReplSetGetStatusDescribesTheOnePrimary) {
   WireConnection conn(server_->port());
   Document status = run(conn, make_document("replSetGetStatus", 1, "$db", "admin"));
@@ -247,6 +264,11 @@ TEST(ReplicaSetOptions, StandaloneKeepsTheStandaloneAnswers) {
       run(conn, make_document("insert", "s", "documents", make_array(make_document("_id", 1)),
                               "writeConcern", make_document("w", 2), "$db", "rs"));
   EXPECT_EQ(int_at(w2, "code"), 2) << w2.to_json();
+  Document quorum =
+      run(conn, make_document("createIndexes", "s", "indexes",
+                              make_array(make_document("key", make_document("a", 1), "name", "a")),
+                              "commitQuorum", "majority", "$db", "rs"));
+  EXPECT_EQ(int_at(quorum, "code"), 2) << quorum.to_json();
 }
 
 }  // namespace
