@@ -186,6 +186,20 @@ class CommandDispatcher::Impl {
       honour_write_concern(ctx, spec);
       if (failing && failing->write_concern_error) {
         b.append("writeConcernError", *failing->write_concern_error);
+        // A write concern error a retry may overcome is labelled as mongod labels it (or
+        // exactly as the fail point says).
+        Value code = failing->write_concern_error->get("code");
+        Error as_error(code.is_number() ? static_cast<int32_t>(code.number_as_double()) : 8, "");
+        if (failing->error_labels) {
+          for (const std::string& l : *failing->error_labels) as_error.add_label(l);
+        } else {
+          label(as_error, session_info, spec.name);
+        }
+        if (!as_error.labels().empty()) {
+          b.open_array("errorLabels");
+          for (const std::string& l : as_error.labels()) b.push(l);
+          b.close();
+        }
       } else if (generic.write_concern_error) {
         b.open_document("writeConcernError");
         append_error_fields(b, *generic.write_concern_error);

@@ -156,6 +156,15 @@ TEST_F(FailCommandTest, WriteConcernErrorIsAddedToAReplyOfACommandThatRan) {
   EXPECT_EQ(ok_of(reply), 1.0) << reply.to_json();
   EXPECT_EQ(int_at(reply, "n"), 1);
   EXPECT_EQ(int_at(reply, "writeConcernError.code"), 91);
+  EXPECT_TRUE(labels_of(reply).empty()) << reply.to_json();  // not a retryable write
+  // In a retryable write, a retryable write concern error carries RetryableWriteError.
+  uint8_t uuid[16] = {4, 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, 4};
+  Document lsid = make_document("id", bson::BinaryView{4, std::span<const uint8_t>(uuid, 16)});
+  Document retryable =
+      run(*conn_, make_document("insert", "fp", "documents", make_array(make_document("_id", 21)),
+                                "lsid", lsid, "txnNumber", int64_t{1}, "$db", "fail"));
+  EXPECT_EQ(labels_of(retryable), std::vector<std::string>{"RetryableWriteError"})
+      << retryable.to_json();
 }
 
 TEST_F(FailCommandTest, BlockConnectionDelaysTheCommandThenRunsIt) {
