@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "exec_workload.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
@@ -66,12 +67,12 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 using exec::CommitBatch;
-using mongostore::bench::ServerChild;
 using exec::Event;
 using exec::Execution;
 using exec::ExecutionStore;
 using exec::ExecutionStoreOptions;
 using exec::TimerOp;
+using mongostore::bench::ServerChild;
 using Clock = std::chrono::steady_clock;
 using namespace mongostore::bench;
 
@@ -95,9 +96,9 @@ int64_t as_count(const bson::Value& v) {
 
 // --- raw WiredTiger -------------------------------------------------------------------------
 
-/// A connection configured as the engine configures its own (src/engine/storage/wiredtiger_connection.cc): durable
-/// is the journal with sync on every commit, in-memory is `in_memory=true`; one table with
-/// the engine's collection table format.
+/// A connection configured as the engine configures its own
+/// (src/engine/storage/wiredtiger_connection.cc): durable is the journal with sync on every commit,
+/// in-memory is `in_memory=true`; one table with the engine's collection table format.
 class RawWiredTiger {
  public:
   RawWiredTiger(const std::string& home, bool durable) : durable_(durable) {
@@ -810,52 +811,24 @@ void history(const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        fmt::print(stderr, "{} needs a value\n", arg);
-        std::exit(1);
-      }
-      return argv[++i];
-    };
-    if (arg == "--part")
-      a.parts = next();
-    else if (arg == "--trials")
-      a.trials = std::stoi(next());
-    else if (arg == "--durable-ops")
-      a.durable_ops = std::stoll(next());
-    else if (arg == "--threaded-ops")
-      a.threaded_ops = std::stoll(next());
-    else if (arg == "--memory-ops")
-      a.memory_ops = std::stoll(next());
-    else if (arg == "--remote-ops")
-      a.remote_ops = std::stoll(next());
-    else if (arg == "--remote-durable-ops")
-      a.remote_durable_ops = std::stoll(next());
-    else if (arg == "--rounds")
-      a.rounds = std::stoi(next());
-    else if (arg == "--idle")
-      a.idle = std::stoi(next());
-    else if (arg == "--busy")
-      a.busy = std::stoi(next());
-    else if (arg == "--sweep-runs")
-      a.sweep_runs = std::stoi(next());
-    else if (arg == "--baseline-runs")
-      a.baseline_runs = std::stoi(next());
-    else if (arg == "--history-commits")
-      a.history_commits = std::stoi(next());
-    else if (arg == "--history-durable-commits")
-      a.history_durable_commits = std::stoi(next());
-    else if (arg == "--no-remote")
-      a.remote = false;
-    else if (arg == "--tool")
-      a.tool = next();
-    else {
-      fmt::print(stderr, "unknown option {}\n", arg);
-      return 1;
-    }
-  }
+  BenchArgs args;
+  args.option("--part", &a.parts)
+      .option("--trials", &a.trials)
+      .option("--durable-ops", &a.durable_ops)
+      .option("--threaded-ops", &a.threaded_ops)
+      .option("--memory-ops", &a.memory_ops)
+      .option("--remote-ops", &a.remote_ops)
+      .option("--remote-durable-ops", &a.remote_durable_ops)
+      .option("--rounds", &a.rounds)
+      .option("--idle", &a.idle)
+      .option("--busy", &a.busy)
+      .option("--sweep-runs", &a.sweep_runs)
+      .option("--baseline-runs", &a.baseline_runs)
+      .option("--history-commits", &a.history_commits)
+      .option("--history-durable-commits", &a.history_durable_commits)
+      .flag("--no-remote", &a.remote, false)
+      .option("--tool", &a.tool);
+  if (!args.parse(argc, argv)) return 1;
   a.scratch =
       (std::filesystem::temp_directory_path() / fmt::format("mongostore-exec-bench-{}", ::getpid()))
           .string();

@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "exec_workload.h"
 #include "mongostore/client/client.h"
 #include "mongostore/exec/execution_store.h"
@@ -462,38 +463,17 @@ void sweeps(const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        fmt::print(stderr, "{} needs a value\n", arg);
-        std::exit(1);
-      }
-      return argv[++i];
-    };
-    if (arg == "--part")
-      a.parts = next();
-    else if (arg == "--trials")
-      a.trials = std::stoi(next());
-    else if (arg == "--durable-ops")
-      a.durable_ops = std::stoll(next());
-    else if (arg == "--threaded-ops")
-      a.threaded_ops = std::stoll(next());
-    else if (arg == "--memory-ops")
-      a.memory_ops = std::stoll(next());
-    else if (arg == "--rounds")
-      a.rounds = std::stoi(next());
-    else if (arg == "--idle")
-      a.idle = std::stoi(next());
-    else if (arg == "--busy")
-      a.busy = std::stoi(next());
-    else if (arg == "--sweep-runs")
-      a.sweep_runs = std::stoi(next());
-    else {
-      fmt::print(stderr, "unknown option {}\n", arg);
-      return 1;
-    }
-  }
+  BenchArgs args;
+  args.option("--part", &a.parts)
+      .option("--trials", &a.trials)
+      .option("--durable-ops", &a.durable_ops)
+      .option("--threaded-ops", &a.threaded_ops)
+      .option("--memory-ops", &a.memory_ops)
+      .option("--rounds", &a.rounds)
+      .option("--idle", &a.idle)
+      .option("--busy", &a.busy)
+      .option("--sweep-runs", &a.sweep_runs);
+  if (!args.parse(argc, argv)) return 1;
   a.scratch = (std::filesystem::temp_directory_path() /
                fmt::format("mongostore-exec-sqlite-bench-{}", ::getpid()))
                   .string();

@@ -59,5 +59,5 @@ set(CPACK_DEBIAN_PACKAGE_SECTION database)
 # dependencies' development packages to link a program, so the package depends on those too.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libmongoc-dev, libbson-dev, libwiredtiger-dev, libpcre2-dev, libzstd-dev, libsnappy-dev, zlib1g-dev, libgmp-dev, libssl-dev, libfmt-dev, pkg-config")
+    "libmongoc-dev, libbson-dev, libwiredtiger-dev, libpcre2-dev, libzstd-dev, libsnappy-dev, zlib1g-dev, libgmp-dev, libssl-dev, libicu-dev, libfmt-dev, pkg-config")
 include(CPack)

@@ -13,6 +13,7 @@ PACKAGES=(
   libsqlite3-dev             # the SQLite baseline of bench/exec_sqlite_bench (issue 29)
   libssl-dev libpcre2-dev    # SCRAM/TLS, SHA-256 content ids; $regex
   libgmp-dev                 # exact rationals of any size in the RecordStore
+  libicu-dev                 # SASLprep (RFC 4013) of passwords in the server
   libzstd-dev libsnappy-dev zlib1g-dev  # OP_COMPRESSED in the server
   tzdata                     # Olson time zones of the date expressions
   python3-pymongo            # a real client driving `mongostore serve` in the tests

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/remote_command.h"
+#include "client/remote_session.h"
 #include "client/write_validation.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
@@ -186,6 +187,10 @@ class RemoteClient final : public Client {
   explicit RemoteClient(std::shared_ptr<RemoteCommandRunner> runner) : runner_(std::move(runner)) {}
 
   std::string_view backend_name() const override { return "remote"; }
+
+  std::shared_ptr<ClientSession> start_session(const SessionOptions& options) override {
+    return std::make_shared<RemoteSession>(runner_, options);
+  }
 
   void ping() override {
     runner_->run(CommandKind::kRead, "admin", bson::make_document("ping", 1));
@@ -628,6 +633,10 @@ int32_t server_selection_timeout_ms(const mongoc_uri_t* uri) {
 }
 
 }  // namespace
+
+std::shared_ptr<Client> remote_client_on(std::shared_ptr<RemoteCommandRunner> runner) {
+  return std::make_shared<RemoteClient>(std::move(runner));
+}
 
 std::shared_ptr<Client> connect_remote(std::string_view uri_text) {
   init_mongoc_once();

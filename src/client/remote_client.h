@@ -23,4 +23,10 @@ namespace mongostore::client {
 /// answered in time.
 std::shared_ptr<Client> connect_remote(std::string_view uri);
 
+class RemoteCommandRunner;
+
+/// The remote Client whose commands go through `runner` (a session's runner, for
+/// RemoteSession).
+std::shared_ptr<Client> remote_client_on(std::shared_ptr<RemoteCommandRunner> runner);
+
 }  // namespace mongostore::client

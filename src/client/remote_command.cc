@@ -84,65 +84,115 @@ bson::Document document_or_empty(const bson::Value& v) {
   }
 }
 
+// The reply's errorLabels, onto `e`.
+void add_labels(Error& e, const bson::Document& reply) {
+  bson::Value labels = reply.get("errorLabels");
+  if (!labels.is_array()) return;
+  for (const bson::Element& l : labels.as_array()) {
+    if (l.value.is_string()) e.add_label(l.value.as_string());
+  }
+}
+
 }  // namespace
 
 RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool) : pool_(pool) {}
 
+RemoteCommandRunner::RemoteCommandRunner(std::shared_ptr<RemoteCommandRunner> base,
+                                         mongoc_client_t* client, mongoc_client_session_t* session)
+    : pool_(base->pool_), base_(std::move(base)), session_client_(client), session_(session) {}
+
 RemoteCommandRunner::~RemoteCommandRunner() {
-  mongoc_client_pool_destroy(pool_);
+  if (!base_) mongoc_client_pool_destroy(pool_);
 }
 
 bson::Document RemoteCommandRunner::run(CommandKind kind, std::string_view db,
                                         bson::DocumentView command, uint32_t server_id) {
+  if (session_client_ != nullptr) return run_on(session_client_, kind, db, command, server_id);
   PooledClient client(pool_);
+  return run_on(client.get(), kind, db, command, server_id);
+}
+
+bson::Document RemoteCommandRunner::run_on(mongoc_client_t* client, CommandKind kind,
+                                           std::string_view db, bson::DocumentView command,
+                                           uint32_t server_id) {
   bson_t cmd = borrow(command);
   bson_t opts = BSON_INITIALIZER;
-  if (server_id != 0) BSON_APPEND_INT32(&opts, "serverId", static_cast<int32_t>(server_id));
   bson_t reply;
   bson_error_t error;
+  if (server_id != 0) BSON_APPEND_INT32(&opts, "serverId", static_cast<int32_t>(server_id));
+  if (session_ != nullptr && !mongoc_client_session_append(session_, &opts, &error)) {
+    bson_destroy(&opts);
+    throw_transport_error(error);
+  }
   std::string db_name(db);
   bool ok = false;
   switch (kind) {
     case CommandKind::kRead:
-      ok = mongoc_client_read_command_with_opts(client.get(), db_name.c_str(), &cmd, nullptr, &opts,
+      ok = mongoc_client_read_command_with_opts(client, db_name.c_str(), &cmd, nullptr, &opts,
                                                 &reply, &error);
       break;
     case CommandKind::kWrite:
-      ok = mongoc_client_write_command_with_opts(client.get(), db_name.c_str(), &cmd, &opts, &reply,
+      ok = mongoc_client_write_command_with_opts(client, db_name.c_str(), &cmd, &opts, &reply,
                                                  &error);
       break;
     case CommandKind::kReadWrite:
-      ok = mongoc_client_read_write_command_with_opts(client.get(), db_name.c_str(), &cmd, nullptr,
-                                                      &opts, &reply, &error);
+      ok = mongoc_client_read_write_command_with_opts(client, db_name.c_str(), &cmd, nullptr, &opts,
+                                                      &reply, &error);
       break;
   }
   bson_destroy(&opts);
   // The reply is initialised on every path (empty when nothing came back).
   bson::Document result = own(&reply);
   bson_destroy(&reply);
-  if (!ok) {
+  if (!ok) throw_remote_error(result, error);
+  if (kind != CommandKind::kRead) {
+    try {
+      throw_on_write_errors(result);
+    } catch (Error& e) {
+      add_labels(e, result);
+      throw;
+    }
+  }
+  return result;
+}
+
+void throw_remote_error(const bson::Document& result, const bson_error_t& error) {
+  try {
     if (error.domain == MONGOC_ERROR_SERVER || error.domain == MONGOC_ERROR_WRITE_CONCERN) {
       bson::Value wce = result.get("writeConcernError");
       if (wce.is_document()) throw_server_error(wce.as_document(), error.message);
       if (result.has("code")) throw_server_error(result.view(), error.message);
       throw Error(static_cast<int32_t>(error.code), error.message);
     }
+    if (error.domain == MONGOC_ERROR_TRANSACTION) {
+      // A session used out of order (no transaction started, one already in progress).
+      throw Error(error.code == MONGOC_ERROR_TRANSACTION_INVALID_STATE
+                      ? ErrorCode::kNoSuchTransaction
+                      : ErrorCode::kOperationFailed,
+                  std::string("remote backend: ") + error.message);
+    }
     throw_transport_error(error);
+  } catch (Error& e) {
+    add_labels(e, result);
+    throw;
   }
-  if (kind != CommandKind::kRead) throw_on_write_errors(result);
-  return result;
 }
 
 bson::Document RemoteCommandRunner::run_pinned(CommandKind kind, std::string_view db,
                                                bson::DocumentView command, uint32_t* server_id) {
-  {
-    PooledClient client(pool_);
+  auto select = [&](mongoc_client_t* client) {
     bson_error_t error;
     mongoc_server_description_t* server =
-        mongoc_client_select_server(client.get(), kind != CommandKind::kRead, nullptr, &error);
+        mongoc_client_select_server(client, kind != CommandKind::kRead, nullptr, &error);
     if (server == nullptr) throw_transport_error(error);
     *server_id = mongoc_server_description_id(server);
     mongoc_server_description_destroy(server);
+  };
+  if (session_client_ != nullptr) {
+    select(session_client_);
+  } else {
+    PooledClient client(pool_);
+    select(client.get());
   }
   return run(kind, db, command, *server_id);
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@
 
 struct _mongoc_client_pool_t;
 struct _mongoc_client_t;
+struct _mongoc_client_session_t;
+struct _bson_error_t;
 
 namespace mongostore::client {
 
@@ -31,7 +34,15 @@ class RemoteCommandRunner {
  public:
   /// Takes ownership of `pool`.
   explicit RemoteCommandRunner(_mongoc_client_pool_t* pool);
+  /// A runner whose commands run in `session` (started on `client`, a client popped from
+  /// `base`'s pool and held by the session's owner): every command goes through `client`
+  /// with the session's lsid (and txnNumber and transaction fields in a transaction)
+  /// appended. `base` is kept alive.
+  RemoteCommandRunner(std::shared_ptr<RemoteCommandRunner> base, _mongoc_client_t* client,
+                      _mongoc_client_session_t* session);
   ~RemoteCommandRunner();
+
+  _mongoc_client_pool_t* pool() const { return pool_; }
   RemoteCommandRunner(const RemoteCommandRunner&) = delete;
   RemoteCommandRunner& operator=(const RemoteCommandRunner&) = delete;
 
@@ -45,8 +56,20 @@ class RemoteCommandRunner {
                             uint32_t* server_id);
 
  private:
+  bson::Document run_on(_mongoc_client_t* client, CommandKind kind, std::string_view db,
+                        bson::DocumentView command, uint32_t server_id);
+
   _mongoc_client_pool_t* pool_;
+  std::shared_ptr<RemoteCommandRunner> base_;  // set in a session's runner
+  _mongoc_client_t* session_client_ = nullptr;
+  _mongoc_client_session_t* session_ = nullptr;
 };
+
+/// A labelled mongostore::Error for a failed libmongoc call: `reply` is the server's reply
+/// (maybe empty), whose errorLabels (libmongoc adds TransientTransactionError /
+/// UnknownTransactionCommitResult to it for network errors in a transaction) the error
+/// carries.
+[[noreturn]] void throw_remote_error(const bson::Document& reply, const _bson_error_t& error);
 
 /// Throws the error a write reply ({n, writeErrors, writeConcernError}) reports, if any.
 void throw_on_write_errors(const bson::Document& reply);

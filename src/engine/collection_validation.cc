@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "engine/matcher/validation_error_details.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/document_validation_error.h"
 #include "mongostore/error.h"
@@ -59,51 +60,6 @@ void refuse_banned(bson::DocumentView filter, int depth) {
   }
 }
 
-// mongod's errInfo.details.operatorName: the validator's one top-level operator, the one
-// operator of its one field, $eq for a field compared by value, $and for several clauses.
-void append_details(bson::DocumentBuilder& b, bson::DocumentView validator) {
-  b.open_document("details");
-  auto it = validator.begin();
-  auto next = it;
-  ++next;
-  if (it != validator.end() && next == validator.end()) {
-    const bson::Element& only = *it;
-    if (!only.key.empty() && only.key[0] == '$') {
-      b.append("operatorName", only.key);
-      if (only.key == "$jsonSchema" && only.value.is_document()) {
-        bson::Value title = only.value.as_document().get("title");
-        if (title.is_string()) b.append("title", title);
-      }
-    } else {
-      bool operator_condition = false;
-      if (only.value.is_document()) {
-        bson::DocumentView cond = only.value.as_document();
-        auto first = cond.begin();
-        if (first != cond.end() && !first->key.empty() && first->key[0] == '$') {
-          auto second = first;
-          ++second;
-          if (second == cond.end()) {
-            b.append("operatorName", first->key);
-            bson::DocumentBuilder specified;
-            specified.append(only.key, cond);
-            b.append("specifiedAs", specified.finish());
-            operator_condition = true;
-          }
-        }
-      }
-      if (!operator_condition) {
-        b.append("operatorName", "$eq");
-        bson::DocumentBuilder specified;
-        specified.append(only.key, only.value);
-        b.append("specifiedAs", specified.finish());
-      }
-    }
-  } else {
-    b.append("operatorName", "$and");
-  }
-  b.close();
-}
-
 }  // namespace
 
 void CollectionValidation::set_validator(bson::DocumentView validator) {
@@ -152,6 +108,22 @@ CollectionValidation CollectionValidation::parse(bson::DocumentView options,
   return out;
 }
 
+void CollectionValidation::refuse_on_namespace(bson::DocumentView options, std::string_view db,
+                                               std::string_view coll) {
+  bson::Value validator = options.get("validator");
+  if (!validator.is_document() || validator.as_document().empty()) return;
+  if (coll.starts_with("system.")) {
+    throw Error(ErrorCode::kInvalidOptions,
+                "Document validators not allowed on system collection " + std::string(db) + "." +
+                    std::string(coll));
+  }
+  if (db == "admin" || db == "local" || db == "config") {
+    throw Error(ErrorCode::kInvalidOptions,
+                "Document validators are not allowed on collections in the " + std::string(db) +
+                    " database");
+  }
+}
+
 CollectionValidation CollectionValidation::modified(bson::DocumentView changes) const {
   CollectionValidation parsed = parse(changes, "collMod");
   CollectionValidation out = *this;
@@ -179,11 +151,7 @@ bson::Document CollectionValidation::options() const {
 }
 
 bson::Document CollectionValidation::err_info(bson::DocumentView document) const {
-  bson::DocumentBuilder b;
-  bson::Value id = document.get("_id");
-  if (!id.is_missing()) b.append("failingDocumentId", id);
-  append_details(b, validator_.view());
-  return b.finish();
+  return validation_error_info(validator_.view(), document);
 }
 
 void CollectionValidation::check(bson::DocumentView document, const bson::DocumentView* before,

@@ -34,6 +34,14 @@ class CollectionValidation {
   /// $jsonSchema.
   static CollectionValidation parse(bson::DocumentView options, std::string_view command);
 
+  /// Refuses a non-empty `validator` in `options` where mongod does: InvalidOptions (72)
+  /// "Document validators not allowed on system collection <db>.<coll>" for `system.*`
+  /// collections, "Document validators are not allowed on collections in the <db> database"
+  /// for the admin, local and config databases. Called by create and collMod (not when the
+  /// catalog is loaded).
+  static void refuse_on_namespace(bson::DocumentView options, std::string_view db,
+                                  std::string_view coll);
+
   /// This one with the fields collMod sets in `changes` replaced (an empty validator removes
   /// it, as on mongod).
   CollectionValidation modified(bson::DocumentView changes) const;

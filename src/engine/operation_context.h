@@ -4,8 +4,9 @@
 // batch) and passed explicitly to every function below it; nothing reaches it through
 // thread-locals. It holds the unit of work the operation currently runs in (one at a time:
 // write_conflict_retry installs a fresh one per attempt, and an operation may run several in
-// sequence, e.g. a catalog write and then a document write). Later it will carry the
-// session and its multi-document transaction.
+// sequence, e.g. a catalog write and then a document write). Inside a multi-document
+// transaction it also names the transaction, whose unit of work it then holds for the whole
+// operation (see transaction/multi_document_transaction.h).
 //
 // Not thread-safe: one operation runs on one thread.
 #pragma once
@@ -17,6 +18,7 @@
 namespace mongostore::engine {
 
 class WiredTigerConnection;
+class MultiDocumentTransaction;
 
 class OperationContext {
  public:
@@ -40,9 +42,20 @@ class OperationContext {
     return previous;
   }
 
+  /// The multi-document transaction the operation runs in, or nullptr (auto-commit).
+  MultiDocumentTransaction* transaction() const { return transaction_; }
+  /// Installs `txn` (nullptr: none) and returns the one it replaces. For
+  /// TransactionStatement.
+  MultiDocumentTransaction* set_transaction(MultiDocumentTransaction* txn) {
+    MultiDocumentTransaction* previous = transaction_;
+    transaction_ = txn;
+    return previous;
+  }
+
  private:
   WiredTigerConnection* connection_;
   UnitOfWork* unit_of_work_ = nullptr;
+  MultiDocumentTransaction* transaction_ = nullptr;
 };
 
 }  // namespace mongostore::engine

@@ -9,9 +9,12 @@
 //   query/     planning glue, scans, blocking sorts, explain, FindCursor (QueryExecutor).
 //
 // Each Engine method opens an OperationContext and calls the unit that owns the operation.
-// The facade owns the units; members are declared in dependency order, so they are
-// destroyed in reverse (the connection last). Thread-safe, as Engine promises: the units
-// are. Made only through Engine::open (cursors keep it alive through shared_from_this).
+// The units live in EngineUnits, shared by the engine Engine::open returns and by the view
+// each multi-document transaction hands out (Transaction::engine()): the same facade with
+// a transaction attached, whose every call runs as a statement of that transaction (see
+// transaction/multi_document_transaction.h) and refuses the DDL a transaction may not run.
+// Thread-safe, as Engine promises: the units are. Made only through Engine::open and
+// begin_transaction (cursors keep it alive through shared_from_this).
 #pragma once
 
 #include <memory>
@@ -19,13 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/catalog/collection_catalog.h"
-#include "engine/catalog/durable_catalog.h"
-#include "engine/catalog/index_catalog.h"
-#include "engine/disk_space_guard.h"
-#include "engine/query/query_executor.h"
-#include "engine/storage/wiredtiger_connection.h"
-#include "engine/write/write_commands.h"
+#include "engine/engine_units.h"
+#include "engine/operation_context.h"
 #include "mongostore/engine/engine.h"
 
 namespace mongostore::engine {
@@ -36,8 +34,10 @@ class WiredTigerEngine final : public Engine,
   /// Opens the connection, loads the catalog (dropping what a crash left behind) and starts
   /// the journal flusher of a kJournaled engine. Throws Error(DataDirectoryInvalid).
   explicit WiredTigerEngine(const EngineOptions& options);
+  /// The view of `units` inside `transaction` (which owns the view).
+  WiredTigerEngine(std::shared_ptr<EngineUnits> units, MultiDocumentTransaction* transaction);
 
-  const EngineOptions& options() const override { return options_; }
+  const EngineOptions& options() const override { return units_->options; }
 
   // --- catalog -------------------------------------------------------------------------
   std::vector<std::string> list_databases() override;
@@ -130,16 +130,18 @@ class WiredTigerEngine final : public Engine,
   std::shared_ptr<Transaction> begin_transaction(const TransactionOptions& options) override;
 
  private:
-  EngineOptions options_;
-  WiredTigerConnection connection_;
-  DurableCatalog durable_catalog_;
-  CollectionCatalog collections_;
-  IndexCatalog indexes_;
-  QueryExecutor queries_;
-  WriteCommands writes_;
-  // Checked by the writes that take space (inserts, updates, DDL that creates); deletes and
-  // drops stay allowed, they are how space is given back.
-  DiskSpaceGuard disk_space_;
+  /// Runs `body(op)` on a fresh OperationContext, as a statement of the view's transaction
+  /// if it has one.
+  template <class F>
+  auto run(F&& body);
+  /// Throws OperationNotSupportedInTransaction (263) naming `command` in a transaction view.
+  void refuse_in_transaction(std::string_view command) const;
+  /// The view's transaction, shared (for the cursors it opens); null outside one.
+  std::shared_ptr<MultiDocumentTransaction> transaction_shared() const;
+
+  std::shared_ptr<EngineUnits> units_;
+  // Set in a transaction's view; the transaction owns the view, so a plain pointer.
+  MultiDocumentTransaction* transaction_ = nullptr;
 };
 
 }  // namespace mongostore::engine

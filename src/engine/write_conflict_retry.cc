@@ -20,4 +20,12 @@ void write_conflict_backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::microseconds(jitter() % cap));
 }
 
+Error transaction_write_conflict() {
+  Error e(ErrorCode::kWriteConflict,
+          "Write conflict during plan execution and yielding is disabled. :: Please retry your "
+          "operation or multi-document transaction.");
+  e.add_label(kTransientTransactionError);
+  return e;
+}
+
 }  // namespace mongostore::engine

@@ -8,6 +8,12 @@
 // propagates. This is the only place a write conflict is caught; `body` must be safe to run
 // again from the start (it resets whatever state it publishes).
 //
+// Inside a multi-document transaction (op.transaction() set) there is no boundary here:
+// `body` runs once in the transaction's unit of work, which stays open, and a conflict
+// surfaces as WriteConflict (112) with the TransientTransactionError label (the statement
+// then aborts the transaction). Hooks `body` registers on the unit run when the transaction
+// ends, so they must not refer to `body`'s locals.
+//
 // Thread-safe (each call uses its own unit of work and session).
 #pragma once
 
@@ -18,17 +24,29 @@
 #include "engine/storage/wiredtiger_connection.h"
 #include "engine/storage/write_conflict.h"
 #include "engine/unit_of_work.h"
+#include "mongostore/error.h"
 
 namespace mongostore::engine {
 
 /// Waits before retry `attempt` (0-based) of a conflicted unit of work.
 void write_conflict_backoff(int attempt);
 
+/// WriteConflict (112) with the TransientTransactionError label, as mongod reports a
+/// conflict inside a transaction.
+Error transaction_write_conflict();
+
 /// `commit_config` overrides the connection's commit sync for this write (nullptr: the
 /// default), e.g. an unjournaled write (writeConcern j:false).
 template <class F>
 auto write_conflict_retry(OperationContext& op, UnitOfWork::Mode mode, F&& body,
                           const char* commit_config = nullptr) {
+  if (op.transaction() != nullptr) {
+    try {
+      return body();
+    } catch (const WriteConflictException&) {
+      throw transaction_write_conflict();
+    }
+  }
   WiredTigerConnection& connection = op.connection();
   for (int attempt = 0;; ++attempt) {
     UnitOfWork unit(connection.pool(), mode,

@@ -8,9 +8,14 @@
 #include <memory>
 #include <variant>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 #include "mongostore/records/errors.h"
+#include "mongostore/records/value.h"
 #include "records/canonical_json.h"
 
 namespace mongostore::records {
@@ -21,7 +26,7 @@ constexpr size_t kMaxTokenChars = 12'000;
 constexpr size_t kMaxJsonBytes = 9'000;
 constexpr size_t kMaxStringBytes = 4'096;
 constexpr size_t kMaxIntDigits = 128;
-constexpr int kTokenVersion = 2;
+constexpr int kTokenVersion = 3;
 
 const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -250,6 +255,32 @@ class Parser {
   size_t pos_ = 0;
 };
 
+// The lowercase hex HMAC-SHA256 of `json` under `key`.
+std::string mac_of(std::string_view json, std::string_view key) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+            reinterpret_cast<const unsigned char*>(json.data()), json.size(), out, &n)) {
+    throw Error(ErrorCode::kInternalError, "HMAC-SHA256 failed");
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < n; ++i) {
+    hex += kHex[out[i] >> 4];
+    hex += kHex[out[i] & 15];
+  }
+  return hex;
+}
+
+// Whether `text` is the canonical ISO text of a datetime (or a date) column value.
+bool canonical_time(const std::string& text, bool date) {
+  try {
+    return date ? Date::parse_iso(text).iso() == text : DateTime::parse_iso(text).iso() == text;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 const Json* member(const std::map<std::string, Json>& o, const char* key) {
   auto it = o.find(key);
   return it == o.end() ? nullptr : &it->second;
@@ -309,10 +340,14 @@ bool base64url_decode(std::string_view text, std::string* out) {
   return (acc & ((1u << bits) - 1)) == 0;  // no stray bits: one text per byte string
 }
 
-std::string encode_page_token(const PageToken& token) {
+std::string encode_page_token(const PageToken& token, const std::vector<AnchorKind>& kinds,
+                              std::string_view secret) {
   CanonicalJson::Array anchors;
+  size_t i = 0;
   for (const auto& e : token.anchors.view()) {
     bson::Value v = e.value;
+    AnchorKind kind = i < kinds.size() ? kinds[i] : AnchorKind::kString;
+    ++i;
     CanonicalJson::Object a;
     switch (v.type()) {
       case bson::BsonType::kNull:
@@ -337,7 +372,9 @@ std::string encode_page_token(const PageToken& token) {
         a.emplace("value", hex_float(v.as_double()));
         break;
       case bson::BsonType::kString:
-        a.emplace("type", "str");
+        a.emplace("type", kind == AnchorKind::kDateTime ? "datetime"
+                          : kind == AnchorKind::kDate   ? "date"
+                                                        : "str");
         a.emplace("value", std::string(v.as_string()));
         break;
       case bson::BsonType::kBinary: {
@@ -358,11 +395,13 @@ std::string encode_page_token(const PageToken& token) {
   o.emplace("f", token.fingerprint);
   o.emplace("s", token.sid);
   o.emplace("v", kTokenVersion);
+  std::string unsigned_json = CanonicalJson(o).dump();
+  o.emplace("m", mac_of(unsigned_json, secret));
   return base64url_encode(CanonicalJson(std::move(o)).dump());
 }
 
 PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
-                            const std::vector<AnchorKind>& kinds) {
+                            const std::vector<AnchorKind>& kinds, std::string_view secret) {
   if (text.empty() || text.size() > kMaxTokenChars) bad("empty or too long");
   std::string json;
   if (!base64url_decode(text, &json)) bad("not base64url");
@@ -370,7 +409,7 @@ PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
   Json parsed = Parser(json).parse_all();
   if (parsed.canonical().dump() != json) bad("not in canonical form");
   const auto* o = std::get_if<std::map<std::string, Json>>(&parsed.v);
-  if (!o || o->size() != 5) bad("not a token object");
+  if (!o || o->size() != 6) bad("not a token object");
   const Json* a = member(*o, "a");
   const Json* d = member(*o, "d");
   const Json* f = member(*o, "f");
@@ -383,6 +422,19 @@ PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
   if (!fp) bad("no fingerprint");
   if (*fp != fingerprint) {
     throw PaginationCursorError("page token belongs to a different query (or store layout)");
+  }
+  // The signature, before anything in the token is believed.
+  const Json* m = member(*o, "m");
+  const auto* mac = m ? std::get_if<std::string>(&m->v) : nullptr;
+  if (!mac) bad("no signature");
+  std::map<std::string, Json> rest = *o;
+  rest.erase("m");
+  Json unsigned_token;
+  unsigned_token.v = std::move(rest);
+  std::string expected = mac_of(unsigned_token.canonical().dump(), secret);
+  if (mac->size() != expected.size() ||
+      CRYPTO_memcmp(mac->data(), expected.data(), expected.size()) != 0) {
+    throw PaginationCursorError("page token is not signed by this store (forged or foreign)");
   }
   PageToken token;
   token.fingerprint = *fp;
@@ -436,6 +488,11 @@ PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
     } else if (*t == "str" && kind == AnchorKind::kString) {
       const auto* x = std::get_if<std::string>(&value->v);
       if (!x) bad("str anchor");
+      b.append(key, *x);
+    } else if ((*t == "datetime" && kind == AnchorKind::kDateTime) ||
+               (*t == "date" && kind == AnchorKind::kDate)) {
+      const auto* x = std::get_if<std::string>(&value->v);
+      if (!x || !canonical_time(*x, kind == AnchorKind::kDate)) bad(*t + " anchor");
       b.append(key, *x);
     } else if (*t == "bytes" && kind == AnchorKind::kBytes) {
       const auto* x = std::get_if<std::string>(&value->v);

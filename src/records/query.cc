@@ -72,6 +72,12 @@ Condition always_false() {
   return Condition(node(std::move(n)));
 }
 
+Condition always_unknown() {
+  CondNode n;
+  n.kind = CondNode::Kind::kUnknown;
+  return Condition(node(std::move(n)));
+}
+
 FieldRef Var::field(std::string_view name) const {
   const FieldSchema& f = stored_field(*schema_, name);
   FieldPath p;
@@ -174,6 +180,18 @@ Condition FieldRef::has_any(std::vector<Value> values) const {
 }
 Condition FieldRef::has_only(std::vector<Value> values) const {
   return set_condition(CondNode::Kind::kHasOnly, path_, std::move(values));
+}
+Condition FieldRef::length(CompareOp op, int64_t n) const {
+  const FieldSchema* f = path_.field_schema();
+  if (!f || f->type.kind != FieldKind::kList) {
+    throw SchemaError(path_.describe() + " is not a list: length needs one");
+  }
+  CondNode c;
+  c.kind = CondNode::Kind::kLength;
+  c.op = op;
+  c.lhs = path_;
+  c.values = {Value(n)};
+  return Condition(node(std::move(c)));
 }
 Condition FieldRef::contains(std::string text) const {
   return string_condition(StringOp::kContains, path_, std::move(text));

@@ -341,6 +341,22 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
       return {Document(), never_filter()};
     case K::kFalse:
       return {never_filter(), Document()};
+    case K::kUnknown:
+      return {never_filter(), never_filter()};
+    case K::kLength: {
+      // {$size} of the list (an absent list is an empty one); through a reference, only
+      // where the referenced record exists (else the list is unknown, as a null is).
+      std::string col = paths.column(n.lhs);
+      std::string owner = paths.owner_prefix(n.lhs);
+      Document size =
+          make_document("$size", make_document("$ifNull", make_array("$" + col, bson::Array())));
+      Document cmp = make_document(query_op(n.op), make_array(size, n.values[0].as<int64_t>()));
+      Document truth = make_document("$expr", cmp);
+      Document falsity = make_document("$expr", make_document("$not", make_array(cmp)));
+      if (n.lhs.hops.empty()) return {truth, falsity};
+      Document exists = known(owner + "_id");
+      return {and_of({exists, truth}), and_of({exists, falsity})};
+    }
     case K::kNot: {
       CompiledCondition c = compile_condition(*n.children[0], paths, context);
       return {c.falsity, c.truth};

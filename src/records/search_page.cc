@@ -7,16 +7,22 @@
 // two pages shows up on a later page if it sorts after the anchor, and no row that existed
 // before the first page is repeated or lost.
 //
-// Cost: the seek replaces an offset, but the computed null ranks and the $expr seek keep the
-// planner from serving it with an index today, so each page sorts every matching row (a
-// top-k sort). Making the common orders index-served is left to do (docs/record-store.md).
+// Cost: when the query's rows are the root documents its own filter selects (no only_latest,
+// no condition through a reference) and every order key after the first has its nulls where
+// an index puts them, the rows after the anchor are read as a few index range scans with a
+// limit (keyset_segments.h), served by the compound index ensure_page_index creates: a page
+// costs O(size · log n) wherever it is. Otherwise the seek is one $expr over computed null
+// ranks, which no index serves: each page then sorts every matching row (a top-k sort).
 #include <set>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 #include "mongostore/records/content_id.h"
 #include "records/canonical_json.h"
+#include "records/collection_setup.h"
+#include "records/keyset_segments.h"
 #include "records/page_token.h"
+#include "records/page_token_key.h"
 #include "records/searcher_impl.h"
 #include "records/store_layout.h"
 
@@ -32,12 +38,7 @@ namespace {
 constexpr int64_t kMaxPageSize = 10'000;
 constexpr size_t kMaxOrderKeys = 32;
 
-struct Key {
-  std::string column;
-  bool descending;
-  int null_rank;  // the rank of a null value: 0 first, 1 last
-  AnchorKind kind;
-};
+using Key = KeysetKey;
 
 AnchorKind anchor_kind(const FieldPath& path) {
   switch (path.end) {
@@ -61,8 +62,12 @@ AnchorKind anchor_kind(const FieldPath& path) {
       return AnchorKind::kBool;
     case FieldKind::kBytes:
       return AnchorKind::kBytes;
+    case FieldKind::kDateTime:
+      return AnchorKind::kDateTime;  // compared as their column's ISO text, typed in tokens
+    case FieldKind::kDate:
+      return AnchorKind::kDate;
     default:
-      return AnchorKind::kString;  // strings, and datetimes and dates by their ISO text
+      return AnchorKind::kString;
   }
 }
 
@@ -133,32 +138,28 @@ Document seek_expression(const std::vector<Key>& keys, const PageToken& token) {
 
 }  // namespace
 
-ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
-                          const std::optional<std::string>& cursor, bool include_total) {
-  Impl& im = *impl_;
-  if (size < 1 || size > kMaxPageSize) {
-    throw Error(ErrorCode::kBadValue, "a page size must be 1..10000, not " + std::to_string(size));
-  }
-  if (im.vars.size() != 1) {
+// The order keys of `order_by` as query columns, checked as page() documents.
+std::vector<KeysetKey> Searcher::Impl::page_keys(const std::vector<PageOrder>& order_by,
+                                                 std::vector<CanonicalJson>* order_json) const {
+  if (vars.size() != 1) {
     throw UnsupportedQueryError("page() needs exactly one variable (the root)");
   }
-  if (!im.sorts.empty() || im.offset != 0 || im.limit) {
+  if (!sorts.empty() || offset != 0 || limit) {
     throw UnsupportedQueryError("page() orders and limits itself: no add_sort, offset or limit");
   }
   if (order_by.empty() || order_by.size() > kMaxOrderKeys) {
     throw UnsupportedQueryError("page() needs 1..32 order keys");
   }
-  std::vector<Impl::Output> outputs = im.effective_outputs();
+  std::vector<Output> outs = effective_outputs();
   std::vector<Key> keys;
   std::set<std::string> seen;
-  CanonicalJson::Array order_json;
   QueryPaths root_paths(std::nullopt);
   for (const PageOrder& o : order_by) {
     if (!seen.insert(o.name).second) {
       throw UnsupportedQueryError("page() order key '" + o.name + "' given twice");
     }
-    const Impl::Output* out = nullptr;
-    for (const auto& candidate : outputs) {
+    const Output* out = nullptr;
+    for (const auto& candidate : outs) {
       if (candidate.name == o.name) out = &candidate;
     }
     if (!out) throw UnsupportedQueryError("page() order key '" + o.name + "' is not an output");
@@ -171,59 +172,137 @@ ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
     }
     keys.push_back(Key{root_paths.column(out->path), o.descending, o.nulls == Nulls::kFirst ? 0 : 1,
                        anchor_kind(out->path)});
-    order_json.push_back(triple(o.name, o.descending, o.nulls == Nulls::kFirst ? "first" : "last"));
+    if (order_json) {
+      order_json->push_back(
+          triple(o.name, o.descending, o.nulls == Nulls::kFirst ? "first" : "last"));
+    }
   }
+  return keys;
+}
 
-  Impl::Plan plan = im.plan();
+std::string Searcher::ensure_page_index(const std::vector<PageOrder>& order_by) {
+  std::vector<Key> keys = impl_->page_keys(order_by, nullptr);
+  Document index = keyset_index_keys(keys);
+  if (index.view().count() == 1) return "_id_";  // the sid alone: the _id index
+  const std::string& c = impl_->root()->storage_name();
+  std::string name = "px_" + c;
+  for (const bson::Element& e : index.view()) {
+    std::string column(e.key);
+    if (column.rfind("f.", 0) == 0) column = column.substr(2);
+    name += "_" + column;
+    if (e.value.number_as_double() < 0) name += "_desc";
+  }
+  name = bounded_name(name);
+  impl_->store->database().collection(c).create_index(index, make_document("name", name));
+  return name;
+}
+
+ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
+                          const std::optional<std::string>& cursor, bool include_total) {
+  return impl_->page(size, order_by, cursor, include_total, nullptr);
+}
+
+std::vector<Document> Searcher::explain_page(int64_t size, const std::vector<PageOrder>& order_by,
+                                             const std::optional<std::string>& cursor) {
+  std::vector<Document> explains;
+  impl_->page(size, order_by, cursor, false, &explains);
+  return explains;
+}
+
+ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& order_by,
+                                const std::optional<std::string>& cursor, bool include_total,
+                                std::vector<Document>* explains) {
+  stats = SearchStats{};
+  if (size < 1 || size > kMaxPageSize) {
+    throw Error(ErrorCode::kBadValue, "a page size must be 1..10000, not " + std::to_string(size));
+  }
+  CanonicalJson::Array order_json;
+  std::vector<Key> keys = page_keys(order_by, &order_json);
+  std::vector<Output> outs = effective_outputs();
+
+  Plan plan = this->plan();
   if (!plan.exact.empty()) {
     throw UnsupportedQueryError(
         "page() of a query with an exact (client-verified) comparison is not supported yet");
   }
   // The fingerprint: everything that decides which rows a page holds and in what order.
   CanonicalJson::Array outputs_json, pipeline_json;
-  for (const auto& o : outputs) {
+  for (const auto& o : outs) {
     outputs_json.push_back(triple(o.name, o.path.describe(), o.record));
   }
   for (const Document& d : plan.stages) pipeline_json.push_back(CanonicalJson(d.view().to_json()));
   CanonicalJson::Object fp;
   fp.emplace("backend", "mongodb");
   fp.emplace("document_layout", "mongo-v2");
-  fp.emplace("schema", table_fingerprint(*im.root()));
+  fp.emplace("schema", table_fingerprint(*root()));
   fp.emplace("outputs", std::move(outputs_json));
   fp.emplace("order", std::move(order_json));
   fp.emplace("pipeline", std::move(pipeline_json));
   std::string fingerprint = sha256_hex(CanonicalJson(std::move(fp)).dump());
 
+  std::vector<AnchorKind> kinds;
+  for (const Key& k : keys) kinds.push_back(k.kind);
+  if (!token_key) token_key = page_token_key(store->database());
   std::optional<PageToken> token;
-  if (cursor) {
-    std::vector<AnchorKind> kinds;
-    for (const Key& k : keys) kinds.push_back(k.kind);
-    token = decode_page_token(*cursor, fingerprint, kinds);
-  }
+  if (cursor) token = decode_page_token(*cursor, fingerprint, kinds, *token_key);
   bool forward = !token || token->forward;
 
-  std::vector<Document> p = plan.stages;
-  DocumentBuilder ranks;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    ranks.append("_httk_page_" + std::to_string(i) + "_rank",
-                 make_document("$cond", make_array(known_expr(keys[i].column),
-                                                   1 - keys[i].null_rank, keys[i].null_rank)));
-  }
-  p.push_back(make_document("$addFields", ranks.finish()));
-  if (token) p.push_back(seek_expression(keys, *token));
-  DocumentBuilder sort;
-  int flip = forward ? 1 : -1;
-  std::set<std::string> used;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    sort.append("_httk_page_" + std::to_string(i) + "_rank", flip);
-    if (used.insert(keys[i].column).second) {
-      sort.append(keys[i].column, (keys[i].descending ? -1 : 1) * flip);
+  std::optional<KeysetAnchor> anchor;
+  if (token) anchor = KeysetAnchor{token->anchors.view(), token->sid, token->forward};
+  std::optional<std::vector<Document>> segments;
+  if (plan.root_filter_decides) segments = keyset_segments(keys, anchor);
+  client::Collection collection = store->database().collection(root()->storage_name());
+  std::vector<Document> docs;
+  if (segments) {
+    // Index ranges, in page order, each limited to the rows still wanted.
+    std::vector<Document> rest(plan.stages.begin() + (plan.root_filter.view().empty() ? 0 : 1),
+                               plan.stages.end());
+    Document sort = keyset_sort(keys, forward);
+    for (const Document& segment : *segments) {
+      int64_t wanted = size + 1 - static_cast<int64_t>(docs.size());
+      if (wanted <= 0) break;
+      Document filter = plan.root_filter.view().empty()
+                            ? segment
+                            : make_document("$and", make_array(plan.root_filter, segment));
+      std::vector<Document> p = {make_document("$match", filter), make_document("$sort", sort),
+                                 make_document("$limit", wanted)};
+      p.insert(p.end(), rest.begin(), rest.end());
+      if (explains) {
+        client::FindOptions find;
+        find.sort = sort;
+        find.limit = wanted;
+        explains->push_back(collection.explain(filter.view(), find));
+      }
+      for (Document& d : run(p)) docs.push_back(std::move(d));
     }
+  } else {
+    std::vector<Document> p = plan.stages;
+    DocumentBuilder ranks;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ranks.append("_httk_page_" + std::to_string(i) + "_rank",
+                   make_document("$cond", make_array(known_expr(keys[i].column),
+                                                     1 - keys[i].null_rank, keys[i].null_rank)));
+    }
+    p.push_back(make_document("$addFields", ranks.finish()));
+    if (token) p.push_back(seek_expression(keys, *token));
+    DocumentBuilder sort;
+    int flip = forward ? 1 : -1;
+    std::set<std::string> used;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      sort.append("_httk_page_" + std::to_string(i) + "_rank", flip);
+      if (used.insert(keys[i].column).second) {
+        sort.append(keys[i].column, (keys[i].descending ? -1 : 1) * flip);
+      }
+    }
+    if (used.insert("_id").second) sort.append("_id", flip);
+    p.push_back(make_document("$sort", sort.finish()));
+    p.push_back(make_document("$limit", size + 1));
+    if (explains) {
+      // What feeds the blocking sort: every row the query's own filter selects.
+      explains->push_back(collection.explain(plan.root_filter.view(), client::FindOptions{}));
+    }
+    docs = run(p);
   }
-  if (used.insert("_id").second) sort.append("_id", flip);
-  p.push_back(make_document("$sort", sort.finish()));
-  p.push_back(make_document("$limit", size + 1));
-  std::vector<Document> docs = im.run(p);
   bool more = static_cast<int64_t>(docs.size()) > size;
   if (more) docs.resize(static_cast<size_t>(size));
   if (!forward) std::reverse(docs.begin(), docs.end());
@@ -245,10 +324,10 @@ ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
     }
     t.anchors = a.finish();
     row.view().get("_id").number_as_exact_int64(&t.sid);
-    return encode_page_token(t);
+    return encode_page_token(t, kinds, *token_key);
   };
 
-  ResultPage page{im.rows(docs), std::nullopt, std::nullopt, std::nullopt};
+  ResultPage page{rows(docs), std::nullopt, std::nullopt, std::nullopt};
   if (!docs.empty()) {
     if (forward) {
       if (more) page.next = token_at(docs.back(), true);
@@ -261,7 +340,7 @@ ResultPage Searcher::page(int64_t size, const std::vector<PageOrder>& order_by,
   if (include_total) {
     std::vector<Document> c = plan.stages;
     c.push_back(make_document("$count", "n"));
-    auto counted = im.run(c);
+    auto counted = run(c);
     int64_t n = 0;
     if (!counted.empty()) counted[0].view().get("n").number_as_exact_int64(&n);
     page.total = n;

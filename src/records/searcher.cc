@@ -2,6 +2,7 @@
 // compile to, and results. Keyset paging is in search_page.cc.
 #include "mongostore/records/searcher.h"
 
+#include <cstdint>
 #include <set>
 
 #include "mongostore/bson/builder.h"
@@ -32,6 +33,11 @@ int64_t timestamp_operand_ns(const TimestampOperand& operand) {
   if (!t.aware) {
     throw Error(ErrorCode::kBadValue,
                 "a naive datetime is not a point in store time: give its UTC offset");
+  }
+  // Nanoseconds in an int64 reach from 1677 to 2262: beyond, the product would overflow.
+  if (t.micros > INT64_MAX / 1000 || t.micros < INT64_MIN / 1000) {
+    throw Error(ErrorCode::kBadValue, "a store time outside 1677..2262 (" + t.iso() +
+                                          ") is beyond nanoseconds since 1970 in 64 bits");
   }
   return t.micros * 1000;
 }
@@ -219,9 +225,11 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
         a.close();
         return a.finish();
       }();
+      plan.root_filter = m;
       plan.stages.push_back(make_document("$match", m));
     }
   }
+  plan.root_filter_decides = !options.only_latest && joins.empty();
   if (options.only_latest) {
     for (Document& d : latest_only_stages(vars[0]->storage_name(), "_httk_latest_0", as_of_units)) {
       plan.stages.push_back(std::move(d));
@@ -281,6 +289,7 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     if (!d.view().empty()) kept.push_back(std::move(d));
   }
   if (!kept.empty()) {
+    plan.root_filter_decides = false;
     DocumentBuilder a;
     if (kept.size() == 1) {
       plan.stages.push_back(make_document("$match", kept[0]));
@@ -307,7 +316,11 @@ std::vector<Searcher::Impl::Output> Searcher::Impl::effective_outputs() const {
 }
 
 std::vector<Document> Searcher::Impl::run(const std::vector<Document>& pipeline) const {
-  return store->database().collection(root()->storage_name()).aggregate(pipeline)->to_vector();
+  std::vector<Document> rows =
+      store->database().collection(root()->storage_name()).aggregate(pipeline)->to_vector();
+  ++stats.queries;
+  stats.rows_transferred += static_cast<int64_t>(rows.size());
+  return rows;
 }
 
 Value Searcher::Impl::output_value(size_t i, const Plan& plan, bson::DocumentView row) const {
@@ -505,6 +518,7 @@ void Searcher::add_offset(int64_t n) {
 }
 
 int64_t Searcher::count() {
+  impl_->stats = SearchStats{};
   Impl::Plan plan = impl_->plan();
   if (!plan.exact.empty()) {
     return static_cast<int64_t>(impl_->verified_rows(plan, plan.stages, false).size());
@@ -550,10 +564,15 @@ std::vector<Document> Searcher::pipeline() {
 }
 
 ResultSet Searcher::results() {
+  impl_->stats = SearchStats{};
   if (impl_->limit && *impl_->limit == 0) return impl_->rows({});
   Impl::Plan plan = impl_->plan();
   if (!plan.exact.empty()) return impl_->rows(impl_->verified_rows(plan, pipeline(), true));
   return impl_->rows(impl_->run(pipeline()));
+}
+
+const SearchStats& Searcher::stats() const {
+  return impl_->stats;
 }
 
 const std::string& Searcher::collection() const {

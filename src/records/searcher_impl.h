@@ -9,6 +9,8 @@
 
 #include "mongostore/bson/document.h"
 #include "mongostore/records/searcher.h"
+#include "records/canonical_json.h"
+#include "records/keyset_segments.h"
 #include "records/query_compiler.h"
 
 namespace mongostore::records {
@@ -35,6 +37,11 @@ class Searcher::Impl {
     /// The exact (client-verified) conjuncts, and the prefix of each one's owner document.
     std::vector<std::shared_ptr<const CondNode>> exact;
     std::vector<std::string> exact_prefixes;
+    /// The root's own filter (the leading $match's, empty when there is none), and whether
+    /// it alone decides the rows: then the stages after it only add fields (reference
+    /// lookups), and a page can be read as index ranges of the root collection.
+    bson::Document root_filter;
+    bool root_filter_decides = false;
   };
 
   Impl(RecordStore& s, SearchOptions o);
@@ -47,6 +54,7 @@ class Searcher::Impl {
   Value output_value(size_t i, const Plan& plan, bson::DocumentView row) const;
   /// The effective outputs (the root's record as "record" when none was declared).
   std::vector<Output> effective_outputs() const;
+  /// Runs `pipeline` on the root collection, counting the query and its rows in `stats`.
   std::vector<bson::Document> run(const std::vector<bson::Document>& pipeline) const;
   /// Whether `row` satisfies every exact conjunct of `plan` (true when there is none).
   bool verified(const Plan& plan, bson::DocumentView row) const;
@@ -56,6 +64,14 @@ class Searcher::Impl {
                                             const std::vector<bson::Document>& pipeline,
                                             bool apply_window) const;
   const SchemaPtr& root() const;
+  /// The order keys of a page as query columns (UnsupportedQueryError for an order or a
+  /// query page() refuses); each key's [name, descending, nulls] into `order_json` if given.
+  std::vector<KeysetKey> page_keys(const std::vector<PageOrder>& order_by,
+                                   std::vector<CanonicalJson>* order_json) const;
+  /// Searcher::page; with `explains`, also the explain of each find the page reads.
+  ResultPage page(int64_t size, const std::vector<PageOrder>& order_by,
+                  const std::optional<std::string>& cursor, bool include_total,
+                  std::vector<bson::Document>* explains);
 
   RecordStore* store;
   SearchOptions options;
@@ -67,6 +83,9 @@ class Searcher::Impl {
   std::vector<Sort> sorts;
   std::optional<int64_t> limit;
   int64_t offset = 0;
+  mutable SearchStats stats;
+  /// The store's page token key (page_token_key.h), read by the first page.
+  std::optional<std::string> token_key;
 };
 
 /// The stages keeping only the latest record of each lineage (as of `as_of_units`), for the

@@ -4,8 +4,11 @@
 // check, the options read back as listCollections shows them, and survive a reopen.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/bulk_write.h"
@@ -332,6 +335,72 @@ TEST_P(CollectionValidator, BadOptionsFailAsMongodFails) {
             0);
   EXPECT_EQ(db_->collection_options("c").to_json(),
             make_document("validator", name_schema()).to_json());
+}
+
+// Code and message of the Error `f` throws ({0, ""} when it throws none).
+std::pair<int32_t, std::string> error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return {e.code(), e.what()};
+  }
+  return {0, ""};
+}
+
+TEST_P(CollectionValidator, ValidatorsAreRefusedWhereMongodRefusesThem) {
+  constexpr int32_t kInvalidOptions = 72;
+  for (std::string_view name : {"admin", "local", "config"}) {
+    Database db = client_->database(name);
+    auto [code, message] =
+        error_of([&] { db.create_collection("c", with_validator(name_schema())); });
+    EXPECT_EQ(code, kInvalidOptions) << name;
+    EXPECT_EQ(message, "Document validators are not allowed on collections in the " +
+                           std::string(name) + " database");
+    // Without a validator the collection is made; collMod cannot add one either.
+    db.create_collection("c", CollectionOptions());
+    std::tie(code, message) =
+        error_of([&] { db.modify_collection("c", with_validator(name_schema())); });
+    EXPECT_EQ(code, kInvalidOptions) << name;
+    EXPECT_EQ(message, "Document validators are not allowed on collections in the " +
+                           std::string(name) + " database");
+    EXPECT_TRUE(db.collection_options("c").empty()) << db.collection_options("c").to_json();
+    db.collection("c").drop();
+  }
+  auto [code, message] =
+      error_of([&] { db_->create_collection("system.x", with_validator(name_schema())); });
+  EXPECT_EQ(code, kInvalidOptions);
+  EXPECT_EQ(message, "Document validators not allowed on system collection vdb.system.x");
+  EXPECT_TRUE(db_->list_collection_names().empty());
+  // An empty validator is no validator: allowed everywhere.
+  client_->database("admin").create_collection("d", with_validator(Document()));
+  client_->database("admin").collection("d").drop();
+}
+
+TEST_P(CollectionValidator, ErrInfoDetailsNameTheRulesNotSatisfied) {
+  db_->create_collection(
+      "c", with_validator(op("$jsonSchema", R"({"title": "person", "required": ["name", "age"],
+                                                "properties": {"name": {"bsonType": "string",
+                                                "description": "must be a string"}}})")));
+  auto e = validation_error([&] { coll().insert_one(J(R"({"_id": 1, "name": 5})")); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->err_info().to_json(), J(R"({"failingDocumentId": 1, "details": {
+      "operatorName": "$jsonSchema", "title": "person", "schemaRulesNotSatisfied": [
+        {"operatorName": "properties", "propertiesNotSatisfied": [
+          {"propertyName": "name", "description": "must be a string", "details": [
+            {"operatorName": "bsonType", "specifiedAs": {"bsonType": "string"},
+             "reason": "type did not match", "consideredValue": 5,
+             "consideredType": "int"}]}]},
+        {"operatorName": "required", "specifiedAs": {"required": ["name", "age"]},
+         "missingProperties": ["age"]}]}})")
+                                         .to_json());
+  db_->create_collection("q", with_validator(J(R"({"a": {"$gte": 10}, "b": 1})")));
+  e = validation_error([&] { coll("q").insert_one(J(R"({"_id": 1, "a": 3, "b": 1})")); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->err_info().to_json(), J(R"({"failingDocumentId": 1, "details": {
+      "operatorName": "$and", "clausesNotSatisfied": [
+        {"index": 0, "details": {"operatorName": "$gte", "specifiedAs": {"a": {"$gte": 10}},
+                                 "reason": "comparison failed", "consideredValue": 3}}]}})")
+                                         .to_json());
 }
 
 TEST_P(CollectionValidator, SurvivesReopen) {

@@ -76,8 +76,19 @@ def main(base):
     check("viewer reads", viewer.shop.items.count_documents({}), 1)
     fails("viewer inserts", 13, lambda: viewer.shop.items.insert_one({"_id": 98}))
     check("nothing written", sorted(d["_id"] for d in root.shop.items.find()), [1])
+
+    step = "SASLprep"
+    # A password beyond ASCII: the server prepares it (RFC 4013) as pymongo does, so the
+    # spelling the user typed and an equivalent one (composed accent, plain space, no soft
+    # hyphen, NFKC of the roman numeral) both authenticate.
+    typed = "ca\u0301fe\u00a0I\u00adX\u2168"
+    root.shop.command("createUser", "intl", pwd=typed, roles=["read"])
+    for password in [typed, "c\u00e1fe IXIX"]:
+        intl = client(base, "intl", password, authSource="shop", authMechanism="SCRAM-SHA-256")
+        check("intl reads", intl.shop.items.count_documents({}), 1)
     over = " over TLS" if TLS else ""
-    print(f"pymongo_auth {pymongo.version}: PASS (SCRAM-SHA-256{over} CRUD, 5 refusals)")
+    print(f"pymongo_auth {pymongo.version}: PASS (SCRAM-SHA-256{over} CRUD, 5 refusals, "
+          "SASLprep)")
 
 
 if __name__ == "__main__":

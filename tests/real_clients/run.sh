@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Drives `mongostore serve` with two clients no one here wrote: pymongo (Debian package
-# python3-pymongo) and the official Node.js driver (npm package mongodb, pinned in
-# package.json / package-lock.json).
+# Drives `mongostore serve` with three clients no one here wrote: pymongo (Debian package
+# python3-pymongo), the official Node.js driver (npm package mongodb, pinned in
+# package.json / package-lock.json) and the MongoDB Shell (npm package mongosh, pinned in
+# mongosh/package.json / mongosh/package-lock.json, installed the same way into
+# mongosh/node_modules; skipped, saying so, only when npm cannot reach its registry).
 #
 # Usage: tests/real_clients/run.sh path/to/mongostore
 #
@@ -77,6 +79,45 @@ elif [[ ! -f $here/node_modules/mongodb/package.json ]]; then
     fi
   fi
 fi
+
+# mongosh: its own package (it is large and brings its own driver), installed like the driver.
+mongosh_dir=$here/mongosh
+mongosh_bin=$mongosh_dir/node_modules/.bin/mongosh
+mongosh_skip=""
+if ! command -v "$node" >/dev/null; then
+  : # reported with the other node clients below
+elif [[ ! -x $mongosh_bin ]]; then
+  if ! command -v "$npm" >/dev/null; then
+    echo "real_clients: npm not found (Debian package npm, or the npm bundled with nodejs)" >&2
+  else
+    echo "real_clients: installing mongosh into $mongosh_dir/node_modules" >&2
+    (cd "$mongosh_dir" && "$npm" ci --no-audit --no-fund) >"$work/npm-mongosh.log" 2>&1
+    npm_rc=$?
+    if [[ $npm_rc -ne 0 ]]; then
+      if ! timeout 30 "$npm" ping >"$work/npm-ping.log" 2>&1; then
+        mongosh_skip="npm has no network ($(grep -m 1 "npm error" "$work/npm-ping.log"))"
+      else
+        echo "real_clients: npm failed to install mongosh (exit $npm_rc):" >&2
+        tail -n 20 "$work/npm-mongosh.log" >&2
+      fi
+    fi
+  fi
+fi
+# run_mongosh NAME URI SCRIPT: mongosh with a home of its own (it keeps its history and
+# settings there) and no telemetry.
+run_mongosh() {
+  local name=$1 uri=$2 script=$3
+  if [[ -n $mongosh_skip ]]; then
+    echo "$name: SKIP: $mongosh_skip"
+  elif command -v "$node" >/dev/null && [[ -x $mongosh_bin ]]; then
+    mkdir -p "$work/mongosh-home"
+    run_client "$name" env HOME="$work/mongosh-home" DO_NOT_TRACK=1 "$mongosh_bin" "$uri" \
+      --quiet --norc --file "$script"
+  else
+    failed=$((failed + 1))
+    echo "$name: FAIL: node or $mongosh_bin is missing"
+  fi
+}
 
 # --- the server --------------------------------------------------------------------------------
 # start_server ARGS...: starts `mongostore serve --memory --port 0 ARGS` and sets port.
@@ -169,6 +210,8 @@ else
   echo "node mongodb driver: FAIL: node or $here/node_modules/mongodb is missing"
 fi
 
+run_mongosh mongosh "$uri" "$here/mongosh_client.js"
+
 # Sessions, transactions and retryable writes (the server is a one-member replica set).
 if [[ -n $python ]]; then
   run_client pymongo_transactions "$python" "$here/pymongo_transactions_client.py" "$uri"
@@ -214,6 +257,15 @@ else
   failed=$((failed + 1))
   echo "node_auth: FAIL: node or $here/node_modules/mongodb is missing"
 fi
+# mongosh as shop's readWrite user over SCRAM-SHA-256 (and TLS); the script also tries a wrong
+# password and the read-only user.
+tls_options="tls=true&tlsCAFile=$work/ca.pem"
+host="127.0.0.1:$port"
+MONGOSH_BAD_PASSWORD_URI="mongodb://clerk:nope@$host/shop?authSource=shop&$tls_options" \
+  MONGOSH_VIEWER_URI="mongodb://viewer:viewer-pw@$host/shop?authSource=shop&$tls_options" \
+  run_mongosh mongosh_auth \
+  "mongodb://clerk:clerk-pw@$host/shop?authSource=shop&authMechanism=SCRAM-SHA-256&$tls_options" \
+  "$here/mongosh_auth_client.js"
 stop_server
 
 elapsed_ms=$(((${EPOCHREALTIME//[!0-9]/} - start_us) / 1000))

@@ -113,10 +113,33 @@ TEST(Scram, MongoPasswordDigestForSha1) {
   EXPECT_EQ(prepared_password(ScramMechanism::kSha256, "user", "pencil"), "pencil");
 }
 
-TEST(Scram, SaslprepKeepsPrintableAsciiAndRefusesTheRest) {
+// RFC 4013 section 3's examples, and the other steps of the profile: mapping, NFKC,
+// prohibited output, unassigned code points, bidi.
+TEST(Scram, SaslprepFollowsRfc4013) {
   EXPECT_EQ(saslprep("p a$$ w0rd~"), "p a$$ w0rd~");
+  EXPECT_EQ(saslprep("user"), "user");
+  EXPECT_EQ(saslprep("USER"), "USER");
+  EXPECT_EQ(saslprep("I\xc2\xadX"), "IX");          // SOFT HYPHEN maps to nothing
+  EXPECT_EQ(saslprep("\xc2\xaa"), "a");             // FEMININE ORDINAL INDICATOR: NFKC
+  EXPECT_EQ(saslprep("\xe2\x85\xa8"), "IX");        // ROMAN NUMERAL NINE: NFKC
+  EXPECT_EQ(code_of([] { saslprep("\x07"); }), 2);  // prohibited (control)
+  EXPECT_EQ(code_of([] {
+              saslprep(
+                  "\xd8\xa7"
+                  "1");
+            }),
+            2);  // bidi: RandALCat not at both ends
+  // Non-ASCII space maps to SPACE; a composed and a decomposed e-acute prepare alike.
+  EXPECT_EQ(saslprep("a\xc2\xa0" "b"), "a b");
+  EXPECT_EQ(saslprep("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(saslprep("cafe\xcc\x81"), "caf\xc3\xa9");
+  EXPECT_EQ(saslprep("\xef\xac\x81"), "fi");  // the fi ligature grows under NFKC
   EXPECT_EQ(code_of([] { saslprep("tab\there"); }), 2);
-  EXPECT_EQ(code_of([] { saslprep("caf\xc3\xa9"); }), 2);
+  EXPECT_EQ(code_of([] { saslprep("\xee\x80\x80"); }), 2);      // private use U+E000
+  EXPECT_EQ(code_of([] { saslprep("\xf3\xa0\x80\x81"); }), 2);  // tagging character U+E0001
+  EXPECT_EQ(code_of([] { saslprep("\xc8\xa1"); }), 2);          // U+0221, unassigned in 3.2
+  EXPECT_EQ(code_of([] { saslprep("\xff\xfe"); }), 2);          // not UTF-8
+  EXPECT_EQ(saslprep(""), "");
 }
 
 TEST(Scram, FreshCredentialsUseMongodsDefaults) {

@@ -68,6 +68,21 @@ TEST_F(WireHandshakeTest, OpMsgHelloAnswersWithLimitsAndResponseTo) {
   EXPECT_TRUE(reply->body.get("isWritablePrimary").as_bool()) << reply->body.to_json();
 }
 
+// The handshake fields drivers send are accepted: mongosh 2.x (its Node.js driver) sends
+// `backpressure: true` and could not connect while it was refused as an unknown field.
+TEST_F(WireHandshakeTest, HelloAcceptsTheFieldsDriversSend) {
+  WireConnection conn(server_.port());
+  ASSERT_TRUE(conn.connected());
+  for (const char* command : {"hello", "isMaster"}) {
+    ASSERT_TRUE(conn.send(
+        op_msg(7, make_document(command, 1, "helloOk", true, "backpressure", true, "loadBalanced",
+                                false, "compression", bson::make_array(), "$db", "admin"))));
+    auto reply = conn.receive();
+    ASSERT_TRUE(reply.has_value());
+    expect_handshake_fields(reply->body);
+  }
+}
+
 TEST_F(WireHandshakeTest, LegacyOpQueryIsMasterAnswersWithOpReply) {
   WireConnection conn(server_.port());
   ASSERT_TRUE(conn.connected());

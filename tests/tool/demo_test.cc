@@ -2,10 +2,7 @@
 // summary is checked against what the store holds afterwards, and each inspection command's
 // output is checked against the store.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "mongostore/bson/builder.h"
@@ -14,32 +11,18 @@
 #include "mongostore/exec/execution_store.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/tool_run.h"
 
 namespace mongostore::tool {
 namespace {
 
 using bson::Document;
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Output = testing::ToolOutput;
 
 class DemoTest : public ::testing::Test {
  protected:
-  Output run(const std::string& args) {
-    std::string out = dir_.sub("stdout"), err = dir_.sub("stderr");
-    std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " >" + out + " 2>" + err;
-    int status = std::system(command.c_str());
-    return Output{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
+  Output run(const std::string& args) { return testing::run_tool(dir_, args); }
   std::string data() const { return dir_.sub("data"); }
   std::string demo_args(int orders) const {
     return "demo exec --data " + data() + " --executions " + std::to_string(orders) +

@@ -4,15 +4,12 @@
 // the stored fingerprints: reopening the store with them (layout's transaction mode, fsck)
 // succeeds only when the rebuilt family closure fingerprints exactly as the declarations did.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
 #include "support/temp_dir.h"
+#include "support/tool_run.h"
 
 namespace mongostore::tool {
 namespace {
@@ -30,25 +27,12 @@ using records::testing::R;
 using records::testing::Shelf;
 using records::testing::Structure;
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
+using Output = mongostore::testing::ToolOutput;
 
 class RecordsLayoutTest : public ::testing::Test {
  protected:
   Output run(const std::string& args) {
-    std::string out = dir_.sub("stdout"), err = dir_.sub("stderr");
-    std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " --data " + data() +
-                          " --database lab >" + out + " 2>" + err;
-    int status = std::system(command.c_str());
-    auto slurp = [](const std::string& path) {
-      std::ifstream in(path);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
-    };
-    return Output{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    return mongostore::testing::run_tool(dir_, args + " --data " + data() + " --database lab");
   }
   std::string data() const { return dir_.sub("data"); }
   mongostore::testing::TempDir dir_;

@@ -2,11 +2,11 @@
 // binary on an embedded directory and through `mongostore serve`: every output is checked
 // against what the store holds, read with a plain client.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -15,6 +15,7 @@
 #include "mongostore/client/client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/tool_run.h"
 
 namespace mongostore::tool {
 namespace {
@@ -22,17 +23,7 @@ namespace {
 using bson::Document;
 using bson::make_document;
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Output = testing::ToolOutput;
 
 // The value at a dotted path, through arrays too ("versions.0.sid").
 bson::Value at(const Document& d, const std::string& path) {
@@ -64,6 +55,17 @@ size_t lines(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
+// The lines of stderr but libmongoc's own warnings (it sometimes says "Falling back to malloc
+// for counters" when shared memory is short, in any process that loads it).
+size_t error_lines(const std::string& err) {
+  size_t n = 0;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("WARNING:       mongoc:") == std::string::npos) ++n;
+  }
+  return n;
+}
+
 constexpr int kStructures = 6;
 
 // What the commands printed on one store.
@@ -74,12 +76,7 @@ struct CommandOutputs {
 
 class RecordsTest : public ::testing::Test {
  public:
-  Output run(const std::string& args) {
-    std::string out = dir_.sub("stdout"), err = dir_.sub("stderr");
-    std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " >" + out + " 2>" + err;
-    int status = std::system(command.c_str());
-    return Output{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
+  Output run(const std::string& args) { return testing::run_tool(dir_, args); }
   std::string data() const { return dir_.sub("data"); }
   std::string at_data() const { return " --data " + data(); }
   Document run_json(const std::string& args, int expected_status = 0) {
@@ -245,6 +242,80 @@ void check_outputs(const CommandOutputs& o, const Document& summary,
   EXPECT_TRUE(o.fsck.get("violations").as_array().empty());
 }
 
+// `records ls` on `location`: every page of a listing and of a filtered search, followed by
+// its next token, is the store's own answer (read with `client`), in sid order.
+void check_ls(RecordsTest& t, const std::string& location,
+              const std::function<std::shared_ptr<client::Client>()>& connect) {
+  // A client only while reading: an embedded directory admits one process at a time.
+  auto stored = [&](Document filter) {
+    auto client = connect();
+    client::Collection structures = client->database("materials").collection("structure");
+    client::FindOptions by_sid;
+    by_sid.sort = make_document("_id", 1);
+    std::vector<int64_t> out;
+    for (const Document& d : structures.find(filter, by_sid)->to_vector()) {
+      out.push_back(int_of(d, "_id"));
+    }
+    return out;
+  };
+  // Follows the tokens from the first page to the last.
+  auto pages = [&](const std::string& args, int64_t* total, int* count) {
+    std::vector<int64_t> sids;
+    std::string cursor;
+    *count = 0;
+    while (true) {
+      Document page = t.run_json("records ls structure" + args +
+                                 (cursor.empty() ? "" : " --cursor " + cursor) + location);
+      *total = int_of(page, "total");
+      for (const auto& row : page.get("rows").as_array()) {
+        Document r = Document::copy_of(row.value.as_document());
+        sids.push_back(int_of(r, "sid"));
+        EXPECT_EQ(r.get("record").as_string(), "structure");
+        EXPECT_TRUE(at(r, "fields.formula").is_string()) << r.to_json();
+      }
+      if (++*count > 50 || !page.get("next").is_string()) break;
+      cursor = std::string(page.get("next").as_string());
+    }
+    return sids;
+  };
+  int64_t total = 0;
+  int count = 0;
+  std::vector<int64_t> all = stored(make_document("alt_kind", make_document("$exists", false)));
+  ASSERT_EQ(all.size(), static_cast<size_t>(kStructures + 1));
+  EXPECT_EQ(pages(" --page-size 3", &total, &count), all);
+  EXPECT_EQ(total, static_cast<int64_t>(all.size()));
+  EXPECT_EQ(count, 3);  // 3 + 3 + 1
+  // A filter: run on the server, the same rows as the hand-written query.
+  std::vector<int64_t> oxides = stored(make_document(
+      "alt_kind", make_document("$exists", false), "f.formula",
+      make_document("$regex", bson::RegexView{"O", ""}), "f.nsites", make_document("$gte", 20)));
+  EXPECT_EQ(pages(" --page-size 2 --filter '_httk_custom_formula CONTAINS \"O\" AND "
+                  "NOT _httk_custom_nsites < 20'",
+                  &total, &count),
+            oxides);
+  EXPECT_EQ(total, static_cast<int64_t>(oxides.size()));
+  // Only the latest of each lineage: the corrected structure's predecessor is gone.
+  std::vector<int64_t> latest = pages(" --latest --page-size 100", &total, &count);
+  EXPECT_EQ(latest.size(), all.size() - 1);
+  // The table: the scalar fields, the count, the next page's token.
+  Output table = t.run("records ls structure --page-size 2" + location);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("SID"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("formula"), std::string::npos);
+  EXPECT_NE(table.out.find("energy_ev_per_atom"), std::string::npos);
+  EXPECT_NE(table.out.find("2 of " + std::to_string(all.size()) + " structure records"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("next page: --cursor "), std::string::npos);
+  EXPECT_EQ(lines(table.out), 5u) << table.out;  // header, 2 rows, count, next
+  Output last = t.run("records ls structure --page-size 100 --filter '_httk_sid = " +
+                      std::to_string(all.front()) + "'" + location);
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_NE(last.out.find("1 of 1 structure records matching the filter"), std::string::npos)
+      << last.out;
+  EXPECT_NE(last.out.find("(last page)"), std::string::npos);
+}
+
 TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {
   Document first = demo(at_data());
   EXPECT_TRUE(first.get("ok").as_bool()) << first.to_json();
@@ -253,6 +324,22 @@ TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {
   EXPECT_EQ(int_of(first, "lineage_length"), 2);
   EXPECT_EQ(int_of(first, "fsck_repaired"), 0);
   EXPECT_EQ(int_of(first, "fsck_deleted"), 0);
+  // The search and the paged listing, against the store read with a plain client.
+  {
+    auto client = client::connect("embedded:" + data());
+    client::Collection structures = client->database("materials").collection("structure");
+    EXPECT_EQ(int_of(first, "search_matches"),
+              structures.count_documents(
+                  make_document("alt_kind", make_document("$exists", false), "f.spacegroup",
+                                make_document("$gte", 195), "f.nsites", make_document("$lte", 30),
+                                "f.energy_ev_per_atom", make_document("$lt", -3.0))));
+    EXPECT_EQ(int_of(first, "listing_rows"), kStructures + 1);  // the batch and the correction
+    EXPECT_EQ(int_of(first, "listing_pages"),
+              (kStructures + 1 + int_of(first, "listing_page_size") - 1) /
+                  int_of(first, "listing_page_size"));
+    EXPECT_NE(std::string(first.get("search_filter").as_string()).find("_httk_custom_spacegroup"),
+              std::string::npos);
+  }
   // A second run on the same directory imports the same batch: all dedup hits, nothing added,
   // and the correction and the alternative are not repeated. The human summary says so.
   Output second = run("demo records" + at_data() + " --structures " + std::to_string(kStructures));
@@ -263,6 +350,11 @@ TEST_F(RecordsTest, DemoThenASecondRunFindsEveryStructureStored) {
       << second.out;
   EXPECT_NE(second.out.find("structures saved"), std::string::npos);  // progress
   EXPECT_NE(second.out.find("mongostore records show structure"), std::string::npos);
+  EXPECT_NE(second.out.find("mongostore records ls structure --filter '_httk_custom_spacegroup"),
+            std::string::npos)
+      << second.out;
+  EXPECT_NE(second.out.find("search (OPTIMADE)"), std::string::npos);
+  EXPECT_NE(second.out.find("(the pages concatenated are the full listing)"), std::string::npos);
   Document third = demo(at_data());
   EXPECT_EQ(int_of(third, "structures_added"), 0);
   EXPECT_EQ(int_of(third, "dedup_hits"), kStructures);
@@ -285,6 +377,7 @@ TEST_F(RecordsTest, CommandsOnAnEmbeddedDirectory) {
   ASSERT_TRUE(summary.get("ok").as_bool());
   CommandOutputs outputs = run_commands(*this, at_data(), summary);
   check_outputs(outputs, summary, client::connect("embedded:" + data()));
+  check_ls(*this, at_data(), [this] { return client::connect("embedded:" + data()); });
 }
 
 TEST_F(RecordsTest, CommandsThroughServe) {
@@ -294,6 +387,7 @@ TEST_F(RecordsTest, CommandsThroughServe) {
   ASSERT_TRUE(summary.get("ok").as_bool());
   CommandOutputs outputs = run_commands(*this, location, summary);
   check_outputs(outputs, summary, client::connect(server.uri()));
+  check_ls(*this, location, [&server] { return client::connect(server.uri()); });
 }
 
 TEST_F(RecordsTest, FsckCollectsGarbageOnlyWhenAskedAndReportsStrayCollections) {
@@ -338,7 +432,7 @@ TEST_F(RecordsTest, BadInputIsOneLineWithTheDocumentedStatusAndWritesNothing) {
   // No store at all: status 1, and no directory created by looking.
   Output missing = run("records layout --data " + dir_.sub("nowhere"));
   EXPECT_EQ(missing.status, 1);
-  EXPECT_EQ(lines(missing.err), 1u) << missing.err;
+  EXPECT_EQ(error_lines(missing.err), 1u) << missing.err;
   EXPECT_NE(missing.err.find("no data directory"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir_.sub("nowhere")));
 
@@ -365,13 +459,13 @@ TEST_F(RecordsTest, BadInputIsOneLineWithTheDocumentedStatusAndWritesNothing) {
 
   Output unknown = run("records show nonesuch 1" + at_data());
   EXPECT_EQ(unknown.status, 1);
-  EXPECT_EQ(lines(unknown.err), 1u) << unknown.err;
+  EXPECT_EQ(error_lines(unknown.err), 1u) << unknown.err;
   EXPECT_NE(unknown.err.find("no record collection 'nonesuch'"), std::string::npos);
   EXPECT_NE(unknown.err.find("known: author, calculation, site, structure"), std::string::npos);
 
   Output absent = run("records history structure 987654" + at_data());
   EXPECT_EQ(absent.status, 1);
-  EXPECT_EQ(lines(absent.err), 1u) << absent.err;
+  EXPECT_EQ(error_lines(absent.err), 1u) << absent.err;
   EXPECT_NE(absent.err.find("no structure with sid 987654"), std::string::npos);
 
   for (const char* bad : {"abc", "0", "-3", "12x", "99999999999999999999999"}) {
@@ -381,10 +475,36 @@ TEST_F(RecordsTest, BadInputIsOneLineWithTheDocumentedStatusAndWritesNothing) {
   }
   Output no_store = run("records show structure 1" + at_data() + " --database other");
   EXPECT_EQ(no_store.status, 1);
-  EXPECT_EQ(lines(no_store.err), 1u) << no_store.err;
+  EXPECT_EQ(error_lines(no_store.err), 1u) << no_store.err;
   EXPECT_NE(no_store.err.find("holds no RecordStore"), std::string::npos);
   Output fsck_no_store = run("records fsck" + at_data() + " --database other");
   EXPECT_EQ(fsck_no_store.status, 1);
+  // records ls: a malformed filter, an unknown property, a tampered or foreign token.
+  struct BadLs {
+    std::string args, says;
+  };
+  Document first_page = run_json("records ls structure --page-size 2" + at_data());
+  std::string token(first_page.get("next").as_string());
+  std::string tampered = token;
+  tampered[tampered.size() / 2] = tampered[tampered.size() / 2] == 'A' ? 'B' : 'A';
+  for (const BadLs& bad : std::vector<BadLs>{
+           {"--filter '_httk_custom_spacegroup ='", "syntax error at column 26"},
+           {"--filter 'nelements > 3'", "'nelements' is not a property of structure"},
+           {"--filter '_httk_custom_formula > 3'", "compared with a number"},
+           {"--filter '_httk_custom_sites HAS 1'", "not supported"},
+           {"--cursor " + tampered, "page token"},
+           {"--cursor garbage", "invalid page token"},
+           {"--page-size 2 --filter '_httk_sid > 0' --cursor " + token, "different query"},
+       }) {
+    Output o = run("records ls structure " + bad.args + at_data());
+    EXPECT_EQ(o.status, 1) << bad.args << o.out << o.err;
+    EXPECT_EQ(error_lines(o.err), 1u) << bad.args << o.err;
+    EXPECT_NE(o.err.find(bad.says), std::string::npos) << bad.args << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad.args << o.out;
+  }
+  EXPECT_EQ(run("records ls nonesuch" + at_data()).status, 1);
+  EXPECT_EQ(run("records ls structure --page-size 0" + at_data()).status, 2);
+  EXPECT_EQ(run("records ls structure --page-size 10001" + at_data()).status, 2);
   EXPECT_EQ(run("records").status, 2);
   EXPECT_EQ(run("records show structure").status, 2);
   EXPECT_EQ(run("records layout --bogus").status, 2);
@@ -392,16 +512,18 @@ TEST_F(RecordsTest, BadInputIsOneLineWithTheDocumentedStatusAndWritesNothing) {
   Output unreachable =
       run("records layout --uri 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=1000'");
   EXPECT_EQ(unreachable.status, 1);
-  EXPECT_EQ(lines(unreachable.err), 1u) << unreachable.err;
+  EXPECT_EQ(error_lines(unreachable.err), 1u) << unreachable.err;
 
   EXPECT_EQ(snapshot(), before);  // the failed commands wrote nothing
   // Nor do the inspection commands that succeed (only fsck writes: its lease, the generation).
-  for (const char* read : {"records layout", "records history structure 1 --json"}) {
+  for (const char* read : {"records layout", "records history structure 1 --json",
+                           "records ls structure --filter '_httk_custom_nsites > 10'"}) {
     EXPECT_EQ(run(read + at_data()).status, 0) << read;
   }
   EXPECT_EQ(snapshot(), before);
-  for (const char* help : {"records layout --help", "records show --help", "records history --help",
-                           "records fsck --help", "demo records --help", "demo --help"}) {
+  for (const char* help :
+       {"records layout --help", "records ls --help", "records show --help",
+        "records history --help", "records fsck --help", "demo records --help", "demo --help"}) {
     Output o = run(help);
     EXPECT_EQ(o.status, 0) << help;
     EXPECT_NE(o.out.find("--data"), std::string::npos) << help << o.out;

@@ -1,4 +1,4 @@
-// `mongostore records layout | show | history | fsck`: look at (and check) a RecordStore on a
+// `mongostore records layout | ls | show | history | fsck`: look at (and check) a RecordStore on a
 // data directory (--data) or a server (--uri), from the store's own layout and schema
 // documents (stored_layout.h): no C++ record types needed. Aligned tables by default, --json
 // for machines; errors are one line (main.cc) with exit status 1, usage errors 2, and fsck
@@ -15,8 +15,10 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
 #include "mongostore/records/content_id.h"
+#include "mongostore/records/optimade_filter_searcher.h"
 #include "mongostore/records/rational.h"
 #include "mongostore/records/record_store.h"
+#include "mongostore/records/searcher.h"
 #include "stored_layout.h"
 #include "table.h"
 
@@ -265,6 +267,14 @@ void require_record(const StoredLayout& layout, const std::string& record) {
   layout.schema(record);  // BadValue naming the known ones
 }
 
+// The columns `records ls` shows in its table: one value per field (lists and matrices are
+// left to `records show`).
+bool listed(const FieldSchema& f) {
+  records::FieldRole role = f.role();
+  return role == records::FieldRole::kScalar || role == records::FieldRole::kEncoded ||
+         role == records::FieldRole::kReference;
+}
+
 }  // namespace
 
 void register_records_commands(CLI::App& app, Action* action) {
@@ -272,6 +282,9 @@ void register_records_commands(CLI::App& app, Action* action) {
   static std::string record;
   static int64_t sid = 0;
   static bool json = false, repair = false, collect_garbage = false, force = false;
+  static std::string filter, cursor;
+  static int64_t page_size = 20;
+  static bool latest = false;
 
   auto* records_cmd = app.add_subcommand(
       "records", "Inspect and check a RecordStore from its own layout (no C++ types needed)");
@@ -375,6 +388,108 @@ void register_records_commands(CLI::App& app, Action* action) {
                std::to_string(r.fields), r.fingerprint, r.in_layout ? "yes" : "no"});
       }
       fmt::print("{}", t.render());
+      return 0;
+    };
+  });
+
+  auto* ls = records_cmd->add_subcommand(
+      "ls",
+      "A record collection's records (alternatives hidden) in sid order, one keyset page at a "
+      "time, optionally filtered by an OPTIMADE filter (run on the server)");
+  add_location_options(ls, where);
+  ls->add_option("record", record, "The record's collection (see `records layout`)")->required();
+  ls->add_option("--filter", filter,
+                 "An OPTIMADE filter, e.g. '_httk_custom_spacegroup = 225 AND "
+                 "_httk_custom_formula STARTS \"Fe\"'");
+  ls->add_option("--page-size", page_size, "Records per page (1..10000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{10000}))
+      ->capture_default_str();
+  ls->add_option("--cursor", cursor,
+                 "The page token a previous `records ls` of the same record and filter printed");
+  ls->add_flag("--latest", latest, "Only the latest version of each lineage");
+  ls->add_flag("--json", json, "One JSON document: rows (as `records show --json`), next, total");
+  ls->footer(
+      "Filter properties: a stored field F is _httk_custom_F (a reference's fields as "
+      "_httk_custom_F.G), the record's own keys _httk_sid, _httk_logical_id and "
+      "_httk_store_timestamp (RFC 3339). Supported: comparisons, CONTAINS, STARTS [WITH], ENDS "
+      "[WITH], HAS / HAS ALL / HAS ANY / HAS ONLY, LENGTH, IS [UN]KNOWN, AND, OR, NOT; anything "
+      "else is refused naming it (docs/record-store.md). The next page's token is printed after "
+      "the table (`next` with --json). Exit status: 0 ok, 1 an error (unknown record, bad "
+      "filter or token), 2 a usage error.");
+  ls->callback([action] {
+    *action = [] {
+      auto client = connect(where);
+      client::Database db = client->database(where.database);
+      StoredLayout layout = read_stored_layout(db);
+      std::shared_ptr<const RecordSchema> schema = layout.schema(record);
+      records::RecordStore store = records::RecordStore::open(client, layout.store_options());
+      records::SearchOptions options;
+      options.only_latest = latest;
+      // Without a filter, the filter that every record satisfies.
+      records::OptimadeSearch search = [&] {
+        if (!filter.empty()) {
+          return records::optimade_filter_searcher(store, schema, filter, {}, options);
+        }
+        records::Searcher searcher = store.searcher(options);
+        records::Var var = searcher.variable(schema);
+        return records::OptimadeSearch{std::move(searcher), var, {}};
+      }();
+      for (const std::string& w : search.warnings)
+        fmt::print(stderr, "mongostore: warning: {}\n", w);
+      search.searcher.output(search.record.sid(), "sid");
+      std::optional<std::string> token;
+      if (!cursor.empty()) token = cursor;
+      records::ResultPage page = search.searcher.page(page_size, {{"sid"}}, token, true);
+      Decoder decoder(layout, db);
+      std::vector<bson::Document> rows;
+      for (const records::Value& v : page.rows.column("sid")) {
+        int64_t sid = v.as<int64_t>();
+        std::optional<bson::Document> doc = decoder.record(record, sid, 0);
+        // Deleted between the search and this read (fsck's sweep only takes `dep` records).
+        if (doc) rows.push_back(std::move(*doc));
+      }
+      int64_t total = page.total.value_or(0);
+      if (json) {
+        bson::DocumentBuilder b;
+        b.append("record", record).append("filter", filter).append("total", total);
+        b.open_array("rows");
+        for (const bson::Document& d : rows) b.push(d);
+        b.close();
+        if (page.next) {
+          b.append("next", *page.next);
+        } else {
+          b.append("next", bson::Null{});
+        }
+        if (page.previous) {
+          b.append("previous", *page.previous);
+        } else {
+          b.append("previous", bson::Null{});
+        }
+        fmt::print("{}\n", b.finish().to_json());
+        return 0;
+      }
+      std::vector<std::string> header = {"SID"};
+      for (const FieldSchema& f : schema->fields()) {
+        if (listed(f)) header.push_back(f.name);
+      }
+      Table t(header);
+      for (const bson::Document& d : rows) {
+        std::vector<std::string> row = {d.get("sid").to_json()};
+        bson::DocumentView fields = d.get("fields").as_document();
+        for (const FieldSchema& f : schema->fields()) {
+          if (listed(f)) row.push_back(text_of(fields.get(f.name)));
+        }
+        t.add(std::move(row));
+      }
+      fmt::print("{}", t.render());
+      fmt::print("{} of {} {} records{}\n", rows.size(), total, record,
+                 filter.empty() ? "" : " matching the filter");
+      if (page.previous) fmt::print("previous page: --cursor {}\n", *page.previous);
+      if (page.next) {
+        fmt::print("next page: --cursor {}\n", *page.next);
+      } else {
+        fmt::print("(last page)\n");
+      }
       return 0;
     };
   });

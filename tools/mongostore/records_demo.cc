@@ -11,7 +11,9 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
+#include "mongostore/records/optimade_filter_searcher.h"
 #include "mongostore/records/record_store.h"
+#include "mongostore/records/searcher.h"
 #include "records_demo_generator.h"
 
 namespace mongostore::tool::demo {
@@ -21,6 +23,11 @@ using Clock = std::chrono::steady_clock;
 using bson::make_document;
 
 constexpr const char* kAlternativeKind = "supercell-2x1x1";
+// The demo's search: cubic structures (space groups 195..230) of at most 30 sites below
+// -3 eV/atom.
+constexpr const char* kSearchFilter =
+    "_httk_custom_spacegroup >= 195 AND _httk_custom_nsites <= 30 AND "
+    "_httk_custom_energy_ev_per_atom < -3";
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -75,6 +82,11 @@ Counts count(const client::Database& db) {
   c.calculations = db.collection("calculation").count_documents(bson::Document());
   c.authors = db.collection("author").count_documents(bson::Document());
   return c;
+}
+
+int64_t after_import_size(const client::Database& db) {
+  return db.collection("structure")
+      .count_documents(make_document("alt_kind", make_document("$exists", false)));
 }
 
 }  // namespace
@@ -180,10 +192,51 @@ int run_records_demo(const std::string& uri, const std::string& database,
   check(current && store.sid_of(current) == alternative_sid,
         "fetch_alternative does not return the saved alternative");
 
-  // Steps still to come (issue 25): a search with an OPTIMADE filter and a keyset-paged
-  // listing, once the searcher exists. They belong here, between the writes and the fsck.
+  // 4. A search with an OPTIMADE filter, on the server; its count is checked against a
+  // MongoDB query written by hand for the same question.
+  records::OptimadeSearch search =
+      records::optimade_filter_searcher(store, records::schema_of<Structure>(), kSearchFilter);
+  int64_t search_matches = search.searcher.count();
+  int64_t expected_matches =
+      db.collection("structure")
+          .count_documents(make_document("alt_kind", make_document("$exists", false),
+                                         "f.spacegroup", make_document("$gte", 195), "f.nsites",
+                                         make_document("$lte", 30), "f.energy_ev_per_atom",
+                                         make_document("$lt", -3.0)));
+  check(search_matches == expected_matches,
+        fmt::format("the OPTIMADE search found {} structures, the store holds {}", search_matches,
+                    expected_matches));
 
-  // 4. fsck: a store written this way has nothing to repair and nothing to collect.
+  // 5. A keyset-paged listing of every structure by space group (the sid breaks ties): the
+  // pages, concatenated, are the full ordered listing.
+  int64_t page_size = std::max<int64_t>(1, after_import_size(db) / 7);
+  auto listing = [&store] {
+    records::Searcher s = store.searcher();
+    records::Var v = s.variable<Structure>();
+    s.output(v.sid(), "sid");
+    s.output(v.field(&Structure::spacegroup), "spacegroup");
+    return std::make_pair(std::move(s), v);
+  };
+  std::vector<int64_t> paged;
+  int64_t pages = 0;
+  std::optional<std::string> cursor;
+  do {
+    auto [s, v] = listing();
+    records::ResultPage page = s.page(page_size, {{"spacegroup"}}, cursor);
+    for (const records::Value& sid : page.rows.column("sid")) paged.push_back(sid.as<int64_t>());
+    cursor = page.next;
+    ++pages;
+  } while (cursor && pages < 100000);
+  std::vector<int64_t> full;
+  {
+    auto [s, v] = listing();
+    s.add_sort(v.field(&Structure::spacegroup));
+    for (const records::Value& sid : s.results().column("sid")) full.push_back(sid.as<int64_t>());
+  }
+  check(paged == full, fmt::format("{} pages list {} structures, the full listing {}", pages,
+                                   paged.size(), full.size()));
+
+  // 6. fsck: a store written this way has nothing to repair and nothing to collect.
   records::FsckOptions fsck_options;
   fsck_options.repair = true;
   fsck_options.collect_garbage = true;
@@ -211,6 +264,11 @@ int run_records_demo(const std::string& uri, const std::string& database,
         .append("lineage_length", static_cast<int64_t>(lineage.size()))
         .append("alternative_sid", alternative_sid)
         .append("alternative_of", main_sid)
+        .append("search_filter", kSearchFilter)
+        .append("search_matches", search_matches)
+        .append("listing_rows", static_cast<int64_t>(paged.size()))
+        .append("listing_pages", pages)
+        .append("listing_page_size", page_size)
         .append("fsck_examined", totals.examined)
         .append("fsck_repaired", totals.repaired)
         .append("fsck_deleted", totals.deleted)
@@ -238,6 +296,12 @@ int run_records_demo(const std::string& uri, const std::string& database,
              corrected_sid, lineage.size());
   fmt::print("  alternative            sid {} is the {} of sid {}\n", alternative_sid,
              kAlternativeKind, main_sid);
+  fmt::print("  search (OPTIMADE)      {:>8}  structures match {}\n", search_matches,
+             kSearchFilter);
+  fmt::print(
+      "  paged listing          {:>8}  structures in {} keyset pages of {} by space group (the "
+      "pages concatenated are the full listing)\n",
+      paged.size(), pages, page_size);
   fmt::print(
       "  fsck                   {} documents examined, {} repaired, {} collected "
       "(generation {})\n",
@@ -249,10 +313,13 @@ int run_records_demo(const std::string& uri, const std::string& database,
     return 2;
   }
   fmt::print(
-      "OK: every saved structure is stored once, the correction extends its lineage, "
-      "fsck found nothing to repair\n");
+      "OK: every saved structure is stored once, the correction extends its lineage, the "
+      "search and the pages agree with the store, fsck found nothing to repair\n");
   fmt::print("inspect it:\n");
   fmt::print("  mongostore records layout {}\n", inspect_location);
+  fmt::print("  mongostore records ls structure --filter '{}' {}\n", kSearchFilter,
+             inspect_location);
+  fmt::print("  mongostore records ls structure --page-size 10 {}\n", inspect_location);
   fmt::print("  mongostore records show structure {} {}\n", corrected_sid, inspect_location);
   fmt::print("  mongostore records history structure {} {}\n", corrected_sid, inspect_location);
   fmt::print("  mongostore records show structure {} {}\n", alternative_sid, inspect_location);

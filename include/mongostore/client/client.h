@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/client/client_session.h"
 #include "mongostore/engine/engine.h"
 
 namespace mongostore::client {
@@ -70,6 +71,11 @@ class Client : public std::enable_shared_from_this<Client> {
   /// The deployment's `hello` reply: a store reads `setName` (a replica set) and
   /// `maxBsonObjectSize` from it. The embedded engine answers as a standalone server.
   virtual bson::Document hello() = 0;
+
+  /// Starts a session (see mongostore/client/client_session.h): operations made through its
+  /// client() run in it, and in its transactions. The session keeps this client alive.
+  virtual std::shared_ptr<ClientSession> start_session(const SessionOptions& options) = 0;
+  std::shared_ptr<ClientSession> start_session() { return start_session(SessionOptions{}); }
 
   // The operations behind Database and Collection, by namespace. Prefer the handles.
   virtual std::vector<std::string> list_collection_names(std::string_view db) = 0;

@@ -26,9 +26,13 @@
 //   - DDL MongoDB forbids in a transaction fails OperationNotSupportedInTransaction (263):
 //     drop, rename, collMod, dropDatabase, index creation and drops, `$out` / `$merge`.
 //     Creating a collection (explicitly or by a first insert) is allowed, as on MongoDB
-//     4.4+, with one difference: the empty collection is created at once (visible to others
-//     before commit); if the transaction aborts and the collection is still empty, it is
-//     dropped again.
+//     4.4+, with one difference: the empty collection is created at once, outside the
+//     transaction (WiredTiger creates tables outside transactions), so others see it empty
+//     before commit and it stays, empty, if the transaction aborts. (Dropping it again on
+//     abort could drop another writer's uncommitted documents.)
+//   - A sort inside a transaction never spills to disk (allowDiskUse is ignored there: the
+//     external sort reads outside the transaction's snapshot); past the memory limit it
+//     fails as a sort without allowDiskUse does.
 //   - commit() of a committed transaction is a no-op (a retried commit succeeds, as on
 //     MongoDB); abort() of a committed one fails TransactionCommitted (256); abort() of an
 //     aborted one is a no-op.

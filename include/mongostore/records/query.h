@@ -93,6 +93,8 @@ struct CondNode {
     kHasOnly,       // a child has no element outside values
     kString,        // lhs contains / starts with / ends with text
     kExact,         // lhs op values[0] (a Rational), exactly: verified on the client
+    kUnknown,       // neither true nor false on every row (nor is its negation)
+    kLength,        // the number of elements of a list lhs op values[0] (an int)
   };
   Kind kind = Kind::kTrue;
   CompareOp op = CompareOp::kEq;
@@ -120,6 +122,11 @@ class Condition {
 /// The condition every row satisfies / no row satisfies.
 Condition always_true();
 Condition always_false();
+/// The condition that is unknown on every row, as a comparison with a null is: neither it nor
+/// its negation holds (`x | always_unknown()` holds where x does, `x & always_unknown()`
+/// never holds, and is false where x is). For a property no record has (OPTIMADE's
+/// properties of other databases).
+Condition always_unknown();
 
 class Var;
 
@@ -145,6 +152,10 @@ class FieldRef {
   Condition has(Value value) const { return has_any({std::move(value)}); }
   Condition has_any(std::vector<Value> values) const;
   Condition has_only(std::vector<Value> values) const;
+  /// The number of elements of a list field compared with `n`: two-valued on the record's own
+  /// lists (a list is never null, an absent one is empty); unknown through a reference that
+  /// is null. SchemaError when the field is not a list.
+  Condition length(CompareOp op, int64_t n) const;
   /// Literal, case-sensitive substring tests of a string field (no wildcard characters).
   Condition contains(std::string text) const;
   Condition starts_with(std::string text) const;

@@ -136,6 +136,18 @@ struct ResultPage {
   std::optional<int64_t> total;  // with include_total: every matching row
 };
 
+/// What the last count(), results() or page() of a searcher cost: the aggregations it ran
+/// and the rows they sent to the client. Every row a query selects on the server is one row
+/// transferred; rows the client drops after transfer (exact comparisons, verified on the
+/// client) are transferred too, so `rows_transferred` minus the rows returned is the
+/// prefilter's waste. A page reads at most size + 1 rows (the extra one tells whether there
+/// is more) plus one for its total. Records named by record outputs are then fetched by sid
+/// through the store's identity cache, which is not counted here.
+struct SearchStats {
+  int64_t queries = 0;
+  int64_t rows_transferred = 0;
+};
+
 class Searcher {
  public:
   using SchemaPtr = std::shared_ptr<const RecordSchema>;
@@ -171,10 +183,35 @@ class Searcher {
   /// scalar outputs of the root variable; the root's sid breaks ties), after `cursor` (a
   /// token of a previous page of the same query: next or previous). UnsupportedQueryError
   /// with more than one variable, add_sort, an offset or a limit; PaginationCursorError for a
-  /// token that is malformed, tampered with, or of another query.
+  /// token that is malformed, tampered with, of another query, or not signed by this store
+  /// (tokens carry an HMAC under a key kept in the store's metadata collection, made by the
+  /// store's first page).
   ResultPage page(int64_t size, const std::vector<PageOrder>& order_by,
                   const std::optional<std::string>& cursor = std::nullopt,
                   bool include_total = false);
+
+  /// The compound index that lets page() with `order_by` read each page as index ranges
+  /// (O(size · log n) per page, whatever the page's position): each order key's column in
+  /// its direction, then the sid. Created on the root's collection if missing (named
+  /// `px_<collection>_<column>[_desc]..._id`, bounded to 63 characters) and returned by name;
+  /// "_id_" when the order is the sid alone. The same errors as page() for a bad order, and
+  /// the server's "too many compound keys" past 31 distinct key columns. An
+  /// index is served when every key after the first has its nulls where the index puts them
+  /// (ascending with Nulls::kFirst, descending with Nulls::kLast); other orders, queries
+  /// with only_latest or conditions through references, still page correctly but sort
+  /// their matching rows on every page.
+  std::string ensure_page_index(const std::vector<PageOrder>& order_by);
+
+  /// Runs page(size, order_by, cursor) and returns, instead of its rows, the explain
+  /// ("executionStats": winningPlan, totalKeysExamined, totalDocsExamined) of each find the
+  /// page read, in order: one per index range of an index-served page, or, for a page that
+  /// sorts, the find of every row its filter selects. Each find is run twice (once for the
+  /// explain): for tests and diagnosis.
+  std::vector<bson::Document> explain_page(int64_t size, const std::vector<PageOrder>& order_by,
+                                           const std::optional<std::string>& cursor = std::nullopt);
+
+  /// What the last count(), results() or page() cost.
+  const SearchStats& stats() const;
 
   /// The aggregation results() runs, on `collection()` (for explain and tests).
   std::vector<bson::Document> pipeline();

@@ -51,6 +51,7 @@ void CollectionCatalog::create(OperationContext& op, std::string_view db, std::s
                   "BSON field 'create." + std::string(e.key) + "' is an unknown field.");
     }
   }
+  CollectionValidation::refuse_on_namespace(options, db, coll);
   auto validation =
       std::make_shared<const CollectionValidation>(CollectionValidation::parse(options, "create"));
   if (!create_if_missing(op, db, coll, std::move(validation)).second) {
@@ -66,6 +67,7 @@ void CollectionCatalog::modify(OperationContext& op, std::string_view db, std::s
                   "BSON field 'collMod." + std::string(e.key) + "' is an unknown field.");
     }
   }
+  CollectionValidation::refuse_on_namespace(options, db, coll);
   CollectionValidation::parse(options, "collMod");  // errors before waiting for writers
   for (;;) {
     std::shared_ptr<CollectionEntry> entry = lookup(db, coll);
@@ -224,9 +226,13 @@ std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_m
   if (validation) entry->set_validation(std::move(validation));
   connection_.create_table(entry->table_uri, kRecordTableConfig);
   bson::Document record = DurableCatalog::record(*entry, IndexList{});
-  write_conflict_retry(op, kWrite, [&] {
-    durable_.put(op, ns, record, "catalog insert");
-    op.unit_of_work().on_commit([&] { catalog_[ns] = entry; });
+  // Always in a unit of work of its own, even when the caller runs in a multi-document
+  // transaction: the table exists from here on (WiredTiger's create is not transactional),
+  // so its catalog record commits now too, and the map changes with it.
+  OperationContext own(op.connection());
+  write_conflict_retry(own, kWrite, [&] {
+    durable_.put(own, ns, record, "catalog insert");
+    own.unit_of_work().on_commit([&] { catalog_[ns] = entry; });
   });
   return {entry, true};
 }

@@ -24,8 +24,8 @@ std::unique_ptr<DocumentSource> QueryExecutor::external_sort(
   unsorted.hint = hint;
   unsorted.batch_size = 1000;
   auto cursor =
-      std::make_unique<FindCursor>(std::move(keep_alive), *this, db, coll, matcher, Projection(),
-                                   SortSpec::compile(bson::DocumentView()), unsorted);
+      std::make_unique<FindCursor>(std::move(keep_alive), nullptr, *this, db, coll, matcher,
+                                   Projection(), SortSpec::compile(bson::DocumentView()), unsorted);
   AggregationContext context;
   context.allow_disk_use = true;
   context.memory_limit_bytes = memory_limit;

@@ -7,6 +7,10 @@ namespace mongostore::engine {
 std::vector<bson::Document> FindCursor::next_batch() {
   if (done_) return {};
   OperationContext op(executor_.connection());
+  return run_statement(transaction_.get(), op, [&] { return read_next_batch(op); });
+}
+
+std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   if (!started_) {
     index_cursor_ = executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
   }

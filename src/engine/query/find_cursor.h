@@ -3,7 +3,9 @@
 // (resuming after the last `_id` key), a blocking sort held in memory (read and sorted on
 // the first batch), or with allowDiskUse and no limit an external sort that spills. Each
 // batch reads in a snapshot of its own (a fresh OperationContext and unit of work), so a
-// long scan never pins one snapshot for its whole life.
+// long scan never pins one snapshot for its whole life, except in a multi-document
+// transaction, where every batch reads the transaction's snapshot (and its own writes)
+// and, after the transaction ended, fails NoSuchTransaction.
 //
 // It holds `keep_alive` (the engine) so the executor it reads through outlives it. Not
 // thread-safe: one user at a time, as Cursor says.
@@ -16,6 +18,7 @@
 
 #include "engine/query/query_executor.h"
 #include "engine/sort_spec.h"
+#include "engine/transaction/multi_document_transaction.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/engine/matcher.h"
@@ -25,10 +28,12 @@ namespace mongostore::engine {
 
 class FindCursor final : public Cursor {
  public:
-  FindCursor(std::shared_ptr<const void> keep_alive, QueryExecutor& executor, std::string db,
-             std::string coll, Matcher matcher, Projection projection, SortSpec sort,
-             const FindOptions& options)
+  FindCursor(std::shared_ptr<const void> keep_alive,
+             std::shared_ptr<MultiDocumentTransaction> transaction, QueryExecutor& executor,
+             std::string db, std::string coll, Matcher matcher, Projection projection,
+             SortSpec sort, const FindOptions& options)
       : keep_alive_(std::move(keep_alive)),
+        transaction_(std::move(transaction)),
         executor_(executor),
         db_(std::move(db)),
         coll_(std::move(coll)),
@@ -37,7 +42,9 @@ class FindCursor final : public Cursor {
         sort_(std::move(sort)),
         sort_spec_(options.sort),
         hint_(options.hint),
-        allow_disk_use_(options.allow_disk_use),
+        // An external sort reads in snapshots of its own: not inside a transaction, whose
+        // snapshot (and own writes) the sort must see.
+        allow_disk_use_(options.allow_disk_use && transaction_ == nullptr),
         memory_limit_(options.memory_limit_bytes),
         skip_(options.skip),
         remaining_(options.limit > 0 ? options.limit : -1),
@@ -50,7 +57,12 @@ class FindCursor final : public Cursor {
   }
 
  private:
+  std::vector<bson::Document> read_next_batch(OperationContext& op);
+
   std::shared_ptr<const void> keep_alive_;
+  // Set when the cursor was opened in a multi-document transaction: every batch then runs
+  // as a statement of it, in its snapshot.
+  std::shared_ptr<MultiDocumentTransaction> transaction_;
   QueryExecutor& executor_;
   std::string db_, coll_;
   Matcher matcher_;

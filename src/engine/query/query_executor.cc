@@ -33,6 +33,7 @@ void check_not_dropped(const CollectionEntry& entry) {
 }  // namespace
 
 std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_alive,
+                                            std::shared_ptr<MultiDocumentTransaction> transaction,
                                             std::string_view db, std::string_view coll,
                                             bson::DocumentView filter, const FindOptions& options) {
   Matcher matcher = compile_filter(filter, options.let);
@@ -40,9 +41,9 @@ std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_ali
   SortSpec sort = SortSpec::compile(options.sort.view());
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
   if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
-  return std::make_unique<FindCursor>(std::move(keep_alive), *this, std::string(db),
-                                      std::string(coll), std::move(matcher), std::move(projection),
-                                      std::move(sort), options);
+  return std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction), *this,
+                                      std::string(db), std::string(coll), std::move(matcher),
+                                      std::move(projection), std::move(sort), options);
 }
 
 std::optional<bson::Document> QueryExecutor::find_by_id(OperationContext& op, std::string_view db,

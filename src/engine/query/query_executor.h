@@ -28,6 +28,8 @@
 
 namespace mongostore::engine {
 
+class MultiDocumentTransaction;
+
 class WiredTigerConnection;
 
 /// A find cursor reading through an index: its plan and where the scan stands.
@@ -46,9 +48,11 @@ class QueryExecutor {
 
   /// See the Engine methods of the same names for contracts and errors. `keep_alive` is
   /// held by the cursors handed out, so the engine outlives them.
-  std::unique_ptr<Cursor> find(std::shared_ptr<const void> keep_alive, std::string_view db,
-                               std::string_view coll, bson::DocumentView filter,
-                               const FindOptions& options);
+  /// `transaction` (null: none) is the multi-document transaction the cursor reads in.
+  std::unique_ptr<Cursor> find(std::shared_ptr<const void> keep_alive,
+                               std::shared_ptr<MultiDocumentTransaction> transaction,
+                               std::string_view db, std::string_view coll,
+                               bson::DocumentView filter, const FindOptions& options);
   std::optional<bson::Document> find_by_id(OperationContext& op, std::string_view db,
                                            std::string_view coll, const bson::Value& id);
   bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,

@@ -31,14 +31,12 @@ using bson::DocumentBuilder;
 using bson::DocumentView;
 using bson::Value;
 
-const std::vector<std::string_view> kHelloFields = {"helloOk",
-                                                    "client",
-                                                    "compression",
-                                                    "saslSupportedMechs",
-                                                    "speculativeAuthenticate",
-                                                    "loadBalanced",
-                                                    "topologyVersion",
-                                                    "maxAwaitTimeMS"};
+// `backpressure`: newer drivers (the Node.js driver under mongosh 2.x) announce that they
+// handle the server's overload errors; accepted and ignored, as the server never sends them.
+const std::vector<std::string_view> kHelloFields = {
+    "helloOk",      "backpressure",       "client",
+    "compression",  "saslSupportedMechs", "speculativeAuthenticate",
+    "loadBalanced", "topologyVersion",    "maxAwaitTimeMS"};
 
 void hello(const CommandContext& ctx, DocumentBuilder& b) {
   if (ctx.cmd.get("helloOk").truthy()) b.append("helloOk", true);
