@@ -252,7 +252,9 @@ class CommandDispatcher::Impl {
   // TransientTransactionError where drivers look (mongod's handleError does the same); any
   // other write error stays in writeErrors (the transaction is aborted either way).
   static void fail_whole_statement_on_transient_error(const Document& reply) {
-    Value first = reply.view().get_path("writeErrors.0");
+    Value errors = reply.get("writeErrors");
+    if (!errors.is_array()) return;
+    Value first = errors.as_array().get("0");
     if (!first.is_document()) return;
     int64_t code = 0;
     if (!first.as_document().get("code").number_as_exact_int64(&code)) return;

@@ -86,7 +86,8 @@ class TransactionsWireTest : public ::testing::Test {
     // The engine on this branch may not have transactions yet: say so instead of failing.
     Document probe =
         run(*conn_, in_txn(make_document("find", "probe", "$db", "txn"), 200, ++probe_txn_, true));
-    if (int_at(probe, "code") == 238 && ok_of(probe) == 0.0) {
+    if (ok_of(probe) == 0.0 && probe.get("code").is_number() &&
+        probe.get("code").number_as_double() == 238) {
       GTEST_SKIP() << "the engine has no multi-document transactions: " << probe.to_json();
     }
     run(*conn_, abort_txn(200, probe_txn_));
