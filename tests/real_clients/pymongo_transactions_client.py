@@ -12,7 +12,6 @@ import traceback
 
 try:
     import pymongo
-    import pymongo.errors
     from pymongo import monitoring
 except ImportError as e:  # pragma: no cover - environment problem, not a server one
     print(f"pymongo transactions: FAIL: cannot import pymongo ({e})")
@@ -24,10 +23,6 @@ current_step = "connect"
 
 class Mismatch(Exception):
     pass
-
-
-class NoTransactions(Exception):
-    """The server's engine has no multi-document transactions (NotImplemented, 238)."""
 
 
 def check(what, actual, expected):
@@ -86,12 +81,7 @@ def main(uri):
             accounts.update_one({"_id": "bob"}, {"$inc": {"balance": 30}}, session=session)
 
         with client.start_session() as s:
-            try:
-                s.with_transaction(move)
-            except pymongo.errors.OperationFailure as e:
-                if e.code == 238:  # NotImplemented: the engine has no transactions yet
-                    raise NoTransactions(str(e)) from e
-                raise
+            s.with_transaction(move)
         check("alice", accounts.find_one({"_id": "alice"})["balance"], 70)
         check("bob", accounts.find_one({"_id": "bob"})["balance"], 30)
         steps += 1
@@ -129,10 +119,6 @@ if __name__ == "__main__":
         sys.exit(2)
     try:
         n = main(sys.argv[1])
-    except NoTransactions as e:
-        print(f"pymongo {pymongo.version} transactions: SKIP after {current_step!r}: the "
-              f"engine has no multi-document transactions ({e})")
-        sys.exit(0)
     except Mismatch as e:
         print(f"pymongo {pymongo.version} transactions: FAIL at step '{current_step}': {e}")
         sys.exit(1)
