@@ -101,6 +101,22 @@ std::string_view code_name(int32_t code) {
       return "InvalidOptions";
     case 73:
       return "InvalidNamespace";
+    case 24:
+      return "LockTimeout";
+    case 76:
+      return "NoReplicationEnabled";
+    case 91:
+      return "ShutdownInProgress";
+    case 117:
+      return "ConflictingOperationInProgress";
+    case 189:
+      return "PrimarySteppedDown";
+    case 261:
+      return "TooManyLogicalSessions";
+    case 262:
+      return "ExceededTimeLimit";
+    case 9001:
+      return "SocketException";
     case 79:
       return "UnknownReplWriteConcern";
     case 85:
@@ -163,6 +179,16 @@ std::string_view code_name(int32_t code) {
       return "MergeStageNoMatchingDocument";
     case 10000001:
       return "DataDirectoryInvalid";
+    case 10107:
+      return "NotWritablePrimary";
+    case 11600:
+      return "InterruptedAtShutdown";
+    case 11602:
+      return "InterruptedDueToReplStateChange";
+    case 13435:
+      return "NotPrimaryNoSecondaryOk";
+    case 13436:
+      return "NotPrimaryOrSecondary";
     default:
       return code >= 10000 ? location_name(code) : "UnknownError";
   }

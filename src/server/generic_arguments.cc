@@ -15,20 +15,25 @@ using bson::Value;
 // The generic arguments mongostore knows. Internal ones mongod accepts only from other
 // cluster members ($replData, shardVersion, ...) are not here: a client never sends them, and
 // they fail as unknown fields.
-constexpr std::array<std::string_view, 12> kGeneric = {
-    "$db",         "lsid",        "$clusterTime", "$readPreference",      "comment",
-    "maxTimeMS",   "apiVersion",  "apiStrict",    "apiDeprecationErrors", "txnNumber",
-    "readConcern", "writeConcern"};
+constexpr std::array<std::string_view, 14> kGeneric = {
+    "$db",         "lsid",         "$clusterTime", "$readPreference",      "comment",
+    "maxTimeMS",   "apiVersion",   "apiStrict",    "apiDeprecationErrors", "txnNumber",
+    "readConcern", "writeConcern", "autocommit",   "startTransaction"};
 
 std::string type_of(const Value& v) {
   return std::string(bson::type_alias(v.type()));
+}
+
+std::string timestamp_text(bson::Timestamp t) {
+  return "Timestamp(" + std::to_string(t.seconds) + ", " + std::to_string(t.increment) + ")";
 }
 
 bool is_bool_or_number(const Value& v) {
   return v.type() == BsonType::kBool || v.is_number();
 }
 
-void check_w(const Value& w) {
+// Returns the writeConcernError a replica set answers with (the write itself happens).
+std::optional<Error> check_w(const Value& w, const ConcernContext& context) {
   if (w.is_number()) {
     int64_t n = 0;
     if (!w.number_as_exact_int64(&n) || n < 0 || n > 50) {
@@ -36,19 +41,32 @@ void check_w(const Value& w) {
           ErrorCode::kFailedToParse,
           "w has to be a non-negative number and not greater than 50; found: " + w.to_json());
     }
-    // A standalone has one member: waiting for more could never end (mongod's own answer).
+    // One member: waiting for more could never end (mongod's own answers).
     if (n > 1) {
+      if (context.replica_set) {
+        return Error(ErrorCode::kUnsatisfiableWriteConcern, "Not enough data-bearing nodes");
+      }
       throw Error(ErrorCode::kBadValue, "cannot use 'w' > 1 when a host is not replicated");
     }
-    return;
+    return std::nullopt;
   }
   if (w.is_string()) {
-    if (w.as_string() == "majority") return;  // the majority of one member is that member
+    if (w.as_string() == "majority") return std::nullopt;  // a majority of one is that one
+    if (context.replica_set) {
+      return Error(ErrorCode::kUnknownReplWriteConcern, "No write concern mode named '" +
+                                                            std::string(w.as_string()) +
+                                                            "' found in replica set configuration");
+    }
     throw Error(ErrorCode::kBadValue, "cannot use non-majority 'w' mode " +
                                           std::string(w.as_string()) +
                                           " when a host is not a member of a replica set");
   }
   if (w.is_document()) {  // a tag set ({dc: 2}): tags exist only in a replica set config
+    if (context.replica_set) {
+      return Error(
+          ErrorCode::kUnknownReplWriteConcern,
+          "No write concern mode named '" + w.to_json() + "' found in replica set configuration");
+    }
     throw Error(ErrorCode::kBadValue, "cannot use non-majority 'w' mode " + w.to_json() +
                                           " when a host is not a member of a replica set");
   }
@@ -62,15 +80,16 @@ bool is_generic_argument(std::string_view field) {
   return std::find(kGeneric.begin(), kGeneric.end(), field) != kGeneric.end();
 }
 
-void check_write_concern(const Value& wc) {
+std::optional<Error> check_write_concern(const Value& wc, const ConcernContext& context) {
   if (!wc.is_document()) {
     throw Error(ErrorCode::kTypeMismatch, "BSON field 'writeConcern' is the wrong type '" +
                                               type_of(wc) + "', expected type 'object'");
   }
   bool j = false, fsync = false;
+  std::optional<Error> unsatisfiable;
   for (const bson::Element& e : wc.as_document()) {
     if (e.key == "w") {
-      check_w(e.value);
+      unsatisfiable = check_w(e.value, context);
     } else if (e.key == "j" || e.key == "fsync") {
       if (!is_bool_or_number(e.value)) {
         throw Error(ErrorCode::kFailedToParse,
@@ -93,9 +112,10 @@ void check_write_concern(const Value& wc) {
   if (j && fsync) {
     throw Error(ErrorCode::kFailedToParse, "fsync and j options cannot be used together");
   }
+  return unsatisfiable;
 }
 
-void check_read_concern(const Value& rc) {
+void check_read_concern(const Value& rc, const ConcernContext& context) {
   if (!rc.is_document()) {
     throw Error(ErrorCode::kTypeMismatch, "BSON field 'readConcern' is the wrong type '" +
                                               type_of(rc) + "', expected type 'object'");
@@ -110,6 +130,13 @@ void check_read_concern(const Value& rc) {
       if (level == "local" || level == "available" || level == "majority") {
         continue;  // one member: what it has committed is the majority-committed state
       }
+      if (context.replica_set && level == "linearizable") continue;
+      if (context.replica_set && level == "snapshot") {
+        if (context.in_transaction) continue;
+        throw Error(ErrorCode::kNotImplemented,
+                    "readConcern level snapshot outside a transaction is not supported by "
+                    "mongostore");
+      }
       if (level == "linearizable" || level == "snapshot") {
         throw Error(ErrorCode::kNotAReplicaSet,
                     "node needs to be a replica set member to use read concern level " +
@@ -118,6 +145,26 @@ void check_read_concern(const Value& rc) {
       throw Error(ErrorCode::kBadValue,
                   "Enumeration value '" + std::string(level) +
                       "' for field 'readConcern.level' is not a valid value.");
+    } else if (e.key == "afterClusterTime" && context.replica_set) {
+      if (e.value.type() != BsonType::kTimestamp) {
+        throw Error(ErrorCode::kTypeMismatch,
+                    "BSON field 'readConcern.afterClusterTime' is the wrong type '" +
+                        type_of(e.value) + "', expected type 'timestamp'");
+      }
+      bson::Timestamp t = e.value.as_timestamp();
+      if (t == bson::Timestamp{}) {
+        throw Error(ErrorCode::kInvalidOptions,
+                    "readConcern afterClusterTime cannot be a null timestamp");
+      }
+      // Every time this server handed out is reached already: there is nothing to wait for.
+      // A later one was never handed out by it, and waiting for it could be forever.
+      if (t > context.cluster_time) {
+        throw Error(ErrorCode::kInvalidOptions,
+                    "readConcern afterClusterTime value must not be greater than the current "
+                    "clusterTime. Requested clusterTime: " +
+                        timestamp_text(t) +
+                        "; current clusterTime: " + timestamp_text(context.cluster_time));
+      }
     } else if (e.key == "afterClusterTime" || e.key == "atClusterTime" || e.key == "afterOpTime") {
       // mongostore reports no operationTime or $clusterTime, so there is no time to wait for.
       throw Error(ErrorCode::kNotImplemented,
@@ -132,19 +179,20 @@ void check_read_concern(const Value& rc) {
 GenericArguments check_generic_arguments(const bson::DocumentView& cmd,
                                          const GenericArgumentRules& rules) {
   const std::string name(rules.command);
+  const ConcernContext context{rules.replica_set, rules.in_transaction, rules.cluster_time};
   GenericArguments out;
   if (Value wc = cmd.get("writeConcern"); !wc.is_missing()) {
     if (!rules.write_concern) {
       throw Error(ErrorCode::kInvalidOptions, "Command " + name + " does not support writeConcern");
     }
-    check_write_concern(wc);
+    out.write_concern_error = check_write_concern(wc, context);
     out.write_concern = wc;
   }
   if (Value rc = cmd.get("readConcern"); !rc.is_missing()) {
     if (!rules.read_concern) {
       throw Error(ErrorCode::kInvalidOptions, "Command " + name + " does not support readConcern");
     }
-    check_read_concern(rc);
+    check_read_concern(rc, context);
     out.read_concern = rc;
   }
   if (Value t = cmd.get("maxTimeMS"); !t.is_missing()) {

@@ -1,18 +1,29 @@
 // The fields any command may carry besides its own (mongod's "generic arguments": $db, lsid,
 // $clusterTime, $readPreference, comment, maxTimeMS, apiVersion, apiStrict,
-// apiDeprecationErrors, txnNumber, and readConcern / writeConcern where the command takes
-// them), checked as a standalone mongod 7.0 checks them.
+// apiDeprecationErrors, txnNumber, autocommit, startTransaction, and readConcern /
+// writeConcern where the command takes them), checked as mongod 7.0 checks them: as the
+// primary of a one-member replica set (serve's default) or as a standalone (--standalone).
 //
-// mongostore serve is a standalone server (hello has no setName), so the write and read
-// concerns that only a replica set can honour fail as they do on a standalone mongod:
-// `w` > 1 and `w` tag sets fail BadValue (2), `w` outside 0..50 fails FailedToParse (9), and
-// readConcern levels "linearizable" and "snapshot" fail NotAReplicaSet (123). Every check
-// throws mongostore::Error; none has side effects.
+// Standalone: the write and read concerns only a replica set can honour fail as they do on a
+// standalone mongod: `w` > 1 and `w` tag sets fail BadValue (2), readConcern levels
+// "linearizable" and "snapshot" fail NotAReplicaSet (123), afterClusterTime is refused.
+// Replica set: `w` > 1 cannot be satisfied by one member and a named mode or tag set is not
+// in its configuration: the command runs and its reply carries a writeConcernError
+// (UnsatisfiableWriteConcern 100, UnknownReplWriteConcern 79), as mongod answers;
+// "linearizable" is accepted (one member's committed state is linearizable); "snapshot" is
+// accepted in a transaction only (mongostore's find and aggregate outside a transaction do
+// not read one snapshot across batches, so it is refused there, NotImplemented);
+// afterClusterTime must be a Timestamp no later than the server's cluster time
+// (InvalidOptions, 72, otherwise, mongod's answer), and there is nothing to wait for.
+// In both modes `w` outside 0..50 fails FailedToParse (9). Every check throws
+// mongostore::Error; none has side effects.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/error.h"
 
 namespace mongostore::server {
 
@@ -25,6 +36,20 @@ struct GenericArgumentRules {
   bool read_concern = false;
   /// The command is in the Stable API, version 1 (else `apiStrict: true` fails 323).
   bool api_v1 = false;
+  /// The server answers as a replica set member (otherwise as a standalone).
+  bool replica_set = false;
+  /// The command is a statement of a multi-document transaction (readConcern snapshot is
+  /// allowed in it).
+  bool in_transaction = false;
+  /// The server's cluster time (afterClusterTime may not be later).
+  bson::Timestamp cluster_time;
+};
+
+/// The topology a concern is checked against.
+struct ConcernContext {
+  bool replica_set = false;
+  bool in_transaction = false;
+  bson::Timestamp cluster_time;
 };
 
 /// The generic arguments of one command that its handling reads after the checks (views into
@@ -32,6 +57,9 @@ struct GenericArgumentRules {
 struct GenericArguments {
   bson::Value write_concern;
   bson::Value read_concern;
+  /// What the write concern cannot be satisfied with on this server (replica-set mode): the
+  /// command runs and its reply carries it as `writeConcernError`.
+  std::optional<Error> write_concern_error;
 };
 
 /// Whether `field` is one of the generic arguments (whether or not this command allows it).
@@ -42,10 +70,12 @@ bool is_generic_argument(std::string_view field);
 GenericArguments check_generic_arguments(const bson::DocumentView& command,
                                          const GenericArgumentRules& rules);
 
-/// Checks a `writeConcern` value as a standalone mongod does.
-void check_write_concern(const bson::Value& write_concern);
+/// Checks a `writeConcern` value as mongod does; returns the writeConcernError the command's
+/// reply must carry (replica-set mode only), if any.
+std::optional<Error> check_write_concern(const bson::Value& write_concern,
+                                         const ConcernContext& context = {});
 
-/// Checks a `readConcern` value as a standalone mongod does.
-void check_read_concern(const bson::Value& read_concern);
+/// Checks a `readConcern` value as mongod does.
+void check_read_concern(const bson::Value& read_concern, const ConcernContext& context = {});
 
 }  // namespace mongostore::server

@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <asio.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/ssl.hpp>
@@ -40,6 +43,11 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   out.command_line = options.command_line;
   out.parsed_options = options.parsed_options;
   out.auth_required = options.auth;
+  out.standalone = options.standalone;
+  out.replica_set_name = options.replica_set_name;
+  out.advertise = options.advertise;
+  out.session_timeout = options.session_timeout;
+  out.enable_test_commands = options.enable_test_commands;
   if (options.log) {
     out.security_log = [](const std::string& line) {
       fmt::print(stderr, "mongostore serve: {}\n", line);
@@ -74,6 +82,7 @@ class Server::Impl {
                                                            options_.bind, options_.port, e.what()));
     }
     port_ = acceptor_.local_endpoint().port();
+    dispatcher_.set_advertised_address(advertised_address());
     log("listening on {}:{}", options_.bind, port_);
     asio::co_spawn(io_, accept_loop(), asio::detached);
     for (size_t i = 0; i < std::max<size_t>(1, options_.threads); ++i) {
@@ -82,6 +91,8 @@ class Server::Impl {
   }
 
   uint16_t port() const { return port_; }
+
+  size_t sessions() const { return dispatcher_.sessions(); }
 
   void stop() {
     std::lock_guard lock(stop_mutex_);
@@ -101,6 +112,7 @@ class Server::Impl {
         std::shared_ptr<Connection> c = weak.lock();
         if (!c) continue;
         asio::post(c->strand, [c] {
+          c->hello_wait.cancel();  // an awaitable hello is answered at once
           if (c->busy || c->closed) return;
           // Bytes already received but not yet read are a message that has begun: it is
           // finished like the others. Only the wait is cancelled (no shutdown): a read that
@@ -137,6 +149,20 @@ class Server::Impl {
     std::lock_guard lock(log_mutex_);
     fmt::print(stderr, "mongostore serve: {}\n", line);
     std::fflush(stderr);
+  }
+
+  // What hello names as the set's one host: --advertise, else the bound address (the host
+  // name when bound to every interface, as mongod names itself) and the bound port.
+  std::string advertised_address() const {
+    if (!options_.advertise.empty()) return options_.advertise;
+    std::string host = options_.bind;
+    if (host == "0.0.0.0" || host == "::") {
+      char name[256] = {};
+      host = gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "localhost";
+    } else if (host.find(':') != std::string::npos) {
+      host = "[" + host + "]";  // an IPv6 literal
+    }
+    return host + ":" + std::to_string(port_);
   }
 
   asio::awaitable<void> accept_loop() {
@@ -182,12 +208,17 @@ class Server::Impl {
   // What a connection's reading coroutine and its watchdog share.
   struct Connection {
     Connection(tcp::socket s, asio::strand<asio::io_context::executor_type> st)
-        : socket(std::move(s)), strand(std::move(st)), watchdog(socket.get_executor()) {}
+        : socket(std::move(s)),
+          strand(std::move(st)),
+          watchdog(socket.get_executor()),
+          hello_wait(socket.get_executor()) {}
     tcp::socket socket;
     /// Set once the connection's TLS handshake succeeded: every read and write goes through it.
     std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls;
     asio::strand<asio::io_context::executor_type> strand;
     asio::steady_timer watchdog;
+    /// Holds an awaitable hello's reply (its maxAwaitTimeMS); stop() cancels it.
+    asio::steady_timer hello_wait;
     /// From a message's first byte until its reply is written: stop() lets it finish.
     bool busy = false;
     /// When the message being read began to arrive; empty between messages.
@@ -354,15 +385,19 @@ class Server::Impl {
         info.open_connections = open_connections_.load();
         info.total_connections = next_connection_id_.load();
         std::vector<uint8_t> reply;
+        std::chrono::milliseconds hold{0};
         try {
-          if (runs_on_network_thread(message)) {
-            reply = handle(message, info);
+          // While a fail point is on, even hello may be blocked: it then runs on a worker.
+          if (runs_on_network_thread(message) && !dispatcher_.fail_points_active()) {
+            reply = handle(message, info, &hold);
           } else {
             // The connection's coroutine waits (its strand is free for others) while a worker
             // runs the command; it resumes on the strand to write the reply.
             reply = co_await asio::co_spawn(
                 workers_,
-                [&]() -> asio::awaitable<std::vector<uint8_t>> { co_return handle(message, info); },
+                [&]() -> asio::awaitable<std::vector<uint8_t>> {
+                  co_return handle(message, info, &hold);
+                },
                 asio::use_awaitable);
           }
         } catch (const Error& e) {
@@ -370,6 +405,12 @@ class Server::Impl {
           break;
         }
         if (reply.empty()) continue;  // moreToCome: no reply
+        if (hold.count() > 0 && !draining_) {
+          // An awaitable hello: the reply waits until the topology changes (never, on one
+          // node) or maxAwaitTimeMS passes, on a timer, so no thread waits with it.
+          c->hello_wait.expires_after(hold);
+          co_await c->hello_wait.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+        }
         auto [ec3, n3] = co_await on_stream(*c, [&](auto& stream) {
           return asio::async_write(stream, asio::buffer(reply),
                                    asio::experimental::as_tuple(asio::use_awaitable));
@@ -390,12 +431,53 @@ class Server::Impl {
     log("connection {} from {} closed: {}", id, peer, reason);
   }
 
-  std::vector<uint8_t> handle(const std::vector<uint8_t>& message, const ConnectionInfo& info) {
+  // The handshake's client.application.name (failCommand's appName matches it).
+  static void remember_app_name(const bson::Document& command, ConnectionInfo& info) {
+    auto first = command.begin();
+    if (first == command.end()) return;
+    if (first->key != "hello" && first->key != "isMaster" && first->key != "ismaster") return;
+    bson::Value name = command.view().get_path("client.application.name");
+    if (name.is_string() && name.as_string().size() <= 128) {
+      info.app_name = std::string(name.as_string());
+    }
+  }
+
+  // An awaitable hello (topologyVersion + maxAwaitTimeMS, the drivers' streaming monitor) whose
+  // topologyVersion is the server's current one is answered after maxAwaitTimeMS; one naming
+  // another process or counter is answered at once (the topology changed for that client).
+  static std::chrono::milliseconds hello_hold(const bson::Document& command,
+                                              const bson::Document& reply) {
+    auto first = command.begin();
+    if (first == command.end()) return {};
+    std::string_view name = first->key;
+    if (name != "hello" && name != "isMaster" && name != "ismaster") return {};
+    bson::Value asked = command.get("topologyVersion");
+    bson::Value ours = reply.get("topologyVersion");
+    int64_t wait_ms = 0;
+    if (!asked.is_document() || !ours.is_document() ||
+        !command.get("maxAwaitTimeMS").number_as_exact_int64(&wait_ms) || wait_ms <= 0) {
+      return {};
+    }
+    bson::DocumentView a = asked.as_document(), o = ours.as_document();
+    int64_t asked_counter = -1, our_counter = -2;
+    a.get("counter").number_as_exact_int64(&asked_counter);
+    o.get("counter").number_as_exact_int64(&our_counter);
+    if (a.get("processId").type() != bson::BsonType::kObjectId ||
+        !(a.get("processId").as_object_id() == o.get("processId").as_object_id()) ||
+        asked_counter != our_counter) {
+      return {};
+    }
+    // Bounded: a client cannot park a reply for longer than a driver ever asks (10 s).
+    return std::chrono::milliseconds(std::min<int64_t>(wait_ms, 60000));
+  }
+
+  std::vector<uint8_t> handle(const std::vector<uint8_t>& message, ConnectionInfo& info,
+                              std::chrono::milliseconds* hold = nullptr) {
     if (parse_header(message.data()).op_code == kOpCompressed) {
       // Answered in kind: the reply is compressed with the request's compressor.
       Compressor used = Compressor::kNoop;
       std::vector<uint8_t> reply =
-          handle(decompress_message(message, kMaxMessageSize, &used), info);
+          handle(decompress_message(message, kMaxMessageSize, &used), info, hold);
       return reply.empty() ? reply : compress_message(reply, used);
     }
     Request request;
@@ -416,6 +498,7 @@ class Server::Impl {
                                       : encode_op_msg(id, head.request_id, reply);
     }
     int32_t reply_id = ++next_request_id_;
+    remember_app_name(request.command, info);
     if (request.header.op_code == kOpQuery) {
       // Legacy OP_QUERY carries only the handshake now.
       auto first = request.command.begin();
@@ -436,6 +519,7 @@ class Server::Impl {
     }
     bson::Document reply = dispatcher_.run(request.command, info, "admin");
     if (request.flag_bits & kMoreToCome) return {};
+    if (hold != nullptr) *hold = hello_hold(request.command, reply);
     return encode_op_msg(reply_id, request.header.request_id, reply);
   }
 
@@ -467,6 +551,9 @@ void Server::start() {
 }
 uint16_t Server::port() const {
   return impl_->port();
+}
+size_t Server::sessions() const {
+  return impl_->sessions();
 }
 void Server::stop() {
   impl_->stop();

@@ -212,6 +212,20 @@ fi
 
 run_mongosh mongosh "$uri" "$here/mongosh_client.js"
 
+# Sessions, transactions and retryable writes (the server is a one-member replica set).
+if [[ -n $python ]]; then
+  run_client pymongo_transactions "$python" "$here/pymongo_transactions_client.py" "$uri"
+else
+  failed=$((failed + 1))
+  echo "pymongo_transactions: FAIL: no python3 can import pymongo"
+fi
+if command -v "$node" >/dev/null && [[ -f $here/node_modules/mongodb/package.json ]]; then
+  run_client node_transactions "$node" "$here/node_transactions_client.mjs" "$uri"
+else
+  failed=$((failed + 1))
+  echo "node_transactions: FAIL: node or $here/node_modules/mongodb is missing"
+fi
+
 stop_server
 
 # --- clients against `serve --auth --tls-mode requireTLS` (SCRAM-SHA-256 over TLS) ------------

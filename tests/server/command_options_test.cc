@@ -136,7 +136,14 @@ TEST_F(CommandOptionsTest, ListDatabasesHonoursFilterAndNameOnly) {
   must_fail("lsdb_one", make_document("listDatabases", 1), 13, "Unauthorized");
 }
 
-TEST_F(CommandOptionsTest, WriteConcernIsCheckedAsAStandaloneChecksIt) {
+// `serve --standalone`: the concerns are checked as a standalone mongod checks them (the
+// replica-set answers are in replica_set_topology_test.cc).
+class StandaloneCommandOptionsTest : public ServerCommandTest {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess({"--memory", "--standalone"}); }
+};
+
+TEST_F(StandaloneCommandOptionsTest, WriteConcernIsCheckedAsAStandaloneChecksIt) {
   auto insert_with = [](const Document& wc) {
     return make_document("insert", "c", "documents", make_array(make_document()), "writeConcern",
                          wc);
@@ -165,7 +172,7 @@ TEST_F(CommandOptionsTest, WriteConcernIsCheckedAsAStandaloneChecksIt) {
             "InvalidOptions");
 }
 
-TEST_F(CommandOptionsTest, ReadConcernAndApiVersionAreChecked) {
+TEST_F(StandaloneCommandOptionsTest, ReadConcernAndApiVersionAreChecked) {
   must_run("rc", make_document("find", "c", "readConcern", make_document("level", "majority")));
   must_run("rc", make_document("find", "c", "readConcern", make_document("level", "local")));
   must_fail("rc", make_document("find", "c", "readConcern", make_document("level", "snapshot")),

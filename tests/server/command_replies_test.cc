@@ -574,17 +574,6 @@ TEST_F(CommandRepliesTest, SessionReadPreferenceReadConcernAndWriteConcernAreAcc
   mongoc_client_session_destroy(session);  // pooled; endSessions goes out with the client
 }
 
-TEST_F(CommandRepliesTest, TransactionsAreRefusedWithAClearError) {
-  Document cmd =
-      make_document("insert", "coll", "documents", make_array(make_document("_id", 1)), "txnNumber",
-                    int64_t{1}, "startTransaction", true, "autocommit", false);
-  CommandOutcome out = client_->run("txn", cmd);
-  EXPECT_EQ(ok_of(out.reply), 0.0) << out.reply.to_json();
-  EXPECT_TRUE(out.reply.get("codeName").is_string()) << out.reply.to_json();
-  // Nothing was written.
-  EXPECT_EQ(int_of(must_run("txn", make_document("count", "coll")), "n"), 0);
-}
-
 // Options the engine does not honour are refused before anything runs, never ignored:
 // ignoring an update's `c` constants or `sort` would touch other documents than the client
 // meant. Collations are honoured (tests/server/collation_commands_test.cc).

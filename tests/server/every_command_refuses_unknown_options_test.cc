@@ -23,6 +23,11 @@ using bson::make_document;
 
 class EveryCommandTest : public ServerCommandTest {
  protected:
+  static bool cannot_succeed_alone(const std::string& name) {
+    return name == "saslContinue" || name == "authenticate" || name == "commitTransaction" ||
+           name == "abortTransaction";
+  }
+
   // A cursor with documents left, for getMore.
   int64_t open_cursor() {
     Document reply = must_run("walker", make_document("find", "walk", "batchSize", 1));
@@ -123,6 +128,18 @@ class EveryCommandTest : public ServerCommandTest {
         make_document("saslContinue", 1, "conversationId", 1, "payload", bson::BinaryView{0, {}}));
     m["authenticate"] = fixed(make_document("authenticate", 1, "mechanism", "MONGODB-X509"));
     m["whatsmyuri"] = fixed(make_document("whatsmyuri", 1));
+    m["startSession"] = fixed(make_document("startSession", 1));
+    m["refreshSessions"] = fixed(make_document("refreshSessions", make_array()));
+    m["killSessions"] = [] {
+      uint8_t uuid[16] = {9, 9, 9, 9, 9, 9, 0x49, 9, 0x89, 9, 9, 9, 9, 9, 9, 9};
+      return make_document(
+          "killSessions",
+          make_array(make_document("id", bson::BinaryView{4, std::span<const uint8_t>(uuid)})));
+    };
+    m["replSetGetStatus"] = fixed(make_document("replSetGetStatus", 1));
+    // Outside a transaction these fail: only the refusal of the probes is checked.
+    m["commitTransaction"] = fixed(make_document("commitTransaction", 1));
+    m["abortTransaction"] = fixed(make_document("abortTransaction", 1));
     return m;
   }
 };
@@ -170,12 +187,12 @@ TEST_F(EveryCommandTest, EveryRegisteredCommandRefusesOptionsItDoesNotKnow) {
       }
       EXPECT_EQ(ok_in(out.reply), 0.0) << cmd.to_json() << " was accepted: " << out.reply.to_json();
       EXPECT_TRUE(out.reply.get("errmsg").is_string()) << out.reply.to_json();
-      if (name == "saslContinue" || name == "authenticate") {
+      if (cannot_succeed_alone(name)) {
         int64_t code = int_at(out.reply, "code");
         EXPECT_TRUE(code == 40415 || code == 238) << out.reply.to_json();
       }
     }
-    if (name == "saslContinue" || name == "authenticate") continue;
+    if (cannot_succeed_alone(name)) continue;
     // Without the probe the same command succeeds, so the refusal was the option's.
     must_run(db, it->second());
   }

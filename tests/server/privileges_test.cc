@@ -45,6 +45,11 @@ const std::map<std::string, std::string>& expected() {
       {"authenticate", "- read readWrite dbAdmin userAdmin root"},
       {"listCommands", "read readWrite dbAdmin userAdmin root"},
       {"killCursors", "read readWrite dbAdmin userAdmin root"},
+      {"startSession", "read readWrite dbAdmin userAdmin root"},
+      {"refreshSessions", "read readWrite dbAdmin userAdmin root"},
+      {"killSessions", "read readWrite dbAdmin userAdmin root"},
+      {"commitTransaction", "read readWrite dbAdmin userAdmin root"},
+      {"abortTransaction", "read readWrite dbAdmin userAdmin root"},
       {"find", "read readWrite root"},
       {"aggregate", "read readWrite root"},
       {"count", "read readWrite root"},
@@ -79,6 +84,8 @@ const std::map<std::string, std::string>& expected() {
       {"getParameter", "root"},
       {"hostInfo", "root"},
       {"renameCollection", "root"},
+      {"replSetGetStatus", "root"},
+      {"configureFailPoint", "root"},
   };
   return m;
 }

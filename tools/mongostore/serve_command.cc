@@ -24,6 +24,9 @@ void register_serve_command(CLI::App& app, Action* action) {
   static size_t max_connections = 1000;
   static size_t workers = 0;
   static size_t disk_reserve_mb = engine::EngineOptions{}.disk_space_reserve_mb;
+  static bool standalone = false, enable_test_commands = false;
+  static std::string repl_set = "rs0", advertise;
+  static int64_t session_timeout_ms = 30 * 60 * 1000;
 
   auto* serve = app.add_subcommand("serve", "Serve the engine over the MongoDB wire protocol");
   serve->add_option("--dbpath", dbpath, "Data directory");
@@ -56,6 +59,22 @@ void register_serve_command(CLI::App& app, Action* action) {
                     "PEM file: the server's certificate chain and its private key");
   serve->add_option("--tls-ca-file", tls_ca_file,
                     "PEM file: CAs to verify the client certificates clients present");
+  serve->add_flag("--standalone", standalone,
+                  "Answer as a standalone mongod (default: the primary of a one-member replica "
+                  "set, which drivers need for sessions, transactions and retryable writes)");
+  serve->add_option("--replSet", repl_set, "The replica set's name")->capture_default_str();
+  serve->add_option("--advertise", advertise,
+                    "host:port the replica set's one member is reached at (default: the bound "
+                    "address and port)");
+  serve->add_flag("--enableTestCommands", enable_test_commands,
+                  "Enable test commands (configureFailPoint), as mongod's "
+                  "setParameter enableTestCommands=1; never in production");
+  serve
+      ->add_option("--session-timeout-ms", session_timeout_ms,
+                   "Logical sessions unused this long end (logicalSessionTimeoutMinutes); "
+                   "for tests")
+      ->check(CLI::Range(int64_t{1}, int64_t{24} * 60 * 60 * 1000))
+      ->capture_default_str();
   serve->callback([action] {
     *action = [] {
       if (memory == !dbpath.empty()) {
@@ -98,6 +117,11 @@ void register_serve_command(CLI::App& app, Action* action) {
                                                    : server::TlsMode::kDisabled;
       options.tls_cert_key_file = tls_cert_key_file;
       options.tls_ca_file = tls_ca_file;
+      options.standalone = standalone;
+      options.replica_set_name = repl_set;
+      options.advertise = advertise;
+      options.session_timeout = std::chrono::milliseconds(session_timeout_ms);
+      options.enable_test_commands = enable_test_commands;
       // Binding beyond loopback without --auth is warned about, not refused: as mongod does,
       // and because trusted private networks (a lab, a container network) are a real use.
       bool loopback = bind == "127.0.0.1" || bind == "localhost" || bind == "::1";
@@ -121,6 +145,15 @@ void register_serve_command(CLI::App& app, Action* action) {
            std::to_string(max_connections), "--workers", std::to_string(workers),
            "--disk-reserve-mb", std::to_string(disk_reserve_mb)});
       if (auth) options.command_line.push_back("--auth");
+      if (standalone) {
+        options.command_line.push_back("--standalone");
+      } else {
+        options.command_line.insert(options.command_line.end(), {"--replSet", repl_set});
+      }
+      if (!advertise.empty()) {
+        options.command_line.insert(options.command_line.end(), {"--advertise", advertise});
+      }
+      if (enable_test_commands) options.command_line.push_back("--enableTestCommands");
       options.command_line.insert(options.command_line.end(), {"--tls-mode", tls_mode});
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
@@ -139,6 +172,10 @@ void register_serve_command(CLI::App& app, Action* action) {
       parsed.open_document("security")
           .append("authorization", auth ? "enabled" : "disabled")
           .close();
+      if (!standalone) parsed.open_document("replication").append("replSet", repl_set).close();
+      if (enable_test_commands) {
+        parsed.open_document("setParameter").append("enableTestCommands", "1").close();
+      }
       options.parsed_options = parsed.finish();
       {
         server::Server server(engine, options);

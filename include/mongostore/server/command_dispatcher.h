@@ -17,14 +17,20 @@
 // cursorTimeoutMillis default); together they hold at most `cursor_memory_limit` of results,
 // the least recently used closed first past it.
 //
-// Write concern is checked as a standalone mongod checks it (server/generic_arguments.h).
+// Write and read concerns are checked as mongod checks them, as the primary of a one-member
+// replica set or, with `standalone`, as a standalone (server/generic_arguments.h).
 // `j: true`, `fsync: true` (or w: "majority", which implies the journal on mongod) make the
 // acknowledgement wait until the write is on stable storage. With the durable engine every
 // commit is already fsynced; with the journaled engine the dispatcher forces a checkpoint
 // before replying; the in-memory engine has nothing to make durable and accepts it (as a
-// mongod without journaling answers `j` with `w: 1` semantics). Other session fields drivers
-// send (`lsid`, `$readPreference`, `$clusterTime`, `txnNumber` without a transaction) are
-// accepted: a single server has nothing to route or wait for.
+// mongod without journaling answers `j` with `w: 1` semantics). `$readPreference` and
+// `$clusterTime` are accepted: a single server has nothing to route or wait for.
+//
+// Sessions (replica-set mode, server/sessions/): a command with an `lsid` runs checked out of
+// its session; with a `txnNumber` it is a retryable write (run once per txnNumber) or, with
+// `autocommit: false`, a statement of a multi-document transaction, which runs on the
+// transaction's engine (server/sessions/session_statements.h). Replies carry
+// `operationTime` and `$clusterTime`; errors carry mongod's `errorLabels`.
 //
 // Thread safety: run() and open_cursors() may be called from any thread at once (one call per
 // connection thread); the engine and the registries it shares between them are thread-safe.
@@ -61,6 +67,8 @@ struct ConnectionInfo {
   std::shared_ptr<auth::AuthSession> auth;
   /// True when the peer is on the loopback interface (the localhost exception).
   bool loopback = false;
+  /// The application name its handshake gave (hello's client.application.name).
+  std::string app_name;
 };
 
 struct DispatcherOptions {
@@ -84,6 +92,20 @@ struct DispatcherOptions {
   bool auth_required = false;
   /// Receives one line per failed authentication (with the client's address); empty: none.
   std::function<void(const std::string&)> security_log;
+  /// serve --standalone: answer as a standalone mongod (no replica set, no cluster time, no
+  /// transactions or retryable writes). Otherwise the server is the primary of a one-member
+  /// replica set named `replica_set_name`, reached at `advertise` ("host:port").
+  bool standalone = false;
+  std::string replica_set_name = "rs0";
+  std::string advertise;
+  /// Sessions unused this long end (logicalSessionTimeoutMinutes: 30 minutes).
+  std::chrono::milliseconds session_timeout = std::chrono::minutes(30);
+  /// At most this many sessions exist at once (mongod's maxSessions).
+  size_t max_sessions = 1000000;
+  /// An open transaction older than this is aborted (transactionLifetimeLimitSeconds).
+  std::chrono::milliseconds transaction_lifetime_limit = std::chrono::seconds(60);
+  /// serve --enableTestCommands: configureFailPoint is available.
+  bool enable_test_commands = false;
 };
 
 class CommandDispatcher {
@@ -93,12 +115,25 @@ class CommandDispatcher {
   ~CommandDispatcher();
 
   /// Runs `command` (the merged OP_MSG body and document sequences) and returns the reply.
-  /// `default_db` is used when the command has no `$db`.
+  /// `default_db` is used when the command has no `$db`. Throws (mongostore::Error) only
+  /// when the connection must be closed without a reply (a failCommand fail point with
+  /// closeConnection).
   bson::Document run(const bson::Document& command, const ConnectionInfo& connection,
                      std::string_view default_db = "admin");
 
   /// The number of open server-side cursors.
   size_t open_cursors() const;
+
+  /// Sets the address hello advertises ("host:port"), once the port is known. Call before
+  /// the first command runs.
+  void set_advertised_address(std::string host_port);
+
+  /// The number of logical sessions.
+  size_t sessions() const;
+
+  /// True while a test fail point is on (the server then runs every command on its
+  /// workers, so a blocked hello never holds a network thread).
+  bool fail_points_active() const;
 
  private:
   class Impl;

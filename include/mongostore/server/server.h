@@ -67,6 +67,18 @@ struct ServerOptions {
   TlsMode tls_mode = TlsMode::kDisabled;
   std::string tls_cert_key_file;
   std::string tls_ca_file;
+  /// --standalone: answer as a standalone mongod. Otherwise (the default) the server is the
+  /// primary of a one-member replica set named `replica_set_name` (--replSet), which hello
+  /// advertises at `advertise` (--advertise host:port; empty: the bound address and port).
+  /// An awaitable hello (the drivers' streaming monitor) is answered after its
+  /// maxAwaitTimeMS (at most a minute) on a timer, or at once when the server stops.
+  bool standalone = false;
+  std::string replica_set_name = "rs0";
+  std::string advertise;
+  /// Logical sessions unused this long end (logicalSessionTimeoutMinutes).
+  std::chrono::milliseconds session_timeout = std::chrono::minutes(30);
+  /// --enableTestCommands: configureFailPoint (mongod's enableTestCommands=1).
+  bool enable_test_commands = false;
 };
 
 class Server {
@@ -82,6 +94,8 @@ class Server {
   void start();
   /// The port actually listened on (after start()).
   uint16_t port() const;
+  /// The number of logical sessions.
+  size_t sessions() const;
   /// Stops accepting, lets each connection finish the command it is running and send its
   /// reply (up to drain_timeout), closes every connection and joins the threads. Idempotent.
   void stop();

@@ -23,6 +23,12 @@ const std::map<std::string_view, Action>& table() {
       // Any user.
       {"listCommands", Action::kAuthenticated},
       {"killCursors", Action::kAuthenticated},
+      // Sessions: each user's own (a statement of a transaction is checked as itself).
+      {"startSession", Action::kAuthenticated},
+      {"refreshSessions", Action::kAuthenticated},
+      {"killSessions", Action::kAuthenticated},
+      {"commitTransaction", Action::kAuthenticated},
+      {"abortTransaction", Action::kAuthenticated},
       // Reads.
       {"find", Action::kReadData},
       {"aggregate", Action::kReadData},
@@ -62,6 +68,8 @@ const std::map<std::string_view, Action>& table() {
       {"getParameter", Action::kCluster},
       {"hostInfo", Action::kCluster},
       {"renameCollection", Action::kCluster},
+      {"replSetGetStatus", Action::kCluster},
+      {"configureFailPoint", Action::kCluster},
   };
   return t;
 }

@@ -21,9 +21,12 @@
 #include "server/auth/user_store.h"
 #include "server/commands/command_registry.h"
 #include "server/cursor_registry.h"
+#include "server/fail_command.h"
 #include "server/generic_arguments.h"
 #include "server/op_counters.h"
 #include "server/operation_registry.h"
+#include "server/sessions/session_catalog.h"
+#include "server/topology.h"
 
 namespace mongostore::server {
 
@@ -44,8 +47,15 @@ struct CommandContext {
   const ConnectionInfo& connection;
   /// Its id among the running operations (currentOp's opid).
   int64_t opid = 0;
+  /// Its session, checked out for the command's run (null: no lsid, or a command that
+  /// manages sessions itself, such as endSessions).
+  Session* session = nullptr;
+  /// The transaction it is a statement of (null outside a transaction); `engine` is then
+  /// the transaction's engine.
+  engine::Transaction* transaction = nullptr;
 
   // --- the server ----------------------------------------------------------------------
+  /// The engine the command works on: the server's, or its transaction's.
   engine::Engine& engine;
   CursorRegistry& cursors;
   OperationRegistry& operations;
@@ -56,6 +66,11 @@ struct CommandContext {
   auth::UserStore& users;
   /// When the dispatcher started (serverStatus.uptime).
   std::chrono::steady_clock::time_point started;
+  /// What the server says it is (hello, replSetGetStatus) and its cluster time.
+  Topology& topology;
+  SessionCatalog& sessions;
+  /// The failCommand fail point (configureFailPoint, --enableTestCommands).
+  FailCommand& fail_command;
 };
 
 }  // namespace mongostore::server

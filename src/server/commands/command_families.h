@@ -10,6 +10,8 @@
 //   writes:      insert, update, delete, findAndModify
 //   reads:       find, getMore, killCursors, aggregate, count, distinct, explain
 //   indexes:     createIndexes, listIndexes, dropIndexes
+//   sessions:    startSession, endSessions, refreshSessions, killSessions,
+//                commitTransaction, abortTransaction, replSetGetStatus
 #pragma once
 
 #include "server/commands/command_registry.h"
@@ -24,5 +26,8 @@ void register_read_commands(CommandRegistry& registry);
 void register_index_commands(CommandRegistry& registry);
 void register_auth_commands(CommandRegistry& registry);
 void register_user_commands(CommandRegistry& registry);
+void register_session_commands(CommandRegistry& registry);
+/// configureFailPoint: registered only under --enableTestCommands.
+void register_test_commands(CommandRegistry& registry);
 
 }  // namespace mongostore::server

@@ -28,13 +28,14 @@ struct CommandContext;
 using CommandHandler = void (*)(const CommandContext&, bson::DocumentBuilder&);
 
 enum CommandFlags : unsigned {
-  kWrites = 1,       // it writes: takes writeConcern (and honours j / fsync after it runs)
-  kReads = 2,        // it reads documents: takes readConcern
-  kAdminOnly = 4,    // runs against the admin database only (Unauthorized, 13, elsewhere)
-  kApiV1 = 8,        // in the Stable API version 1 (else apiStrict: true fails 323)
-  kOpenFields = 16,  // the handler reads every other field itself (a filter, names)
-  kCollection = 32,  // its first field names a collection of $db (CommandContext::collection)
-  kNoAuth = 64,      // runs without an authenticated user under --auth (handshake, SASL)
+  kWrites = 1,         // it writes: takes writeConcern (and honours j / fsync after it runs)
+  kReads = 2,          // it reads documents: takes readConcern
+  kAdminOnly = 4,      // runs against the admin database only (Unauthorized, 13, elsewhere)
+  kApiV1 = 8,          // in the Stable API version 1 (else apiStrict: true fails 323)
+  kOpenFields = 16,    // the handler reads every other field itself (a filter, names)
+  kCollection = 32,    // its first field names a collection of $db (CommandContext::collection)
+  kNoAuth = 64,        // runs without an authenticated user under --auth (handshake, SASL)
+  kOwnSessions = 128,  // manages sessions itself (endSessions): its lsid is not checked out
 };
 
 struct CommandSpec {

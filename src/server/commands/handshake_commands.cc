@@ -42,13 +42,17 @@ void hello(const CommandContext& ctx, DocumentBuilder& b) {
   if (ctx.cmd.get("helloOk").truthy()) b.append("helloOk", true);
   b.append("ismaster", true);
   b.append("isWritablePrimary", true);
+  ctx.topology.append_hello(b);
   b.append("maxBsonObjectSize", static_cast<int32_t>(engine::kMaxDocumentSize));
   b.append("maxMessageSizeBytes", kMaxMessageSize);
   b.append("maxWriteBatchSize", static_cast<int32_t>(100000));
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::system_clock::now().time_since_epoch());
   b.append("localTime", bson::DateTime{now.count()});
-  b.append("logicalSessionTimeoutMinutes", static_cast<int32_t>(30));
+  // Whole minutes, as mongod reports it (a test server's shorter timeout reports 1).
+  auto minutes = std::chrono::duration_cast<std::chrono::minutes>(ctx.sessions.timeout());
+  b.append("logicalSessionTimeoutMinutes",
+           static_cast<int32_t>(std::max<int64_t>(1, minutes.count())));
   b.append("connectionId", ctx.connection.id);
   b.append("minWireVersion", static_cast<int32_t>(0));
   b.append("maxWireVersion", static_cast<int32_t>(21));
@@ -236,7 +240,6 @@ void register_handshake_commands(CommandRegistry& registry) {
   registry.add({"buildInfo", "buildinfo"}, &build_info, kNoAuth);
   registry.add({"whatsmyuri"}, &whatsmyuri, kNoAuth);
   registry.add({"connectionStatus"}, &connection_status, kNoAuth, {"showPrivileges"});
-  registry.add({"endSessions"}, &ping, kApiV1 | kNoAuth);
   registry.add({"getCmdLineOpts"}, &get_cmd_line_opts, kAdminOnly);
   registry.add({"getParameter"}, &get_parameter, kAdminOnly | kOpenFields);
   registry.add({"listCommands"}, &list_commands);

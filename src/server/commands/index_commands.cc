@@ -21,9 +21,25 @@ using bson::Value;
 void create_indexes(const CommandContext& ctx, DocumentBuilder& b) {
   const std::string& coll = ctx.collection;
   // Index builds wait for a quorum of replica set members; a standalone has none to ask
-  // (mongod's own answer).
-  if (ctx.cmd.has("commitQuorum")) {
-    throw Error(ErrorCode::kBadValue, "Standalones can't specify commitQuorum");
+  // (mongod's own answer). The one member of a set is every quorum up to one.
+  if (Value quorum = ctx.cmd.get("commitQuorum"); !quorum.is_missing()) {
+    if (!ctx.topology.replica_set()) {
+      throw Error(ErrorCode::kBadValue, "Standalones can't specify commitQuorum");
+    }
+    int64_t n = 0;
+    if (quorum.is_string()) {
+      if (quorum.as_string() != "votingMembers" && quorum.as_string() != "majority") {
+        throw Error(ErrorCode::kUnknownReplWriteConcern,
+                    "No write concern mode named '" + std::string(quorum.as_string()) +
+                        "' found in replica set configuration");
+      }
+    } else if (!quorum.is_number() || !quorum.number_as_exact_int64(&n) || n < 0) {
+      throw Error(
+          ErrorCode::kFailedToParse,
+          "commitQuorum must be a non-negative number or a string; found " + quorum.to_json());
+    } else if (n > 1) {
+      throw Error(ErrorCode::kUnsatisfiableWriteConcern, "Not enough data-bearing nodes");
+    }
   }
   bool existed = ctx.engine.collection_exists(ctx.db, coll);
   size_t before = existed ? ctx.engine.list_indexes(ctx.db, coll).size() : 1;

@@ -33,6 +33,11 @@ bson::Document error_reply(const Error& e) {
   bson::DocumentBuilder b;
   b.append("ok", 0.0);
   append_error_fields(b, e);
+  if (!e.labels().empty()) {
+    b.open_array("errorLabels");
+    for (const std::string& label : e.labels()) b.push(label);
+    b.close();
+  }
   return b.finish();
 }
 
