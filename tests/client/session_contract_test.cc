@@ -207,8 +207,7 @@ TEST_P(SessionContract, RacingTransfersNeverChangeTheTotal) {
   EXPECT_EQ(total, kAccounts * kStart);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, SessionContract,
-                         ::testing::Values(Backend::kMemory, Backend::kDurable), backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, SessionContract, all_backends(), backend_test_name);
 
 }  // namespace
 }  // namespace mongostore::testing
