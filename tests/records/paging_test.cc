@@ -257,8 +257,7 @@ TEST_P(PagingContract, PagingHonoursOnlyLatestAndRefusesWhatItCannotPage) {
   EXPECT_THROW(joined.page(10, {{"rank"}}), UnsupportedQueryError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PagingContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, PagingContract, store_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing
