@@ -151,6 +151,30 @@ TEST_P(RecordTransactions, ATypeFirstSavedInsideAScopeIsSetUpOutsideIt) {
   EXPECT_EQ(count("account"), 1);
 }
 
+// A scope's snapshot misses a record another store committed after it began: its insert of the
+// same content loses to the committed one, and the scope fails with a TransientTransactionError
+// (scopes are not retried); the caller's retry dedups onto the winner. A top-level save
+// retries the same way by itself.
+TEST_P(RecordTransactions, AConflictWithACommittedWriterIsTransientAndARetryDedups) {
+  RecordStore mine = open();
+  RecordStore other = open();
+  mine.save(make_structure("Seed", 1));
+  int64_t winner = 0;
+  try {
+    mine.transaction([&](RecordStore& s) {
+      EXPECT_EQ(s.fetch<Structure>(1)->formula, "Seed");  // the scope's snapshot is taken
+      winner = other.save(make_structure("Contended", 2, "Someone"));
+      s.save(make_structure("Contended", 2, "Someone"));
+    });
+    FAIL() << "expected the scope to lose to the committed save";
+  } catch (const Error& e) {
+    EXPECT_TRUE(e.has_label("TransientTransactionError")) << e.code() << " " << e.what();
+  }
+  EXPECT_EQ(count("structure"), 2);
+  EXPECT_EQ(mine.save(make_structure("Contended", 2, "Someone")), winner);
+  EXPECT_EQ(count("structure"), 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RecordTransactions, transaction_params(), store_param_name);
 
 }  // namespace
