@@ -368,8 +368,13 @@ int RecordStore::Impl::run_transaction(const std::function<void()>& body, int at
     session->start_transaction();
     // The session's client, kept alive by the session (the handles need a shared owner).
     std::shared_ptr<client::Client> in_session(session, &session->client());
-    txn = ActiveTransaction{session, client::Database(in_session, options.database),
-                            std::this_thread::get_id(), std::nullopt, lease};
+    txn = ActiveTransaction{session, client::Database(in_session, options.database), std::nullopt,
+                            lease};
+    txn_thread.store(std::this_thread::get_id());
+    auto end = [this] {
+      txn_thread.store(std::thread::id{});
+      txn.reset();
+    };
     try {
       body();
       for (int commit = 1;; ++commit) {
@@ -380,10 +385,10 @@ int RecordStore::Impl::run_transaction(const std::function<void()>& body, int at
           if (!e.has_label("UnknownTransactionCommitResult") || commit >= kCommitAttempts) throw;
         }
       }
-      txn.reset();
+      end();
       return attempt;
     } catch (const Error& e) {
-      txn.reset();
+      end();
       try {
         if (session->in_transaction()) session->abort_transaction();
       } catch (const Error&) {
@@ -392,7 +397,7 @@ int RecordStore::Impl::run_transaction(const std::function<void()>& body, int at
       cache.clear();
       if (!e.has_label("TransientTransactionError") || attempt >= attempts) throw;
     } catch (...) {
-      txn.reset();
+      end();
       try {
         if (session->in_transaction()) session->abort_transaction();
       } catch (const Error&) {

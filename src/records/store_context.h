@@ -3,6 +3,7 @@
 // the entry families and their dispatch collections.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -68,21 +69,22 @@ struct StoreContext {
   /// again.
   std::recursive_mutex write_mutex;
 
-  /// The transaction in progress (transaction mode only; under write_mutex): its session, the
-  /// database as seen through it, the thread that runs it (reads from other threads stay
-  /// outside it), and, for an explicit scope, its timestamp (captured at its first save) and
-  /// writer lease.
+  /// The transaction in progress (transaction mode only; under write_mutex, touched only by
+  /// the thread in txn_thread): its session, the database as seen through it, and, for an
+  /// explicit scope, its timestamp (captured at its first save) and writer lease.
   struct ActiveTransaction {
     std::shared_ptr<client::ClientSession> session;
     client::Database db;
-    std::thread::id thread;
     std::optional<int64_t> timestamp;
     WriterLease* lease = nullptr;
   };
   std::optional<ActiveTransaction> txn;
+  /// The thread running `txn` (none: no transaction). Atomic because reads from other
+  /// threads ask it without the write mutex; they never match, so they never touch `txn`.
+  std::atomic<std::thread::id> txn_thread{};
 
   /// Whether the calling thread runs inside this store's transaction.
-  bool in_transaction() const { return txn && txn->thread == std::this_thread::get_id(); }
+  bool in_transaction() const { return txn_thread.load() == std::this_thread::get_id(); }
   /// A collection as the calling thread sees it: inside its transaction when it runs one.
   /// Leases, sid counters and collection setup use `db` directly: they are never part of a
   /// transaction (a lease must be seen by fsck at once; DDL is refused in transactions).
