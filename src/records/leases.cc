@@ -69,7 +69,7 @@ bson::Document fresh_heartbeat_expr(std::chrono::milliseconds stale_after) {
 // --- writer lease -----------------------------------------------------------------------------
 
 WriterLease::WriterLease(StoreContext& store) : store_(store), id_("lease/" + uuid4()) {
-  client::Collection metadata = store_.collection(kMetadataCollection);
+  client::Collection metadata = store_.db.collection(kMetadataCollection);
   client::UpdateOptions upsert;
   upsert.upsert = true;
   metadata.update_one(make_document("_id", id_),
@@ -116,7 +116,7 @@ void WriterLease::refresh(bool now) {
     return;
   }
   auto result =
-      store_.collection(kMetadataCollection)
+      store_.db.collection(kMetadataCollection)
           .update_one(make_document("_id", id_, "owner", store_.lease_owner),
                       set_now(make_document("kind", "writer", "owner", store_.lease_owner)));
   if (result.matched_count == 0) {
@@ -134,7 +134,7 @@ WriterLease::~WriterLease() {
 
 void WriterLease::release() noexcept {
   try {
-    store_.collection(kMetadataCollection)
+    store_.db.collection(kMetadataCollection)
         .delete_one(make_document("_id", id_, "owner", store_.lease_owner));
   } catch (...) {
     // Released or not, the save's outcome stands; a leftover lease goes stale and fsck
@@ -146,7 +146,7 @@ void WriterLease::release() noexcept {
 
 FsckLease::FsckLease(StoreContext& store, bool force, std::chrono::milliseconds stale_after)
     : store_(store), owner_(uuid4()), stale_after_(stale_after) {
-  client::Collection metadata = store_.collection(kMetadataCollection);
+  client::Collection metadata = store_.db.collection(kMetadataCollection);
   try {
     metadata.insert_one(
         make_document("_id", kFsckLeaseId, "owner", owner_, "heartbeat", bson::Null{}));
@@ -172,7 +172,7 @@ FsckLease::FsckLease(StoreContext& store, bool force, std::chrono::milliseconds 
 void FsckLease::refresh(bool now) {
   auto t = std::chrono::steady_clock::now();
   if (!now && t - refreshed_ < renewal_interval(kRefreshEvery, stale_after_)) return;
-  auto result = store_.collection(kMetadataCollection)
+  auto result = store_.db.collection(kMetadataCollection)
                     .update_one(make_document("_id", kFsckLeaseId, "owner", owner_),
                                 set_now(make_document("owner", owner_)));
   if (result.matched_count == 0) {
@@ -185,7 +185,7 @@ void FsckLease::refresh(bool now) {
 
 FsckLease::~FsckLease() {
   try {
-    store_.collection(kMetadataCollection)
+    store_.db.collection(kMetadataCollection)
         .delete_one(make_document("_id", kFsckLeaseId, "owner", owner_));
   } catch (...) {
     // A lease left behind is stale at once for writers' purposes (they refuse any fsck
@@ -196,7 +196,7 @@ FsckLease::~FsckLease() {
 bool clear_stale_fsck_lease(StoreContext& store, std::chrono::milliseconds stale_after) {
   bson::DocumentBuilder filter;
   filter.append("_id", kFsckLeaseId).append_elements(stale_heartbeat_expr(stale_after));
-  return store.collection(kMetadataCollection).delete_one(filter.finish()) > 0;
+  return store.db.collection(kMetadataCollection).delete_one(filter.finish()) > 0;
 }
 
 }  // namespace mongostore::records

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/duplicate_key_error.h"
@@ -126,6 +127,13 @@ class RecordStore::Impl : public StoreContext {
   // Fingerprints and collections of `schema`'s closure, before its first save in this process.
   void prepare(const std::shared_ptr<const RecordSchema>& schema);
   // Every record type this process prepared (saved), for fsck's attribution.
+  // Runs `body` as one transaction on a new session (reference §3): committed, the commit
+  // retried while UnknownTransactionCommitResult (bounded); on any error aborted, the identity
+  // caches cleared (they may name records the abort removed), and, up to `attempts` times,
+  // retried when the error is a TransientTransactionError (the save operation labels a
+  // protocol duplicate so), sleeping min(10 ms * 2^attempt, 100 ms) in between. Under
+  // write_mutex; `lease` is the scope's writer lease. Returns how many attempts ran.
+  int run_transaction(const std::function<void()>& body, int attempts, WriterLease* lease);
   std::vector<std::shared_ptr<const RecordSchema>> prepared() {
     std::lock_guard lock(prepare_mu_);
     return prepared_;
@@ -151,28 +159,28 @@ void RecordStore::Impl::open() {
   if (hello.get("maxBsonObjectSize").is_number()) {
     max_bson_size = static_cast<int64_t>(hello.get("maxBsonObjectSize").number_as_double());
   }
-  const bool replica_set = is_replica_set(hello);
-  // The Client seam has no sessions yet (issue 20): a replica set cannot be used
-  // transactionally through it, so `require` is refused and `auto` degrades, saying why.
-  if (o.transactions == TransactionMode::kRequire) {
+  // The one place the store decides its mode (reference §11). The embedded client always has
+  // multi-document transactions (the engine's); a remote deployment has them when it is a
+  // replica set (hello's setName), as drivers decide.
+  const bool embedded = client->backend_name() == "embedded";
+  const bool available = embedded || is_replica_set(hello);
+  if (o.transactions == TransactionMode::kRequire && !available) {
     throw TransactionsUnavailableError(
-        replica_set ? "transactions=require: multi-document transactions are not available "
-                      "through this client yet (the Client seam has no sessions)"
-                    : "transactions=require: the server is not a replica set (hello has no "
-                      "setName)");
+        "transactions=require: the server is not a replica set (hello has no setName)");
   }
-  transactions = false;
-  std::string why = o.transactions == TransactionMode::kNever ? "transactions=never"
-                    : replica_set ? "the Client seam has no sessions yet"
-                                  : "the server is not a replica set";
-  std::string warning = "RecordStore: database '" + o.database +
-                        "' runs in degraded mode without multi-document transactions (" + why +
-                        "): writes are durable per document, bottom-up; a crash can leave "
-                        "unreachable documents for fsck";
-  if (o.warn) {
-    o.warn(warning);
-  } else {
-    std::fprintf(stderr, "%s\n", warning.c_str());
+  transactions = available && o.transactions != TransactionMode::kNever;
+  if (!transactions) {
+    std::string why = o.transactions == TransactionMode::kNever ? "transactions=never"
+                                                                : "the server is not a replica set";
+    std::string warning = "RecordStore: database '" + o.database +
+                          "' runs in degraded mode without multi-document transactions (" + why +
+                          "): writes are durable per document, bottom-up; a crash can leave "
+                          "unreachable documents for fsck";
+    if (o.warn) {
+      o.warn(warning);
+    } else {
+      std::fprintf(stderr, "%s\n", warning.c_str());
+    }
   }
 
   const std::vector<EntryFamily>* declared = o.families ? &*o.families : nullptr;
@@ -352,6 +360,56 @@ void RecordStore::Impl::prepare(const std::shared_ptr<const RecordSchema>& schem
     setup.ensure_dispatch(f->dispatch, f->record_names());
 }
 
+int RecordStore::Impl::run_transaction(const std::function<void()>& body, int attempts,
+                                       WriterLease* lease) {
+  constexpr int kCommitAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    std::shared_ptr<client::ClientSession> session = client->start_session();
+    session->start_transaction();
+    // The session's client, kept alive by the session (the handles need a shared owner).
+    std::shared_ptr<client::Client> in_session(session, &session->client());
+    txn = ActiveTransaction{session, client::Database(in_session, options.database), std::nullopt,
+                            lease};
+    txn_thread.store(std::this_thread::get_id());
+    auto end = [this] {
+      txn_thread.store(std::thread::id{});
+      txn.reset();
+    };
+    try {
+      body();
+      for (int commit = 1;; ++commit) {
+        try {
+          session->commit_transaction();
+          break;
+        } catch (const Error& e) {
+          if (!e.has_label("UnknownTransactionCommitResult") || commit >= kCommitAttempts) throw;
+        }
+      }
+      end();
+      return attempt;
+    } catch (const Error& e) {
+      end();
+      try {
+        if (session->in_transaction()) session->abort_transaction();
+      } catch (const Error&) {
+        // The transaction is gone either way (aborted by the failure, or reaped).
+      }
+      cache.clear();
+      if (!e.has_label("TransientTransactionError") || attempt >= attempts) throw;
+    } catch (...) {
+      end();
+      try {
+        if (session->in_transaction()) session->abort_transaction();
+      } catch (const Error&) {
+      }
+      cache.clear();
+      throw;
+    }
+    std::this_thread::sleep_for(
+        std::min(std::chrono::milliseconds(10) * (1 << attempt), std::chrono::milliseconds(100)));
+  }
+}
+
 // --- facade -----------------------------------------------------------------------------------
 
 RecordStore::RecordStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -385,23 +443,48 @@ const RecordStoreOptions& RecordStore::options() const {
 int64_t RecordStore::save(const std::shared_ptr<const DynamicRecord>& record, const void* source,
                           std::shared_ptr<const void> keep_alive, const TopSave* top) {
   if (!record) throw SchemaError("save: no record");
-  std::lock_guard lock(impl_->write_mutex);
-  WriterLease lease(*impl_);
-  impl_->prepare(record->schema_ptr());
-  const int64_t timestamp = impl_->clock.capture();
-  SaveOperation op(*impl_, timestamp, &lease);
-  int64_t sid = op.save_top(record, top ? *top : TopSave{});
-  const RecordSchema& schema = record->schema();
-  for (const FamilyBinding* family : impl_->dispatching_families(schema)) {
-    for (const EntryRecord& r : family->declaration.records) {
-      if (r.schema.get() == &schema) {
-        write_dispatch(*impl_, *family, r.name, sid, op.identity().content_id(*record));
+  Impl& s = *impl_;
+  std::lock_guard lock(s.write_mutex);
+  // One save of the graph, in the transaction when there is one; the identity caches learn
+  // the sids only once they are committed (or, inside a scope, until the scope aborts).
+  auto save_once = [&](int64_t timestamp, WriterLease* lease) {
+    SaveOperation op(s, timestamp, lease);
+    int64_t sid = op.save_top(record, top ? *top : TopSave{});
+    const RecordSchema& schema = record->schema();
+    for (const FamilyBinding* family : s.dispatching_families(schema)) {
+      for (const EntryRecord& r : family->declaration.records) {
+        if (r.schema.get() == &schema) {
+          write_dispatch(s, *family, r.name, sid, op.identity().content_id(*record));
+        }
       }
     }
+    return sid;
+  };
+  auto remember = [&](int64_t sid) {
+    if (keep_alive) s.cache.note_sid(source, keep_alive, sid);
+    if (source == record.get()) s.cache.note_sid(source, record, sid);
+  };
+  if (s.in_transaction()) {
+    // Inside an explicit scope: its lease, its one timestamp, its transaction. Collections
+    // are set up outside it (DDL is refused in a transaction).
+    s.prepare(record->schema_ptr());
+    if (!s.txn->timestamp) s.txn->timestamp = s.clock.capture();
+    int64_t sid = save_once(*s.txn->timestamp, s.txn->lease);
+    remember(sid);
+    return sid;
   }
-  impl_->clock.advance(timestamp);
-  if (keep_alive) impl_->cache.note_sid(source, keep_alive, sid);
-  if (source == record.get()) impl_->cache.note_sid(source, record, sid);
+  WriterLease lease(s);
+  s.prepare(record->schema_ptr());
+  const int64_t timestamp = s.clock.capture();
+  int64_t sid = 0;
+  if (s.transactions) {
+    constexpr int kSaveAttempts = 5;  // reference §3
+    s.run_transaction([&] { sid = save_once(timestamp, &lease); }, kSaveAttempts, &lease);
+  } else {
+    sid = save_once(timestamp, &lease);
+  }
+  s.clock.advance(timestamp);
+  remember(sid);
   return sid;
 }
 
@@ -668,12 +751,31 @@ bool RecordStore::clear_stale_lock() {
 }
 
 void RecordStore::transaction(const std::function<void(RecordStore&)>& body) {
-  if (!impl_->transactions) {
+  Impl& s = *impl_;
+  if (!s.transactions) {
     throw TransactionsUnavailableError(
-        "transaction(): database '" + impl_->options.database +
+        "transaction(): database '" + s.options.database +
         "' runs in degraded mode without multi-document transactions");
   }
-  body(*this);  // unreachable today: open() never enables transactions
+  std::lock_guard lock(s.write_mutex);
+  if (s.in_transaction()) {
+    body(*this);  // flat nesting: an inner scope is part of the outer one
+    return;
+  }
+  WriterLease lease(s);
+  // Every type a family declares is set up now: DDL cannot run once the transaction began.
+  for (const FamilyBinding& f : s.families) {
+    for (const EntryRecord& r : f.declaration.records) s.prepare(r.schema);
+  }
+  std::optional<int64_t> timestamp;
+  // No automatic retry (reference §11): `body` is the caller's and may not be repeatable.
+  s.run_transaction(
+      [&] {
+        body(*this);
+        timestamp = s.txn->timestamp;
+      },
+      1, &lease);
+  if (timestamp) s.clock.advance(*timestamp);
 }
 
 }  // namespace mongostore::records

@@ -161,6 +161,8 @@ int64_t SaveOperation::save_node(const Value::RecordPtr& record, bool top,
   } catch (const DuplicateKeyError& e) {
     // Another writer stored the same content first: its document is the record.
     if (content_id.empty() || !e.key_pattern().has("content_id")) throw;
+    // In a transaction the failed insert aborted it: the winner is read by the retry (§3).
+    if (store_.in_transaction()) throw DuplicateKeyError(e).add_label("TransientTransactionError");
     std::optional<Document> winner = coll.find_one(make_document("content_id", content_id));
     if (!winner) throw;
     sid = reuse(*record, *winner, top, path, true);
@@ -297,7 +299,9 @@ void write_dispatch(StoreContext& store, const FamilyBinding& family,
   }
   try {
     dispatch.insert_one(make_document("_id", content_id, "record", record_name, "sid", sid));
-  } catch (const DuplicateKeyError&) {
+  } catch (const DuplicateKeyError& e) {
+    // In a transaction the failed insert aborted it: the retry compares with the winner.
+    if (store.in_transaction()) throw DuplicateKeyError(e).add_label("TransientTransactionError");
     if (std::optional<Document> existing = dispatch.find_one(make_document("_id", content_id))) {
       check(*existing);
       return;

@@ -29,6 +29,7 @@ using bson::Document;
 RecordStoreOptions crash_options() {
   RecordStoreOptions o;
   o.database = "crash_fsck";
+  o.transactions = TransactionMode::kNever;  // degraded: a kill leaves orphans for fsck
   o.families = std::vector<EntryFamily>{};
   o.warn = [](std::string_view) {};
   // The killed writer's lease goes stale quickly, so fsck(force) need not wait 8 s.

@@ -703,8 +703,7 @@ TEST_P(FsckContract, FutureTimestampsAreReportedAndClampedOnRequest) {
   EXPECT_EQ(store.fsck().totals().conflicts, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, FsckContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FsckContract, store_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

@@ -743,8 +743,7 @@ TEST_P(OptimadeSearcher, DocumentationExampleWorks) {
             "'_exmpl_band_gap' has another database's prefix: treated as unknown");
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, OptimadeSearcher, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, OptimadeSearcher, backend_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

@@ -200,8 +200,7 @@ TEST_P(PageCostContract, AServerSideQueryTransfersOnlyThePage) {
   EXPECT_GE(exact.stats().rows_transferred, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PageCostContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, PageCostContract, backend_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

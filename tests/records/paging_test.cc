@@ -424,8 +424,7 @@ TEST(PageToken, DatetimeAnchorsAreCanonicalAndTokensVerifyOnlyUnderTheirKey) {
       PaginationCursorError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PagingContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, PagingContract, store_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

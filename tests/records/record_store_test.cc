@@ -1,7 +1,7 @@
 // The RecordStore's contract (seed 003; reference httk-store-mongo.md), written once and run on
-// every backend: embedded memory, embedded durable, and remote through `mongostore serve`.
-// Every store here runs in degraded mode (no backend offers multi-document transactions through
-// the Client seam yet); the transaction-mode cases assert exactly that.
+// every backend: embedded memory, embedded durable, and remote through `mongostore serve`, in
+// transaction mode and degraded (store_fixture.h); transaction-only cases are in
+// record_transaction_test.cc.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -672,24 +672,37 @@ TEST_P(RecordStoreContract, ASchemaChangeNeedsAnUpgradeAndOnlyAnAdditiveOneGetsI
 
 // --- transaction modes ------------------------------------------------------------------------
 
-TEST_P(RecordStoreContract, DegradedModeIsAnnouncedAndRequireIsRefused) {
-  RecordStore store = open();
-  EXPECT_FALSE(store.transactions_enabled());
-  ASSERT_EQ(warnings_.size(), 1u);
-  EXPECT_NE(warnings_[0].find("degraded mode"), std::string::npos) << warnings_[0];
+// The mode a store picks (reference §11): `auto` takes transactions where the client has them
+// (the embedded engine always; serve is standalone today), `require` refuses a backend without
+// them, `never` degrades; only degraded mode is announced.
+TEST_P(RecordStoreContract, ModeSelectionFollowsTheBackend) {
+  const bool available = GetParam().backend != Backend::kRemote;
+  RecordStoreOptions automatic = options();
+  automatic.transactions = TransactionMode::kAuto;
+  warnings_.clear();
+  EXPECT_EQ(open(automatic).transactions_enabled(), available);
+  EXPECT_EQ(warnings_.size(), available ? 0u : 1u);
   RecordStoreOptions require = options();
   require.transactions = TransactionMode::kRequire;
-  EXPECT_THROW(open(require), TransactionsUnavailableError);
+  if (available) {
+    EXPECT_TRUE(open(require).transactions_enabled());
+  } else {
+    EXPECT_THROW(open(require), TransactionsUnavailableError);
+  }
+  warnings_.clear();
   RecordStoreOptions never = options();
   never.transactions = TransactionMode::kNever;
-  EXPECT_FALSE(open(never).transactions_enabled());
+  RecordStore degraded = open(never);
+  EXPECT_FALSE(degraded.transactions_enabled());
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("degraded mode"), std::string::npos) << warnings_[0];
   bool ran = false;
-  EXPECT_THROW(store.transaction([&](RecordStore&) { ran = true; }), TransactionsUnavailableError);
+  EXPECT_THROW(degraded.transaction([&](RecordStore&) { ran = true; }),
+               TransactionsUnavailableError);
   EXPECT_FALSE(ran);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, RecordStoreContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, RecordStoreContract, store_params(), store_param_name);
 
 // --- two processes on one server -------------------------------------------------------------
 

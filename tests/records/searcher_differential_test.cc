@@ -400,8 +400,7 @@ TEST_P(SearcherDifferential, RandomConditionsAgreeWithAnInMemoryEvaluator) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, SearcherDifferential, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, SearcherDifferential, store_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

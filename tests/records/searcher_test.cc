@@ -594,8 +594,7 @@ TEST_P(SearcherContract, DocumentationExamplesWork) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, SearcherContract, mongostore::testing::all_backends(),
-                         mongostore::testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, SearcherContract, store_params(), store_param_name);
 
 }  // namespace
 }  // namespace mongostore::records::testing

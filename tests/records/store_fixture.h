@@ -1,5 +1,6 @@
 // The fixture of the RecordStore contract suites: a backend (memory, durable, remote through
-// `mongostore serve`), stores opened on one database of it, and raw access to its collections.
+// `mongostore serve`) and a transaction mode (transactions or degraded), stores opened on one
+// database of it, and raw access to its collections.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,15 +15,54 @@
 
 namespace mongostore::records::testing {
 
-class StoreFixture : public ::testing::TestWithParam<mongostore::testing::Backend> {
+/// One axis point of the contract suites: a backend and whether the store runs in transaction
+/// mode (`require`) or degraded (`never`).
+struct StoreParam {
+  mongostore::testing::Backend backend;
+  bool transactions;
+};
+
+/// Every (backend, mode) a contract suite must pass on: each backend in both modes (the
+/// remote one through `mongostore serve`, a one-member replica set).
+inline auto store_params() {
+  using mongostore::testing::Backend;
+  return ::testing::Values(StoreParam{Backend::kMemory, true}, StoreParam{Backend::kMemory, false},
+                           StoreParam{Backend::kDurable, true},
+                           StoreParam{Backend::kDurable, false}, StoreParam{Backend::kRemote, true},
+                           StoreParam{Backend::kRemote, false});
+}
+/// Each backend once, the modes alternating: for suites whose subject does not depend on the
+/// mode (queries), so their larger data sets are not written six times.
+inline auto backend_params() {
+  using mongostore::testing::Backend;
+  return ::testing::Values(StoreParam{Backend::kMemory, true}, StoreParam{Backend::kDurable, false},
+                           StoreParam{Backend::kRemote, true});
+}
+/// Only the transaction-mode points of store_params().
+inline auto transaction_params() {
+  using mongostore::testing::Backend;
+  return ::testing::Values(StoreParam{Backend::kMemory, true}, StoreParam{Backend::kDurable, true},
+                           StoreParam{Backend::kRemote, true});
+}
+
+inline std::string store_param_name(const ::testing::TestParamInfo<StoreParam>& info) {
+  return mongostore::testing::backend_name(info.param.backend) +
+         (info.param.transactions ? "_txn" : "_degraded");
+}
+
+class StoreFixture : public ::testing::TestWithParam<StoreParam> {
  protected:
   explicit StoreFixture(std::string database) : database_(std::move(database)) {}
-  void SetUp() override { client_ = backend_.connect(GetParam()); }
+  void SetUp() override { client_ = backend_.connect(GetParam().backend); }
 
-  /// Options for this fixture's database; the degraded-mode warning is kept in warnings_.
+  bool transactions() const { return GetParam().transactions; }
+
+  /// Options for this fixture's database, in its transaction mode; the degraded-mode warning
+  /// is kept in warnings_.
   RecordStoreOptions options(std::vector<EntryFamily> families = {}) {
     RecordStoreOptions o;
     o.database = database_;
+    o.transactions = transactions() ? TransactionMode::kRequire : TransactionMode::kNever;
     o.families = std::move(families);
     o.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
     return o;

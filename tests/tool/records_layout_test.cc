@@ -75,7 +75,7 @@ TEST_F(RecordsLayoutTest, EveryFieldKindIsRebuiltFromTheFingerprints) {
   Output layout = run("records layout --json");
   ASSERT_EQ(layout.status, 0) << layout.err;
   Document l = Document::from_json(layout.out);
-  EXPECT_EQ(l.get("transaction_mode").as_string(), "degraded") << layout.out;
+  EXPECT_EQ(l.get("transaction_mode").as_string(), "transactions") << layout.out;  // embedded
   // ... and fsck attributes every collection, the dispatch one included.
   Output fsck = run("records fsck --collect-garbage --json");
   ASSERT_EQ(fsck.status, 0) << fsck.out << fsck.err;

@@ -15,12 +15,14 @@
 // returns the stored sid (content_id, by_value) or inserts a new document (none). Saving a
 // record that was only a dependency of another as a top-level record promotes it to `main`.
 //
-// Transaction modes (reference §11): `auto` uses multi-document transactions when the server
-// is a replica set and the Client seam can run them, `require` refuses to open otherwise,
-// `never` never uses them. Without transactions (degraded mode, announced once through the
-// warning sink) every write is a durable single-document write, bottom-up: a crash can leave
-// unreachable `dep` documents (fsck collects them) but never a record pointing at a missing
-// sid. The Client seam has no sessions yet, so today every store runs degraded.
+// Transaction modes (reference §11): `auto` uses multi-document transactions when the client
+// has them (the embedded client always; a remote one when the server is a replica set),
+// `require` refuses to open otherwise, `never` never uses them. In transaction mode every
+// top-level save is one transaction (retried on TransientTransactionError, up to 5 attempts):
+// a failure leaves nothing of the graph. Without transactions (degraded mode, announced once
+// through the warning sink) every write is a durable single-document write, bottom-up: a crash
+// can leave unreachable `dep` documents (fsck collects them) but never a record pointing at a
+// missing sid. See docs/record-store.md "Transaction modes".
 //
 // Thread safety: a RecordStore may be shared by threads; saves are serialised per store (as
 // httk's process write mutex), fetches run concurrently. Errors are records::errors.h types
@@ -291,8 +293,11 @@ class RecordStore {
   void ensure_collections();
 
   /// Runs `body` as one multi-document transaction: every save inside commits together or not
-  /// at all (reference §11). Transactions need a replica set reached through a Client seam
-  /// with sessions, which no backend has yet: in degraded mode this throws
+  /// at all, with one store timestamp and one writer lease, holding the store's write mutex
+  /// (reference §11). Nesting is flat: a scope inside a scope is part of it. Any exception from
+  /// `body` or a save aborts the transaction (clearing the identity caches) and propagates; the
+  /// scope is not retried (a TransientTransactionError reaches the caller). Collections of
+  /// the declared families are created before it begins. In degraded mode this throws
   /// TransactionsUnavailableError before running `body`.
   void transaction(const std::function<void(RecordStore&)>& body);
 
