@@ -676,7 +676,9 @@ TEST_P(RecordStoreContract, ASchemaChangeNeedsAnUpgradeAndOnlyAnAdditiveOneGetsI
 // (the embedded engine always; serve is standalone today), `require` refuses a backend without
 // them, `never` degrades; only degraded mode is announced.
 TEST_P(RecordStoreContract, ModeSelectionFollowsTheBackend) {
-  const bool available = GetParam().backend != Backend::kRemote;
+  // Every backend here has transactions: embedded, and serve as a one-member replica set
+  // (the standalone case is RecordStoreStandalone below).
+  const bool available = true;
   RecordStoreOptions automatic = options();
   automatic.transactions = TransactionMode::kAuto;
   warnings_.clear();
@@ -703,6 +705,24 @@ TEST_P(RecordStoreContract, ModeSelectionFollowsTheBackend) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RecordStoreContract, store_params(), store_param_name);
+
+// A standalone server (`serve --standalone`) has no transactions: auto degrades, saying so,
+// and require is refused.
+TEST(RecordStoreStandalone, AutoDegradesAndRequireIsRefused) {
+  mongostore::testing::ServerProcess server({"--memory", "--standalone"});
+  auto client = client::connect(server.uri());
+  std::vector<std::string> warnings;
+  RecordStoreOptions o;
+  o.database = "records_standalone";
+  o.families = std::vector<EntryFamily>{};
+  o.warn = [&](std::string_view w) { warnings.emplace_back(w); };
+  o.transactions = TransactionMode::kAuto;
+  EXPECT_FALSE(RecordStore::open(client, o).transactions_enabled());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("not a replica set"), std::string::npos) << warnings[0];
+  o.transactions = TransactionMode::kRequire;
+  EXPECT_THROW(RecordStore::open(client, o), TransactionsUnavailableError);
+}
 
 // --- two processes on one server -------------------------------------------------------------
 

@@ -128,8 +128,8 @@ void check_outputs(const CommandOutputs& o, const Document& summary,
   const Document& layout = o.layout;
   EXPECT_EQ(at(layout, "families.0.family").as_string(), "structures");
   EXPECT_EQ(at(layout, "families.0.records.0.record").as_string(), "structure");
-  // The embedded engine has transactions; serve is standalone (no replica set) today.
-  const std::string mode = client->backend_name() == "embedded" ? "transactions" : "degraded";
+  // The embedded engine has transactions, and so has serve (a one-member replica set).
+  const std::string mode = "transactions";
   EXPECT_EQ(layout.get("transaction_mode").as_string(), mode);
   int collections = 0;
   for (const auto& c : layout.get("collections").as_array()) {
