@@ -22,7 +22,8 @@ class EmbeddedClient final : public Client {
   void ping() override {}
   std::string_view backend_name() const override { return "embedded"; }
   bson::Document hello() override {
-    // A standalone server: no setName (no multi-document transactions yet).
+    // A standalone server: no setName, as there is no replica set; it has multi-document
+    // transactions all the same (start_session), and the RecordStore knows it.
     return bson::make_document("isWritablePrimary", true, "maxBsonObjectSize",
                                static_cast<int32_t>(engine::kMaxDocumentSize), "ok", 1.0);
   }

@@ -71,7 +71,8 @@ class Client : public std::enable_shared_from_this<Client> {
   /// "embedded" or "remote".
   virtual std::string_view backend_name() const = 0;
   /// The deployment's `hello` reply: a store reads `setName` (a replica set) and
-  /// `maxBsonObjectSize` from it. The embedded engine answers as a standalone server.
+  /// `maxBsonObjectSize` from it. The embedded engine answers as a standalone server (no
+  /// `setName`), yet its sessions have transactions: the embedded backend always does.
   virtual bson::Document hello() = 0;
 
   /// Starts a session (see mongostore/client/client_session.h): operations made through its
