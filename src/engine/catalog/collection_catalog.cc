@@ -120,7 +120,8 @@ bool CollectionCatalog::drop(OperationContext& op, std::string_view db, std::str
     });
   }
   connection_.drop_table(entry->table_uri);
-  for (const auto& ix : *entry->indexes()) connection_.drop_table(ix->table_uri);
+  const auto dropped_indexes = entry->indexes();  // held: see IndexCatalog::list
+  for (const auto& ix : *dropped_indexes) connection_.drop_table(ix->table_uri);
   return true;
 }
 
@@ -186,7 +187,8 @@ void CollectionCatalog::rename(OperationContext& op, std::string_view from_db,
       // The replaced target's tables are orphans now (removed at the next open if this
       // does not get to it).
       connection_.drop_table(target->table_uri);
-      for (const auto& ix : *target->indexes()) connection_.drop_table(ix->table_uri);
+      const auto target_indexes = target->indexes();  // held: see IndexCatalog::list
+      for (const auto& ix : *target_indexes) connection_.drop_table(ix->table_uri);
     }
     return;
   }

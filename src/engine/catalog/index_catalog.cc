@@ -84,7 +84,10 @@ std::vector<bson::Document> IndexCatalog::list(std::string_view db, std::string_
   }
   std::vector<bson::Document> out;
   out.push_back(DurableCatalog::id_index_spec());
-  for (const auto& ix : *entry->indexes()) out.push_back(ix->descriptor.to_document());
+  // Hold the list: a range-for over *entry->indexes() would outlive the temporary pointer,
+  // and a concurrent index build or drop replaces the list (a use-after-free ASan caught).
+  const auto indexes = entry->indexes();
+  for (const auto& ix : *indexes) out.push_back(ix->descriptor.to_document());
   return out;
 }
 

@@ -40,7 +40,8 @@ std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const Ind
       return nullptr;
     }
   }
-  for (const auto& ix : *entry.indexes()) {
+  const auto indexes = entry.indexes();  // held: see IndexCatalog::list
+  for (const auto& ix : *indexes) {
     if (hint.name.empty() ? ix->descriptor.key_pattern() == hint.keys.view()
                           : ix->descriptor.name() == hint.name) {
       return ix;
