@@ -10,6 +10,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "server/reply_path.h"
+#include "server/wire_command.h"
 #include "server/wire_connection.h"
 #include "support/server_process.h"
 
@@ -20,22 +21,6 @@ using bson::Document;
 using bson::DocumentView;
 using bson::make_array;
 using bson::make_document;
-
-Document run(WireConnection& conn, const Document& command) {
-  auto reply = conn.command(command);
-  EXPECT_TRUE(reply.has_value()) << command.to_json();
-  return reply ? reply->body : Document();
-}
-
-double ok_of(const Document& reply) {
-  return reply.get("ok").is_number() ? reply.get("ok").number_as_double() : -1;
-}
-
-int64_t int_at(DocumentView doc, std::string_view path) {
-  int64_t out = 0;
-  EXPECT_TRUE(path_at(doc, path).number_as_exact_int64(&out)) << path << " in " << doc.to_json();
-  return out;
-}
 
 bson::Timestamp operation_time(const Document& reply) {
   EXPECT_EQ(reply.get("operationTime").type(), bson::BsonType::kTimestamp) << reply.to_json();

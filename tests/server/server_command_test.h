@@ -11,15 +11,10 @@
 
 #include "mongostore/bson/builder.h"
 #include "server/mongoc_test_client.h"
+#include "server/reply_path.h"
 #include "support/server_process.h"
 
 namespace mongostore::testing {
-
-inline int64_t int_at(bson::DocumentView doc, std::string_view path) {
-  int64_t out = 0;
-  EXPECT_TRUE(doc.get_path(path).number_as_exact_int64(&out)) << path << " in " << doc.to_json();
-  return out;
-}
 
 inline double ok_in(const bson::Document& reply) {
   bson::Value ok = reply.get("ok");
