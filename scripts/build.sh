@@ -6,14 +6,22 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 
 dir="$root/build"
-flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# -g1 (line tables): enough for stack traces, sanitizer reports and profiles by line, and a
+# fifth less compile time than full -g on two cores. Configure by hand for full debug info.
+flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 if [ "${1:-}" = "--sanitize" ]; then
   shift
   dir="$root/build-asan"
-  flags=(-DCMAKE_BUILD_TYPE=Debug -DMONGOSTORE_SANITIZE=ON -DMONGOSTORE_BUILD_BENCH=OFF)
+  flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_C_FLAGS_DEBUG="-g1"
+         -DMONGOSTORE_SANITIZE=ON -DMONGOSTORE_BUILD_BENCH=OFF)
 fi
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+# ccache (with /etc/ccache.conf's base_dir, if set, shared across checkouts) makes a clean
+# clone's build compile only what changed since the last build of the same sources.
+command -v ccache >/dev/null &&
+  flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$dir/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$dir" "${generator[@]}" "${flags[@]}" >/dev/null
 fi

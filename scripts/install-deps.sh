@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
+  ccache                     # rebuilds of unchanged sources (scripts/build.sh, fuzz.sh)
   libwiredtiger-dev          # storage engine of the embedded backend
   libbson-dev libmongoc-dev  # BSON documents; the remote backend
   libasio-dev                # networking for the server and the async twins

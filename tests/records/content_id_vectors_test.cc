@@ -15,6 +15,7 @@
 #include "mongostore/records/content_id.h"
 #include "mongostore/records/identity_node.h"
 #include "records/json_value.h"
+#include "support/test_paths.h"
 
 namespace mongostore::records {
 namespace {
@@ -206,7 +207,7 @@ class Builder {
 
 std::string vectors_path() {
   const char* env = std::getenv("MONGOSTORE_CONTENT_ID_VECTORS");
-  return env != nullptr && *env != '\0' ? env : MONGOSTORE_CONTENT_ID_VECTORS_DEFAULT;
+  return env != nullptr && *env != '\0' ? env : testing::content_id_vectors_default();
 }
 
 TEST(ContentIdVectors, EveryCaseMatchesHttkByteForByte) {

@@ -14,6 +14,7 @@
 #include "server/mongoc_test_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/test_paths.h"
 
 namespace mongostore::testing {
 namespace {
@@ -95,7 +96,7 @@ TEST_F(TlsTest, RemoteBackendWithCredentialsOverTls) {
 }
 
 TEST_F(TlsTest, MissingCertificateRefusesToStart) {
-  std::string command = std::string(MONGOSTORE_TOOL_PATH) +
+  std::string command = std::string(testing::tool_path()) +
                         " serve --memory --port 0 --tls-mode requireTLS --tls-cert-key-file " +
                         dir_->path() + "/missing.pem >/dev/null 2>&1";
   EXPECT_NE(std::system(command.c_str()), 0);

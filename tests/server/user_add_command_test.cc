@@ -10,6 +10,7 @@
 #include "server/mongoc_test_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/test_paths.h"
 
 namespace mongostore::testing {
 namespace {
@@ -20,7 +21,7 @@ using bson::make_document;
 int tool(const std::string& args, const std::string& stdin_text, const TempDir& dir) {
   std::string input = dir.path() + "/stdin.txt";
   std::ofstream(input) << stdin_text;
-  std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " <" + input +
+  std::string command = std::string(testing::tool_path()) + " " + args + " <" + input +
                         " >/dev/null 2>" + dir.path() + "/stderr.txt";
   return std::system(command.c_str());
 }

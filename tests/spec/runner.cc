@@ -20,6 +20,7 @@
 #include "mongostore/error.h"
 #include "spec/known_gaps.h"
 #include "spec/match.h"
+#include "support/test_paths.h"
 
 namespace mongostore::spec {
 namespace {
@@ -874,10 +875,8 @@ std::string specs_dir(std::string* why) {
     candidate = env;
     source = "$MONGOSTORE_SPECS_DIR";
   } else {
-#ifdef MONGOSTORE_SPECS_DIR
-    candidate = MONGOSTORE_SPECS_DIR;
-    source = "the MONGOSTORE_SPECS_DIR compile definition";
-#endif
+    candidate = testing::specs_dir_default();
+    source = "the compiled-in default";
   }
   if (!candidate.empty() && fs::is_directory(candidate)) return candidate;
   if (why) {

@@ -49,7 +49,7 @@ struct FileResult {
   }
 };
 
-/// The specs directory: $MONGOSTORE_SPECS_DIR, else the compile definition of the same name;
+/// The specs directory: $MONGOSTORE_SPECS_DIR, else the compiled-in default (support/test_paths.h);
 /// empty when neither names an existing directory (`*why` then says what was looked for).
 std::string specs_dir(std::string* why);
 

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/test_paths.h"
+
 namespace mongostore::testing {
 
 class ServerProcess {
@@ -44,7 +46,7 @@ class ServerProcess {
       dup2(log_fd, STDERR_FILENO);
       close(out[0]);
       close(out[1]);
-      std::vector<std::string> argv_strings = {MONGOSTORE_TOOL_PATH, "serve"};
+      std::vector<std::string> argv_strings = {tool_path(), "serve"};
       // A free port unless the caller names one.
       if (std::find(args.begin(), args.end(), "--port") == args.end()) {
         argv_strings.insert(argv_strings.end(), {"--port", "0"});

@@ -1,4 +1,4 @@
-// Running the real `mongostore` binary (MONGOSTORE_TOOL_PATH, set by tests/CMakeLists.txt) from
+// Running the real `mongostore` binary (testing::tool_path(), support/test_paths.h) from
 // a test: its exit status and what it printed on stdout and stderr.
 //
 //   testing::TempDir dir;
@@ -17,6 +17,7 @@
 #include <string>
 
 #include "support/temp_dir.h"
+#include "support/test_paths.h"
 
 namespace mongostore::testing {
 
@@ -36,7 +37,7 @@ inline std::string slurp(const std::string& path) {
 /// Runs `mongostore ARGS` through the shell, its stdout and stderr captured in `dir`.
 inline ToolOutput run_tool(const TempDir& dir, const std::string& args) {
   std::string out = dir.sub("stdout"), err = dir.sub("stderr");
-  std::string command = std::string(MONGOSTORE_TOOL_PATH) + " " + args + " >" + out + " 2>" + err;
+  std::string command = std::string(tool_path()) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(command.c_str());
   return ToolOutput{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }

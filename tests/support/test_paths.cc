@@ -1,0 +1,17 @@
+#include "support/test_paths.h"
+
+namespace mongostore::testing {
+
+const char* tool_path() {
+  return MONGOSTORE_TOOL_PATH;
+}
+
+const char* specs_dir_default() {
+  return MONGOSTORE_SPECS_DIR;
+}
+
+const char* content_id_vectors_default() {
+  return MONGOSTORE_CONTENT_ID_VECTORS_DEFAULT;
+}
+
+}  // namespace mongostore::testing
