@@ -207,7 +207,7 @@ class Builder {
 
 std::string vectors_path() {
   const char* env = std::getenv("MONGOSTORE_CONTENT_ID_VECTORS");
-  return env != nullptr && *env != '\0' ? env : testing::content_id_vectors_default();
+  return env != nullptr && *env != '\0' ? env : mongostore::testing::content_id_vectors_default();
 }
 
 TEST(ContentIdVectors, EveryCaseMatchesHttkByteForByte) {
