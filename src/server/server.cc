@@ -47,6 +47,7 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   out.replica_set_name = options.replica_set_name;
   out.advertise = options.advertise;
   out.session_timeout = options.session_timeout;
+  out.transaction_lifetime_limit = options.transaction_lifetime_limit;
   out.enable_test_commands = options.enable_test_commands;
   if (options.log) {
     out.security_log = [](const std::string& line) {

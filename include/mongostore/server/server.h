@@ -77,6 +77,10 @@ struct ServerOptions {
   std::string advertise;
   /// Logical sessions unused this long end (logicalSessionTimeoutMinutes).
   std::chrono::milliseconds session_timeout = std::chrono::minutes(30);
+  /// An open multi-document transaction older than this is aborted; its next statement or
+  /// commit fails NoSuchTransaction (251), transient (transactionLifetimeLimitSeconds).
+  std::chrono::milliseconds transaction_lifetime_limit =
+      DispatcherOptions{}.transaction_lifetime_limit;
   /// --enableTestCommands: configureFailPoint (mongod's enableTestCommands=1).
   bool enable_test_commands = false;
 };
