@@ -71,7 +71,8 @@ struct ServerOptions {
   /// primary of a one-member replica set named `replica_set_name` (--replSet), which hello
   /// advertises at `advertise` (--advertise host:port; empty: the bound address and port).
   /// An awaitable hello (the drivers' streaming monitor) is answered after its
-  /// maxAwaitTimeMS (at most a minute) on a timer, or at once when the server stops.
+  /// maxAwaitTimeMS (at most a minute) on a timer, or at once when the server stops; with
+  /// exhaustAllowed the replies stream (moreToCome), one per maxAwaitTimeMS.
   bool standalone = false;
   std::string replica_set_name = "rs0";
   std::string advertise;
