@@ -157,6 +157,7 @@ TEST(Privileges, AnyDatabaseRolesApplyEverywhereFromAdminOnly) {
   EXPECT_FALSE(allowed({owner}, Action::kDbAdmin, "other"));
   AuthenticatedUser users{"u", "admin", {{"userAdminAnyDatabase", "admin"}}};
   EXPECT_TRUE(allowed({users}, Action::kUserAdmin, "shop"));
+  EXPECT_TRUE(allowed({users}, Action::kListDatabases, "admin"));
   EXPECT_FALSE(allowed({users}, Action::kReadData, "shop"));
 }
 
@@ -223,7 +224,7 @@ TEST(Privileges, ListDatabasesListsAllOnlyWithTheListDatabasesPrivilege) {
     EXPECT_FALSE(has_privilege_on({u}, "other")) << role;
     EXPECT_FALSE(has_privilege_on({u}, "admin")) << role;
   }
-  EXPECT_FALSE(
+  EXPECT_TRUE(
       may_list_all_databases({with_roles("u", "admin", {{"userAdminAnyDatabase", "admin"}})}));
   EXPECT_TRUE(has_privilege_on({with_roles("u", "admin", {{"userAdmin", "admin"}})}, "admin"));
   EXPECT_FALSE(has_privilege_on({}, "shop"));

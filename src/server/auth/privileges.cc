@@ -119,7 +119,9 @@ bool role_allows(const RoleName& role, Action a, std::string_view db) {
         {"dbAdminAnyDatabase", "dbAdmin"},
         {"userAdminAnyDatabase", "userAdmin"}};
     if (auto it = kAnyDatabase.find(role.role); it != kAnyDatabase.end()) {
-      if (a == Action::kListDatabases) return role.role != "userAdminAnyDatabase";
+      // Each of the four grants listDatabases on the cluster (mongod's built-in role
+      // definitions; userAdminAnyDatabase too, with authSchemaUpgrade and invalidateUserCache).
+      if (a == Action::kListDatabases) return true;
       return database_role_allows(it->second, a);
     }
   }
