@@ -138,7 +138,12 @@ class CommandDispatcher::Impl {
         throw failed;
       }
       if (!session_info.lsid.empty() && !(spec.flags & kOwnSessions)) {
-        session.emplace(sessions_.check_out(session_info.lsid));
+        // Under --auth the lsid names the caller's own session (mongod's lsid uid).
+        std::string owner;
+        if (options_.auth_required) {
+          owner = auth::session_owner(auth::user_names(auth::users_of(connection.auth)));
+        }
+        session.emplace(sessions_.check_out(session_info.lsid, owner));
       }
       std::shared_ptr<engine::Transaction> transaction;
       if (session_info.in_transaction) {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
 
 namespace mongostore::server {
 
@@ -28,7 +29,8 @@ int64_t CursorRegistry::keep(OpenCursor open, int64_t id) {
   return id;
 }
 
-OpenCursor CursorRegistry::check_out(int64_t id, const std::string& ns) {
+OpenCursor CursorRegistry::check_out(int64_t id, const std::string& ns,
+                                     const std::vector<std::string>* owners) {
   std::lock_guard lock(mutex_);
   expire_idle_locked();
   auto it = cursors_.find(id);
@@ -39,6 +41,10 @@ OpenCursor CursorRegistry::check_out(int64_t id, const std::string& ns) {
     throw Error(13 /* Unauthorized */, "Requested getMore on namespace '" + ns +
                                            "', but cursor belongs to '" + it->second.ns + "'");
   }
+  if (owners != nullptr && !auth::coauthorized(*owners, it->second.owners)) {
+    throw Error(13 /* Unauthorized */,
+                "cursor id " + std::to_string(id) + " was not created by the authenticated user");
+  }
   OpenCursor open = std::move(it->second);
   cursors_.erase(it);  // in use: a concurrent getMore on the same id finds nothing
   return open;
@@ -47,6 +53,12 @@ OpenCursor CursorRegistry::check_out(int64_t id, const std::string& ns) {
 bool CursorRegistry::kill(int64_t id) {
   std::lock_guard lock(mutex_);
   return cursors_.erase(id) != 0;
+}
+
+bool CursorRegistry::may_kill(int64_t id, const std::vector<std::string>& owners) const {
+  std::lock_guard lock(mutex_);
+  auto it = cursors_.find(id);
+  return it == cursors_.end() || auth::coauthorized(owners, it->second.owners);
 }
 
 size_t CursorRegistry::size() const {

@@ -25,6 +25,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/engine.h"
@@ -39,6 +40,10 @@ struct OpenCursor {
   std::chrono::steady_clock::time_point last_used;
   std::deque<bson::Document> pending;
   bool no_timeout = false;  // noCursorTimeout: kept until exhausted or killed
+  /// The users ("user@db", sorted) authenticated on the connection that opened it: under
+  /// --auth only a connection sharing one of them may getMore or kill it (mongod's cursor
+  /// ownership). Empty without authentication.
+  std::vector<std::string> owners;
   bool exhausted() const { return pending.empty() && cursor->exhausted(); }
   size_t memory() const {
     size_t bytes = cursor->memory_bytes();
@@ -60,11 +65,17 @@ class CursorRegistry {
   /// Takes cursor `id` out of the registry for a getMore on namespace `ns` (the caller keeps
   /// it again when it may have more). Fails CursorNotFound (43) when there is no such cursor
   /// (never opened, exhausted, killed, expired or in use) and Unauthorized (13) when it
-  /// belongs to another namespace (the cursor then stays).
-  OpenCursor check_out(int64_t id, const std::string& ns);
+  /// belongs to another namespace or, when `owners` is given, was opened by other users
+  /// (the cursor then stays).
+  OpenCursor check_out(int64_t id, const std::string& ns,
+                       const std::vector<std::string>* owners = nullptr);
 
   /// Closes cursor `id`; false when there was none.
   bool kill(int64_t id);
+
+  /// False when cursor `id` exists and was opened by users none of `owners` is among
+  /// (killCursors then fails Unauthorized); true for an unknown id.
+  bool may_kill(int64_t id, const std::vector<std::string>& owners) const;
 
   /// The number of open cursors (checked-out ones not included).
   size_t size() const;

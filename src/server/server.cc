@@ -47,6 +47,7 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   out.replica_set_name = options.replica_set_name;
   out.advertise = options.advertise;
   out.session_timeout = options.session_timeout;
+  out.transaction_lifetime_limit = options.transaction_lifetime_limit;
   out.enable_test_commands = options.enable_test_commands;
   if (options.log) {
     out.security_log = [](const std::string& line) {
@@ -385,18 +386,18 @@ class Server::Impl {
         info.open_connections = open_connections_.load();
         info.total_connections = next_connection_id_.load();
         std::vector<uint8_t> reply;
-        std::chrono::milliseconds hold{0};
+        ReplyPlan plan;
         try {
           // While a fail point is on, even hello may be blocked: it then runs on a worker.
           if (runs_on_network_thread(message) && !dispatcher_.fail_points_active()) {
-            reply = handle(message, info, &hold);
+            reply = handle(message, info, &plan);
           } else {
             // The connection's coroutine waits (its strand is free for others) while a worker
             // runs the command; it resumes on the strand to write the reply.
             reply = co_await asio::co_spawn(
                 workers_,
                 [&]() -> asio::awaitable<std::vector<uint8_t>> {
-                  co_return handle(message, info, &hold);
+                  co_return handle(message, info, &plan);
                 },
                 asio::use_awaitable);
           }
@@ -405,10 +406,10 @@ class Server::Impl {
           break;
         }
         if (reply.empty()) continue;  // moreToCome: no reply
-        if (hold.count() > 0 && !draining_) {
+        if (plan.hold.count() > 0 && !draining_) {
           // An awaitable hello: the reply waits until the topology changes (never, on one
           // node) or maxAwaitTimeMS passes, on a timer, so no thread waits with it.
-          c->hello_wait.expires_after(hold);
+          c->hello_wait.expires_after(plan.hold);
           co_await c->hello_wait.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
         }
         auto [ec3, n3] = co_await on_stream(*c, [&](auto& stream) {
@@ -419,6 +420,53 @@ class Server::Impl {
           reason = "write failed: " + ec3.message();
           break;
         }
+        // An exhaust hello (OP_MSG exhaustAllowed): the reply said moreToCome, so the next
+        // ones follow without a request, each answering the one before, after maxAwaitTimeMS
+        // (or a topology change) as mongod streams them to the drivers' monitors. The client
+        // ends the stream by closing the connection; draining ends it with a last reply
+        // without moreToCome (always sent, so the client's monitor learns of the end).
+        bool stream_failed = false;
+        while (plan.next_hello) {
+          if (!draining_) {  // stopping: the last reply goes at once
+            c->hello_wait.expires_after(plan.stream_hold);
+            co_await c->hello_wait.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+          }
+          bson::Document next;
+          if (dispatcher_.fail_points_active()) {
+            next = co_await asio::co_spawn(
+                workers_,
+                [&]() -> asio::awaitable<bson::Document> {
+                  co_return dispatcher_.run(*plan.next_hello, info, "admin");
+                },
+                asio::use_awaitable);
+          } else {
+            next = dispatcher_.run(*plan.next_hello, info, "admin");
+          }
+          int32_t id = ++next_request_id_;
+          bool more = !draining_ && next.get("ok").truthy();
+          std::vector<uint8_t> streamed = encode_op_msg(id, plan.reply_id, next);
+          if (more) {
+            write_int32_at(streamed.data() + kHeaderSize, static_cast<int32_t>(kMoreToCome));
+          }
+          if (plan.compressor != Compressor::kNoop) {
+            streamed = compress_message(streamed, plan.compressor);
+          }
+          plan.reply_id = id;
+          if (!more) plan.next_hello.reset();
+          auto [ec4, n4] = co_await on_stream(*c, [&](auto& stream) {
+            return asio::async_write(stream, asio::buffer(streamed),
+                                     asio::experimental::as_tuple(asio::use_awaitable));
+          });
+          if (ec4) {
+            // The usual end of a stream: the client closed the connection meanwhile.
+            reason = ec4 == asio::error::broken_pipe || ec4 == asio::error::connection_reset
+                         ? "closed by peer (exhaust hello stream)"
+                         : "write failed: " + ec4.message();
+            stream_failed = true;
+            break;
+          }
+        }
+        if (stream_failed) break;
       }
     } catch (const std::exception& e) {
       reason = std::string("error: ") + e.what();
@@ -471,13 +519,52 @@ class Server::Impl {
     return std::chrono::milliseconds(std::min<int64_t>(wait_ms, 60000));
   }
 
+  // What the connection does with a reply besides writing it.
+  struct ReplyPlan {
+    /// An awaitable hello: how long the reply (and each streamed one) waits first.
+    std::chrono::milliseconds hold{0};
+    /// An exhaust hello: the hello that makes each next streamed reply (the request's, with
+    /// the topologyVersion of the reply before), the id of the reply the next one answers,
+    /// and the request's compressor (streamed replies are compressed alike).
+    std::optional<bson::Document> next_hello;
+    std::chrono::milliseconds stream_hold{0};
+    int32_t reply_id = 0;
+    Compressor compressor = Compressor::kNoop;
+  };
+
+  // True for a hello drivers' streaming monitors send: topologyVersion + maxAwaitTimeMS.
+  static bool awaitable_hello(const bson::Document& command) {
+    auto first = command.begin();
+    if (first == command.end()) return false;
+    std::string_view name = first->key;
+    int64_t wait_ms = 0;
+    return (name == "hello" || name == "isMaster" || name == "ismaster") &&
+           command.get("topologyVersion").is_document() &&
+           command.get("maxAwaitTimeMS").number_as_exact_int64(&wait_ms) && wait_ms > 0;
+  }
+
+  // `hello` with its topologyVersion replaced by the one `reply` carries.
+  static bson::Document with_topology_version_of(const bson::Document& hello,
+                                                 const bson::Document& reply) {
+    bson::DocumentBuilder b;
+    for (const bson::Element& e : hello) {
+      if (e.key == "topologyVersion") {
+        b.append(e.key, reply.get("topologyVersion"));
+      } else {
+        b.append(e.key, e.value);
+      }
+    }
+    return b.finish();
+  }
+
   std::vector<uint8_t> handle(const std::vector<uint8_t>& message, ConnectionInfo& info,
-                              std::chrono::milliseconds* hold = nullptr) {
+                              ReplyPlan* plan = nullptr) {
     if (parse_header(message.data()).op_code == kOpCompressed) {
       // Answered in kind: the reply is compressed with the request's compressor.
       Compressor used = Compressor::kNoop;
       std::vector<uint8_t> reply =
-          handle(decompress_message(message, kMaxMessageSize, &used), info, hold);
+          handle(decompress_message(message, kMaxMessageSize, &used), info, plan);
+      if (plan != nullptr) plan->compressor = used;
       return reply.empty() ? reply : compress_message(reply, used);
     }
     Request request;
@@ -519,8 +606,19 @@ class Server::Impl {
     }
     bson::Document reply = dispatcher_.run(request.command, info, "admin");
     if (request.flag_bits & kMoreToCome) return {};
-    if (hold != nullptr) *hold = hello_hold(request.command, reply);
-    return encode_op_msg(reply_id, request.header.request_id, reply);
+    std::vector<uint8_t> encoded = encode_op_msg(reply_id, request.header.request_id, reply);
+    if (plan == nullptr) return encoded;
+    plan->hold = hello_hold(request.command, reply);
+    if ((request.flag_bits & kExhaustAllowed) && awaitable_hello(request.command) &&
+        reply.get("ok").truthy() && reply.get("topologyVersion").is_document()) {
+      // Exhaust: this reply says moreToCome, and the next ones are this hello again with the
+      // topologyVersion just sent (so each waits its maxAwaitTimeMS, as on mongod).
+      write_int32_at(encoded.data() + kHeaderSize, static_cast<int32_t>(kMoreToCome));
+      plan->next_hello = with_topology_version_of(request.command, reply);
+      plan->stream_hold = hello_hold(*plan->next_hello, reply);
+      plan->reply_id = reply_id;
+    }
+    return encoded;
   }
 
   ServerOptions options_;

@@ -5,65 +5,33 @@
 //
 // Each step asserts its result; the first mismatch prints which step failed, what was
 // expected and what came back, and exits 1. On success it prints one line and exits 0.
-import { createRequire } from 'node:module';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { check, connect, Mismatch, mongodb, run } from './real_client.mjs';
 
-const require = createRequire(import.meta.url);
-let mongodb;
-let driverVersion = 'unknown';
-try {
-  mongodb = await import('mongodb');
-  driverVersion = require('mongodb/package.json').version;
-} catch (e) {
-  console.log(`node mongodb driver: FAIL: cannot load the 'mongodb' package (${e.message}); ` +
-              'run npm ci in tests/real_clients');
-  process.exit(2);
-}
-const { MongoClient, MongoServerError } = mongodb;
+const { MongoServerError } = mongodb;
 
 const DB_NAME = 'real_clients_node';
 const COLL_NAME = 'items';
-const label = `node mongodb driver ${driverVersion}`;
 
-class Mismatch extends Error {}
-
-function show(value) {
-  return inspect(value, { depth: 6, breakLength: Infinity });
-}
-
-function check(what, actual, expected) {
-  if (!isDeepStrictEqual(actual, expected)) {
-    throw new Mismatch(`${what}: expected ${show(expected)}, got ${show(actual)}`);
-  }
-}
-
-let currentStep = 'connect';
-
-async function main(uri) {
-  const client = new MongoClient(uri, {
-    serverSelectionTimeoutMS: 5000,
-    connectTimeoutMS: 5000,
-    socketTimeoutMS: 10000,
-  });
-  let steps = 0;
+async function main(uri, steps) {
+  const client = connect(uri);
   try {
-    currentStep = 'connect (ping)';
+    steps.start('connect (ping)');
     await client.connect();
     const ping = await client.db('admin').command({ ping: 1 });
     check('ping ok', ping.ok, 1);
-    steps++;
+    steps.done();
 
     const db = client.db(DB_NAME);
     await db.dropCollection(COLL_NAME).catch(() => {});  // leftovers from an earlier run
 
-    currentStep = 'create collection';
+    steps.start('create collection');
     const coll = await db.createCollection(COLL_NAME);
     check('collection name', coll.collectionName, COLL_NAME);
     const listed = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     check('listed collections include it', listed.includes(COLL_NAME), true);
-    steps++;
+    steps.done();
 
-    currentStep = 'insert';
+    steps.start('insert');
     const docs = [
       { _id: 1, name: 'apple', category: 'fruit', qty: 5, sku: 'A-1' },
       { _id: 2, name: 'banana', category: 'fruit', qty: 20, sku: 'B-2' },
@@ -79,9 +47,9 @@ async function main(uri) {
     check('insertOne insertedId', result.insertedId, 5);
     check('countDocuments after insert', await coll.countDocuments({}), 5);
     check('estimatedDocumentCount after insert', await coll.estimatedDocumentCount(), 5);
-    steps++;
+    steps.done();
 
-    currentStep = 'find with filter and sort';
+    steps.start('find with filter and sort');
     const found = await coll.find({ qty: { $gte: 10 } }, { projection: { _id: 0, name: 1, qty: 1 } })
       .sort({ qty: -1 })
       .toArray();
@@ -96,9 +64,9 @@ async function main(uri) {
     // A small batchSize makes the driver fetch the rest with getMore.
     const batched = (await coll.find({}).sort({ _id: 1 }).batchSize(2).toArray()).map((d) => d._id);
     check('find all with batchSize 2 (getMore)', batched, [1, 2, 3, 4, 5]);
-    steps++;
+    steps.done();
 
-    currentStep = 'update (updateOne with $set/$inc)';
+    steps.start('update (updateOne with $set/$inc)');
     result = await coll.updateOne({ name: 'apple' }, { $set: { ripe: true }, $inc: { qty: 7 } });
     check('updateOne acknowledged', result.acknowledged, true);
     check('updateOne matchedCount', result.matchedCount, 1);
@@ -107,9 +75,9 @@ async function main(uri) {
           { _id: 1, name: 'apple', category: 'fruit', qty: 12, sku: 'A-1', ripe: true });
     result = await coll.updateOne({ name: 'no-such' }, { $set: { x: 1 } });
     check('updateOne on no match: matchedCount', result.matchedCount, 0);
-    steps++;
+    steps.done();
 
-    currentStep = 'aggregate ($match + $group)';
+    steps.start('aggregate ($match + $group)');
     const groups = await coll.aggregate([
       { $match: { qty: { $gt: 0 } } },
       { $group: { _id: '$category', total: { $sum: '$qty' }, n: { $sum: 1 } } },
@@ -119,9 +87,9 @@ async function main(uri) {
       { _id: 'fruit', total: 32, n: 2 },
       { _id: 'veg', total: 42, n: 2 },
     ]);
-    steps++;
+    steps.done();
 
-    currentStep = 'unique index and duplicate key';
+    steps.start('unique index and duplicate key');
     const indexName = await coll.createIndex({ sku: 1 }, { unique: true });
     check('createIndex name', indexName, 'sku_1');
     const indexes = await coll.indexes();
@@ -142,34 +110,17 @@ async function main(uri) {
     if (!(duplicateError instanceof MongoServerError)) throw duplicateError;
     check('duplicate key error code', duplicateError.code, 11000);
     check('countDocuments after rejected insert', await coll.countDocuments({}), 5);
-    steps++;
+    steps.done();
 
-    currentStep = 'drop collection';
+    steps.start('drop collection');
     check('drop() result', await coll.drop(), true);
     const after = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     check('collection listed after drop', after.includes(COLL_NAME), false);
     check('countDocuments after drop', await coll.countDocuments({}), 0);
-    steps++;
+    steps.done();
   } finally {
     await client.close();
   }
-  return steps;
 }
 
-if (process.argv.length !== 3) {
-  console.error('usage: node node_client.mjs mongodb://HOST:PORT/');
-  process.exit(2);
-}
-try {
-  const n = await main(process.argv[2]);
-  console.log(`${label}: PASS (${n} steps)`);
-} catch (e) {
-  if (e instanceof Mismatch) {
-    console.log(`${label}: FAIL at step '${currentStep}': ${e.message}`);
-  } else {
-    const extra = e && e.errorResponse ? ` server reply=${show(e.errorResponse)}` : '';
-    console.log(`${label}: FAIL at step '${currentStep}': ${e && e.name}: ${e && e.message}${extra}`);
-    console.error(e);
-  }
-  process.exit(1);
-}
+await run('node mongodb driver {version}', main, 'node_client.mjs');

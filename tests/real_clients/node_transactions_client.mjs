@@ -5,62 +5,35 @@
 // Usage: node node_transactions_client.mjs mongodb://127.0.0.1:PORT/
 //
 // The first mismatch prints which step failed and exits 1; success prints one line, exits 0.
-import { createRequire } from 'node:module';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { check, connect, run } from './real_client.mjs';
 
-const require = createRequire(import.meta.url);
-let mongodb;
-let driverVersion = 'unknown';
-try {
-  mongodb = await import('mongodb');
-  driverVersion = require('mongodb/package.json').version;
-} catch (e) {
-  console.log(`node transactions: FAIL: cannot load the 'mongodb' package (${e.message})`);
-  process.exit(2);
-}
-const { MongoClient } = mongodb;
-const label = `node mongodb driver ${driverVersion} transactions`;
-
-class Mismatch extends Error {}
-
-function check(what, actual, expected) {
-  if (!isDeepStrictEqual(actual, expected)) {
-    throw new Mismatch(`${what}: expected ${inspect(expected)}, got ${inspect(actual)}`);
-  }
-}
-
-let currentStep = 'connect';
-
-async function main(uri) {
-  const client = new MongoClient(uri, {
-    serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, monitorCommands: true,
-  });
+async function main(uri, steps) {
+  const client = connect(uri, { monitorCommands: true });
   const started = [];
   client.on('commandStarted', (event) => started.push(event));
   await client.connect();
-  let steps = 0;
   try {
-    currentStep = 'the server is a replica set primary';
+    steps.start('the server is a replica set primary');
     const hello = await client.db('admin').command({ hello: 1 });
     check('setName', hello.setName, 'rs0');
     check('isWritablePrimary', hello.isWritablePrimary, true);
-    steps++;
+    steps.done();
 
     const db = client.db('real_clients_node_txn');
     await db.dropCollection('accounts').catch(() => {});
     const accounts = db.collection('accounts');
     await accounts.insertMany([{ _id: 'alice', balance: 100 }, { _id: 'bob', balance: 0 }]);
 
-    currentStep = 'a retryable write';
+    steps.start('a retryable write');
     started.length = 0;
     await accounts.insertOne({ _id: 'carol', balance: 5 });
     const inserts = started.filter((e) => e.commandName === 'insert');
     check('inserts sent', inserts.length, 1);
     check('insert carries txnNumber (retryable)', inserts[0].command.txnNumber !== undefined, true);
     check('carol written once', await accounts.countDocuments({ _id: 'carol' }), 1);
-    steps++;
+    steps.done();
 
-    currentStep = 'withTransaction moves money';
+    steps.start('withTransaction moves money');
     const session = client.startSession();
     try {
       await session.withTransaction(async () => {
@@ -72,9 +45,9 @@ async function main(uri) {
     }
     check('alice', (await accounts.findOne({ _id: 'alice' })).balance, 70);
     check('bob', (await accounts.findOne({ _id: 'bob' })).balance, 30);
-    steps++;
+    steps.done();
 
-    currentStep = 'an abort leaves nothing';
+    steps.start('an abort leaves nothing');
     const aborting = client.startSession();
     try {
       aborting.startTransaction();
@@ -88,9 +61,9 @@ async function main(uri) {
     }
     check('dave after abort', await accounts.countDocuments({ _id: 'dave' }), 0);
     check('alice after abort', (await accounts.findOne({ _id: 'alice' })).balance, 70);
-    steps++;
+    steps.done();
 
-    currentStep = 'uncommitted writes are invisible to others';
+    steps.start('uncommitted writes are invisible to others');
     const committing = client.startSession();
     try {
       committing.startTransaction();
@@ -101,28 +74,11 @@ async function main(uri) {
       await committing.endSession();
     }
     check('bob after commit', (await accounts.findOne({ _id: 'bob' })).balance, 999);
-    steps++;
+    steps.done();
     await db.dropCollection('accounts');
   } finally {
     await client.close();
   }
-  return steps;
 }
 
-if (process.argv.length !== 3) {
-  console.error('usage: node node_transactions_client.mjs mongodb://HOST:PORT/');
-  process.exit(2);
-}
-try {
-  const n = await main(process.argv[2]);
-  console.log(`${label}: PASS (${n} steps)`);
-} catch (e) {
-  if (e instanceof Mismatch) {
-    console.log(`${label}: FAIL at step '${currentStep}': ${e.message}`);
-  } else {
-    const extra = e && e.errorResponse ? ` server reply=${inspect(e.errorResponse)}` : '';
-    console.log(`${label}: FAIL at step '${currentStep}': ${e && e.name}: ${e && e.message}${extra}`);
-    console.error(e);
-  }
-  process.exit(1);
-}
+await run('node mongodb driver {version} transactions', main, 'node_transactions_client.mjs');

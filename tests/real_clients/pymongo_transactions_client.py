@@ -7,27 +7,13 @@ Usage: pymongo_transactions_client.py mongodb://127.0.0.1:PORT/
 
 The first mismatch prints which step failed and exits 1; success prints one line, exits 0.
 """
-import sys
-import traceback
 
-try:
-    import pymongo
-    from pymongo import monitoring
-except ImportError as e:  # pragma: no cover - environment problem, not a server one
-    print(f"pymongo transactions: FAIL: cannot import pymongo ({e})")
-    sys.exit(2)
+# First: it reports a missing pymongo in one result line.
+from real_client import check, connect, run  # isort: skip
+
+from pymongo import monitoring
 
 DB_NAME = "real_clients_pymongo_txn"
-current_step = "connect"
-
-
-class Mismatch(Exception):
-    pass
-
-
-def check(what, actual, expected):
-    if actual != expected:
-        raise Mismatch(f"{what}: expected {expected!r}, got {actual!r}")
 
 
 class Recorder(monitoring.CommandListener):
@@ -46,25 +32,22 @@ class Recorder(monitoring.CommandListener):
         pass
 
 
-def main(uri):
-    global current_step
+def main(uri, steps):
     recorder = Recorder()
-    client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000,
-                                 socketTimeoutMS=10000, event_listeners=[recorder])
-    steps = 0
+    client = connect(uri, event_listeners=[recorder])
     try:
-        current_step = "the server is a replica set primary"
+        steps.start("the server is a replica set primary")
         hello = client.admin.command("isMaster")
         check("setName", hello.get("setName"), "rs0")
         check("ismaster", hello.get("ismaster"), True)
-        steps += 1
+        steps.done()
 
         db = client[DB_NAME]
         db.drop_collection("accounts")
         accounts = db.accounts
         accounts.insert_many([{"_id": "alice", "balance": 100}, {"_id": "bob", "balance": 0}])
 
-        current_step = "a retryable write"
+        steps.start("a retryable write")
         recorder.events.clear()
         accounts.insert_one({"_id": "carol", "balance": 5})
         inserts = [e for e in recorder.events if e.command_name == "insert"]
@@ -72,9 +55,9 @@ def main(uri):
         check("insert carries txnNumber (retryable)", "txnNumber" in inserts[0].command, True)
         check("insert carries lsid", "lsid" in inserts[0].command, True)
         check("carol written once", accounts.count_documents({"_id": "carol"}), 1)
-        steps += 1
+        steps.done()
 
-        current_step = "with_transaction moves money"
+        steps.start("with_transaction moves money")
 
         def move(session):
             accounts.update_one({"_id": "alice"}, {"$inc": {"balance": -30}}, session=session)
@@ -84,9 +67,9 @@ def main(uri):
             s.with_transaction(move)
         check("alice", accounts.find_one({"_id": "alice"})["balance"], 70)
         check("bob", accounts.find_one({"_id": "bob"})["balance"], 30)
-        steps += 1
+        steps.done()
 
-        current_step = "an abort leaves nothing"
+        steps.start("an abort leaves nothing")
         with client.start_session() as s:
             s.start_transaction()
             accounts.insert_one({"_id": "dave", "balance": 1}, session=s)
@@ -95,9 +78,9 @@ def main(uri):
             s.abort_transaction()
         check("dave after abort", accounts.count_documents({"_id": "dave"}), 0)
         check("alice after abort", accounts.find_one({"_id": "alice"})["balance"], 70)
-        steps += 1
+        steps.done()
 
-        current_step = "uncommitted writes are invisible to others"
+        steps.start("uncommitted writes are invisible to others")
         with client.start_session() as s:
             s.start_transaction()
             accounts.update_one({"_id": "bob"}, {"$set": {"balance": 999}}, session=s)
@@ -106,26 +89,11 @@ def main(uri):
         check("bob after commit", accounts.find_one({"_id": "bob"})["balance"], 999)
         total = sum(d["balance"] for d in accounts.find({"_id": {"$in": ["alice", "bob"]}}))
         check("total", total, 1069)
-        steps += 1
+        steps.done()
         db.drop_collection("accounts")
     finally:
         client.close()
-    return steps
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: pymongo_transactions_client.py mongodb://HOST:PORT/", file=sys.stderr)
-        sys.exit(2)
-    try:
-        n = main(sys.argv[1])
-    except Mismatch as e:
-        print(f"pymongo {pymongo.version} transactions: FAIL at step '{current_step}': {e}")
-        sys.exit(1)
-    except Exception as e:  # noqa: BLE001 - any surprise is a failure
-        details = getattr(e, "details", None)
-        print(f"pymongo {pymongo.version} transactions: FAIL at step '{current_step}': "
-              f"{type(e).__name__}: {e}" + (f" details={details!r}" if details else ""))
-        traceback.print_exc(file=sys.stderr)
-        sys.exit(1)
-    print(f"pymongo {pymongo.version} transactions: PASS ({n} steps)")
+    run("pymongo {version} transactions", main, "pymongo_transactions_client.py")

@@ -225,6 +225,7 @@ else
   failed=$((failed + 1))
   echo "node_transactions: FAIL: node or $here/node_modules/mongodb is missing"
 fi
+run_mongosh mongosh_transactions "$uri" "$here/mongosh_transactions_client.js"
 
 stop_server
 

@@ -1,13 +1,16 @@
 // The privilege matrix: every command the server registers × {unauthenticated, read,
 // readWrite, dbAdmin, userAdmin, root}, allowed or not as MongoDB's built-in roles define
 // (coarsened as src/server/auth/privileges.h says). A command registered without a privilege
-// or without a row here fails, so none can be forgotten.
+// or without a row here fails, so none can be forgotten. The commands that check what they
+// name (renameCollection, listDatabases, usersInfo) and the ownership of cursors and
+// sessions have a test of their rules each below.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "server/auth/privileges.h"
 #include "server/commands/command_families.h"
@@ -75,15 +78,16 @@ const std::map<std::string, std::string>& expected() {
       {"createUser", "userAdmin root"},
       {"updateUser", "userAdmin root"},
       {"dropUser", "userAdmin root"},
-      {"usersInfo", "userAdmin root"},
-      {"listDatabases", "root"},
+      // Any user runs them; what they name is checked (the rule tests below).
+      {"usersInfo", "read readWrite dbAdmin userAdmin root"},
+      {"listDatabases", "read readWrite dbAdmin userAdmin root"},
+      {"renameCollection", "read readWrite dbAdmin userAdmin root"},
       {"serverStatus", "root"},
       {"currentOp", "root"},
       {"killOp", "root"},
       {"getCmdLineOpts", "root"},
       {"getParameter", "root"},
       {"hostInfo", "root"},
-      {"renameCollection", "root"},
       {"replSetGetStatus", "root"},
       {"configureFailPoint", "root"},
   };
@@ -153,7 +157,109 @@ TEST(Privileges, AnyDatabaseRolesApplyEverywhereFromAdminOnly) {
   EXPECT_FALSE(allowed({owner}, Action::kDbAdmin, "other"));
   AuthenticatedUser users{"u", "admin", {{"userAdminAnyDatabase", "admin"}}};
   EXPECT_TRUE(allowed({users}, Action::kUserAdmin, "shop"));
+  EXPECT_TRUE(allowed({users}, Action::kListDatabases, "admin"));
   EXPECT_FALSE(allowed({users}, Action::kReadData, "shop"));
+}
+
+AuthenticatedUser with_roles(std::string user, std::string db, std::vector<RoleName> roles) {
+  return AuthenticatedUser{std::move(user), std::move(db), std::move(roles)};
+}
+
+// renameCollection: within a database renameCollectionSameDB and find on it (readWrite,
+// dbOwner; dbAdmin alone lacks find, read alone lacks renameCollectionSameDB); across
+// databases read + write on the source and write on the target.
+TEST(Privileges, RenameCollectionFollowsMongodsRules) {
+  struct Row {
+    std::vector<RoleName> roles;
+    const char* from;
+    const char* to;
+    bool drop_target;
+    bool allowed;
+  };
+  const std::vector<Row> rows = {
+      {{{"readWrite", "shop"}}, "shop", "shop", false, true},
+      {{{"readWrite", "shop"}}, "shop", "shop", true, true},
+      {{{"dbOwner", "shop"}}, "shop", "shop", true, true},
+      {{{"dbAdmin", "shop"}}, "shop", "shop", false, false},
+      {{{"read", "shop"}}, "shop", "shop", false, false},
+      {{{"dbAdmin", "shop"}, {"read", "shop"}}, "shop", "shop", false, true},
+      {{{"userAdmin", "shop"}}, "shop", "shop", false, false},
+      {{{"readWrite", "other"}}, "shop", "shop", false, false},
+      {{{"readWriteAnyDatabase", "admin"}}, "shop", "shop", false, true},
+      {{{"readAnyDatabase", "admin"}}, "shop", "shop", false, false},
+      {{{"root", "admin"}}, "shop", "shop", true, true},
+      // Across databases.
+      {{{"readWrite", "shop"}}, "shop", "archive", false, false},
+      {{{"readWrite", "shop"}, {"readWrite", "archive"}}, "shop", "archive", false, true},
+      {{{"read", "shop"}, {"readWrite", "archive"}}, "shop", "archive", false, false},
+      {{{"readWrite", "shop"}, {"read", "archive"}}, "shop", "archive", false, false},
+      {{{"readWriteAnyDatabase", "admin"}}, "shop", "archive", true, true},
+      {{{"root", "admin"}}, "shop", "archive", false, true},
+      // The admin database's collections stay root's.
+      {{{"readWrite", "admin"}}, "admin", "admin", false, false},
+      {{{"readWriteAnyDatabase", "admin"}}, "admin", "shop", false, false},
+      {{{"root", "admin"}}, "admin", "shop", false, true},
+  };
+  for (const Row& r : rows) {
+    std::string db = r.roles.front().db;
+    EXPECT_EQ(may_rename_collection({with_roles("u", db, r.roles)}, r.from, r.to, r.drop_target),
+              r.allowed)
+        << r.roles.front().role << "@" << db << " (" << r.roles.size() << " roles) " << r.from
+        << " -> " << r.to;
+  }
+  EXPECT_FALSE(may_rename_collection({}, "shop", "shop", false));
+}
+
+// listDatabases: the listDatabases privilege lists every database; anyone else sees the
+// databases on which a role grants anything.
+TEST(Privileges, ListDatabasesListsAllOnlyWithTheListDatabasesPrivilege) {
+  for (const char* role :
+       {"root", "readAnyDatabase", "readWriteAnyDatabase", "dbAdminAnyDatabase"}) {
+    EXPECT_TRUE(may_list_all_databases({with_roles("u", "admin", {{role, "admin"}})})) << role;
+  }
+  for (const char* role : {"read", "readWrite", "dbAdmin", "userAdmin", "dbOwner"}) {
+    AuthenticatedUser u = with_roles("u", "shop", {{role, "shop"}});
+    EXPECT_FALSE(may_list_all_databases({u})) << role;
+    EXPECT_TRUE(has_privilege_on({u}, "shop")) << role;
+    EXPECT_FALSE(has_privilege_on({u}, "other")) << role;
+    EXPECT_FALSE(has_privilege_on({u}, "admin")) << role;
+  }
+  EXPECT_TRUE(
+      may_list_all_databases({with_roles("u", "admin", {{"userAdminAnyDatabase", "admin"}})}));
+  EXPECT_TRUE(has_privilege_on({with_roles("u", "admin", {{"userAdmin", "admin"}})}, "admin"));
+  EXPECT_FALSE(has_privilege_on({}, "shop"));
+}
+
+// usersInfo: one's own user needs no role; another user needs userAdmin on its database.
+TEST(Privileges, UsersInfoOnOneselfNeedsNoRole) {
+  AuthenticatedUser reader = with_roles("ann", "shop", {{"read", "shop"}});
+  EXPECT_TRUE(may_view_user({reader}, "ann", "shop"));
+  EXPECT_FALSE(may_view_user({reader}, "bob", "shop"));
+  EXPECT_FALSE(may_view_user({reader}, "ann", "other"));  // another database's "ann"
+  AuthenticatedUser admin = with_roles("adm", "shop", {{"userAdmin", "shop"}});
+  EXPECT_TRUE(may_view_user({admin}, "bob", "shop"));
+  EXPECT_FALSE(may_view_user({admin}, "bob", "other"));
+  EXPECT_FALSE(may_view_all_users({admin}));
+  EXPECT_TRUE(may_view_all_users({with_roles("r", "admin", {{"root", "admin"}})}));
+  EXPECT_TRUE(may_view_all_users({with_roles("r", "admin", {{"userAdminAnyDatabase", "admin"}})}));
+}
+
+// killAnySession / killAnyCursor: root only among the roles mongostore has.
+TEST(Privileges, OnlyRootKillsOtherUsersSessionsAndCursors) {
+  EXPECT_TRUE(may_kill_any_session({with_roles("r", "admin", {{"root", "admin"}})}));
+  for (const char* role : {"readWriteAnyDatabase", "dbAdminAnyDatabase", "userAdminAnyDatabase"}) {
+    EXPECT_FALSE(may_kill_any_session({with_roles("u", "admin", {{role, "admin"}})})) << role;
+  }
+  EXPECT_FALSE(may_kill_any_session({with_roles("u", "shop", {{"dbOwner", "shop"}})}));
+}
+
+TEST(Privileges, CursorsAreSharedOnlyBetweenCoauthorizedConnections) {
+  EXPECT_TRUE(coauthorized({}, {}));
+  EXPECT_TRUE(coauthorized({"a@shop"}, {"a@shop"}));
+  EXPECT_TRUE(coauthorized({"a@shop", "b@admin"}, {"b@admin"}));
+  EXPECT_FALSE(coauthorized({"a@shop"}, {"a@other"}));
+  EXPECT_FALSE(coauthorized({"a@shop"}, {}));
+  EXPECT_FALSE(coauthorized({}, {"a@shop"}));
 }
 
 }  // namespace

@@ -219,6 +219,67 @@ TEST(ReplicaSetShutdown, AnAwaitableHelloIsAnsweredWhenTheServerStops) {
   EXPECT_EQ(ok_of(reply->body), 1.0);
 }
 
+// Exhaust hello (OP_MSG exhaustAllowed, the drivers' streaming monitor): each reply says
+// moreToCome and the next follows without a request, answering the one before, after
+// maxAwaitTimeMS; without exhaustAllowed the same hello gets one plain reply.
+constexpr uint32_t kExhaustAllowed = 1u << 16;
+
+TEST_F(ReplicaSetTopologyTest, AnExhaustHelloStreamsRepliesWithMoreToCome) {
+  WireConnection monitor(server_->port(), 30);
+  Document first = run(monitor, make_document("hello", 1, "$db", "admin"));
+  Document version = Document::copy_of(first.get("topologyVersion").as_document());
+  int32_t request_id = monitor.next_request_id();
+  ASSERT_TRUE(monitor.send(op_msg(request_id,
+                                  make_document("hello", 1, "topologyVersion", version,
+                                                "maxAwaitTimeMS", int64_t{50}, "$db", "admin"),
+                                  kExhaustAllowed)));
+  int32_t answers = request_id;
+  for (int i = 0; i < 3; ++i) {
+    auto streamed = monitor.receive();  // the request was sent once
+    ASSERT_TRUE(streamed.has_value()) << "reply " << i;
+    SCOPED_TRACE(streamed->body.to_json());
+    EXPECT_EQ(ok_of(streamed->body), 1.0);
+    EXPECT_NE(streamed->flags & kWireMoreToCome, 0u) << "reply " << i;
+    EXPECT_EQ(streamed->response_to, answers) << "reply " << i;
+    EXPECT_EQ(int_at(streamed->body, "topologyVersion.counter"), int_at(version, "counter"));
+    answers = streamed->request_id;
+  }
+
+  WireConnection plain(server_->port(), 30);
+  auto once = plain.command(make_document("hello", 1, "topologyVersion", version, "maxAwaitTimeMS",
+                                          int64_t{50}, "$db", "admin"));
+  ASSERT_TRUE(once.has_value());
+  EXPECT_EQ(once->flags & kWireMoreToCome, 0u);
+  // exhaustAllowed on a hello that is not awaitable: one reply, no stream.
+  ASSERT_TRUE(plain.send(
+      op_msg(plain.next_request_id(), make_document("hello", 1, "$db", "admin"), kExhaustAllowed)));
+  auto not_streamed = plain.receive();
+  ASSERT_TRUE(not_streamed.has_value());
+  EXPECT_EQ(not_streamed->flags & kWireMoreToCome, 0u);
+  EXPECT_TRUE(plain.ping());  // the connection takes requests again
+}
+
+TEST(ReplicaSetShutdown, AnExhaustStreamEndsWithAReplyWithoutMoreToCome) {
+  ServerProcess server;
+  WireConnection monitor(server.port(), 30);
+  // A topologyVersion of another process: answered at once, then streamed every 60 s.
+  Document stale = make_document("processId", bson::ObjectId::generate(), "counter", int64_t{0});
+  ASSERT_TRUE(monitor.send(op_msg(monitor.next_request_id(),
+                                  make_document("hello", 1, "topologyVersion", stale,
+                                                "maxAwaitTimeMS", int64_t{60000}, "$db", "admin"),
+                                  kExhaustAllowed)));
+  auto first = monitor.receive();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_NE(first->flags & kWireMoreToCome, 0u);
+  std::thread stopper([&] { server.stop(); });
+  auto last = monitor.receive();  // within the 30 s read timeout, not the 60 s wait
+  stopper.join();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(ok_of(last->body), 1.0);
+  EXPECT_EQ(last->flags & kWireMoreToCome, 0u);
+  EXPECT_EQ(last->response_to, first->request_id);
+}
+
 TEST(ReplicaSetOptions, ReplSetAndAdvertiseNameTheSetAndItsHost) {
   ServerProcess server({"--memory", "--replSet", "tenants", "--advertise", "db.example:27999"});
   WireConnection conn(server.port());

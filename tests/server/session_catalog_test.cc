@@ -53,6 +53,37 @@ TEST(SessionCatalog, EndingCleansAtOnceOrWhenTheHolderReturnsIt) {
   catalog.end("unknown");  // a no-op
 }
 
+// Sessions belong to their owner: the same lsid of another user is another session, and
+// ending by owner leaves the others' (killSessions without killAnySession).
+TEST(SessionCatalog, TheSameLsidOfAnotherOwnerIsAnotherSession) {
+  SessionCatalog catalog(std::chrono::minutes(30), 10, nullptr);
+  catalog.check_out("x", "ann@shop")->txn_number = 1;
+  catalog.check_out("x", "bob@shop")->txn_number = 2;
+  catalog.check_out("y", "bob@shop")->txn_number = 3;
+  EXPECT_EQ(catalog.size(), 3u);
+  EXPECT_EQ(catalog.check_out("x", "ann@shop")->txn_number, 1);
+  EXPECT_EQ(catalog.check_out("x", "bob@shop")->txn_number, 2);
+  EXPECT_EQ(catalog.check_out("x", "bob@shop")->owner, "bob@shop");
+
+  catalog.end("x", "ann@shop");  // ann ends her own "x" only
+  EXPECT_EQ(catalog.size(), 2u);
+  EXPECT_EQ(catalog.check_out("x", "bob@shop")->txn_number, 2);
+  catalog.end_all_of("ann@shop");  // ann has none left: bob's stay
+  EXPECT_EQ(catalog.size(), 2u);
+  catalog.end_all_of("bob@shop");
+  EXPECT_EQ(catalog.size(), 0u);
+
+  catalog.start("z", "ann@shop");
+  catalog.start("z", "bob@shop");
+  catalog.start("w", "bob@shop");
+  catalog.end_of_any_owner("z");  // killAnySession: every owner's "z"
+  EXPECT_EQ(catalog.size(), 1u);
+  // An owner whose name spells another (owner, lsid) pair's key is still another session.
+  catalog.start("b", "a");
+  catalog.start("", "ab");
+  EXPECT_EQ(catalog.size(), 3u);
+}
+
 TEST(SessionCatalog, ASessionRunsOneCommandAtATime) {
   SessionCatalog catalog(std::chrono::minutes(30), 10, nullptr);
   std::atomic<int> inside{0};

@@ -5,7 +5,9 @@
 // carry TransientTransactionError.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "mongostore/bson/builder.h"
 #include "server/reply_path.h"
@@ -199,6 +201,42 @@ TEST_F(TransactionsWireTest, AGetMoreContinuesInTheTransaction) {
   SCOPED_TRACE(more.to_json());
   EXPECT_EQ(int_at(more, "cursor.nextBatch.1._id"), 3);  // its own uncommitted insert
   EXPECT_EQ(ok_of(run(*conn_, commit(8, 1))), 1.0);
+}
+
+}  // namespace
+}  // namespace mongostore::testing
+
+namespace mongostore::testing {
+namespace {
+
+// serve --transaction-lifetime-limit-seconds 1: a transaction older than the limit is
+// aborted, and its next statement and its commit fail NoSuchTransaction (251) with
+// TransientTransactionError over the wire; getParameter reports the limit. (The wait only
+// has to outlast the limit: the transaction checks its deadline whenever it is used.)
+TEST(TransactionLifetimeLimitWireTest, AnExpiredTransactionFailsNoSuchTransaction) {
+  ServerProcess server({"--memory", "--transaction-lifetime-limit-seconds", "1"});
+  WireConnection conn(server.port());
+  Document parameter = run(
+      conn, make_document("getParameter", 1, "transactionLifetimeLimitSeconds", 1, "$db", "admin"));
+  EXPECT_EQ(int_at(parameter, "transactionLifetimeLimitSeconds"), 1) << parameter.to_json();
+  ASSERT_EQ(ok_of(run(conn, in_txn(insert("expiring", 1), 20, 1, true))), 1.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  Document late = run(conn, in_txn(insert("expiring", 2), 20, 1));
+  SCOPED_TRACE(late.to_json());
+  EXPECT_EQ(int_at(late, "code"), 251);
+  EXPECT_TRUE(has_label(late, "TransientTransactionError"));
+  Document committed = run(conn, commit(20, 1));
+  EXPECT_EQ(int_at(committed, "code"), 251) << committed.to_json();
+  EXPECT_TRUE(has_label(committed, "TransientTransactionError"));
+  EXPECT_EQ(int_at(run(conn, make_document("count", "expiring", "$db", "txn")), "n"), 0);
+}
+
+TEST(TransactionLifetimeLimitWireTest, TheDefaultIsMongodsSixtySeconds) {
+  ServerProcess server({"--memory"});
+  WireConnection conn(server.port());
+  Document parameter = run(
+      conn, make_document("getParameter", 1, "transactionLifetimeLimitSeconds", 1, "$db", "admin"));
+  EXPECT_EQ(int_at(parameter, "transactionLifetimeLimitSeconds"), 60) << parameter.to_json();
 }
 
 }  // namespace

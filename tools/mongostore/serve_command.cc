@@ -27,6 +27,7 @@ void register_serve_command(CLI::App& app, Action* action) {
   static bool standalone = false, enable_test_commands = false;
   static std::string repl_set = "rs0", advertise;
   static int64_t session_timeout_ms = 30 * 60 * 1000;
+  static int64_t transaction_lifetime_s = 60;
 
   auto* serve = app.add_subcommand("serve", "Serve the engine over the MongoDB wire protocol");
   serve->add_option("--dbpath", dbpath, "Data directory");
@@ -75,6 +76,13 @@ void register_serve_command(CLI::App& app, Action* action) {
                    "for tests")
       ->check(CLI::Range(int64_t{1}, int64_t{24} * 60 * 60 * 1000))
       ->capture_default_str();
+  serve
+      ->add_option("--transaction-lifetime-limit-seconds", transaction_lifetime_s,
+                   "An open multi-document transaction older than this is aborted; its next "
+                   "statement or commit fails NoSuchTransaction (mongod's "
+                   "transactionLifetimeLimitSeconds)")
+      ->check(CLI::Range(int64_t{1}, int64_t{24} * 60 * 60))
+      ->capture_default_str();
   serve->callback([action] {
     *action = [] {
       if (memory == !dbpath.empty()) {
@@ -122,6 +130,7 @@ void register_serve_command(CLI::App& app, Action* action) {
       options.advertise = advertise;
       options.session_timeout = std::chrono::milliseconds(session_timeout_ms);
       options.enable_test_commands = enable_test_commands;
+      options.transaction_lifetime_limit = std::chrono::seconds(transaction_lifetime_s);
       // Binding beyond loopback without --auth is warned about, not refused: as mongod does,
       // and because trusted private networks (a lab, a container network) are a real use.
       bool loopback = bind == "127.0.0.1" || bind == "localhost" || bind == "::1";
@@ -155,6 +164,9 @@ void register_serve_command(CLI::App& app, Action* action) {
       }
       if (enable_test_commands) options.command_line.push_back("--enableTestCommands");
       options.command_line.insert(options.command_line.end(), {"--tls-mode", tls_mode});
+      options.command_line.insert(
+          options.command_line.end(),
+          {"--transaction-lifetime-limit-seconds", std::to_string(transaction_lifetime_s)});
       bson::DocumentBuilder parsed;
       parsed.open_document("net")
           .append("bindIp", bind)
@@ -173,9 +185,10 @@ void register_serve_command(CLI::App& app, Action* action) {
           .append("authorization", auth ? "enabled" : "disabled")
           .close();
       if (!standalone) parsed.open_document("replication").append("replSet", repl_set).close();
-      if (enable_test_commands) {
-        parsed.open_document("setParameter").append("enableTestCommands", "1").close();
-      }
+      parsed.open_document("setParameter");
+      if (enable_test_commands) parsed.append("enableTestCommands", "1");
+      parsed.append("transactionLifetimeLimitSeconds", std::to_string(transaction_lifetime_s));
+      parsed.close();
       options.parsed_options = parsed.finish();
       {
         server::Server server(engine, options);

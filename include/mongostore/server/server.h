@@ -71,12 +71,17 @@ struct ServerOptions {
   /// primary of a one-member replica set named `replica_set_name` (--replSet), which hello
   /// advertises at `advertise` (--advertise host:port; empty: the bound address and port).
   /// An awaitable hello (the drivers' streaming monitor) is answered after its
-  /// maxAwaitTimeMS (at most a minute) on a timer, or at once when the server stops.
+  /// maxAwaitTimeMS (at most a minute) on a timer, or at once when the server stops; with
+  /// exhaustAllowed the replies stream (moreToCome), one per maxAwaitTimeMS.
   bool standalone = false;
   std::string replica_set_name = "rs0";
   std::string advertise;
   /// Logical sessions unused this long end (logicalSessionTimeoutMinutes).
   std::chrono::milliseconds session_timeout = std::chrono::minutes(30);
+  /// An open multi-document transaction older than this is aborted; its next statement or
+  /// commit fails NoSuchTransaction (251), transient (transactionLifetimeLimitSeconds).
+  std::chrono::milliseconds transaction_lifetime_limit =
+      DispatcherOptions{}.transaction_lifetime_limit;
   /// --enableTestCommands: configureFailPoint (mongod's enableTestCommands=1).
   bool enable_test_commands = false;
 };

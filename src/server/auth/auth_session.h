@@ -9,6 +9,7 @@
 // cannot use one connection to try passwords without end.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,5 +56,38 @@ class AuthSession {
     users.push_back(std::move(user));
   }
 };
+
+/// The users `session` has authenticated (a copy taken under its lock); none for null.
+inline std::vector<AuthenticatedUser> users_of(const std::shared_ptr<AuthSession>& session) {
+  if (!session) return {};
+  std::lock_guard lock(session->mutex);
+  return session->users;
+}
+
+/// "user@db" of each of `users`, sorted: who owns the cursors and sessions a connection opens
+/// (mongod ties both to the users authenticated when they were opened).
+inline std::vector<std::string> user_names(const std::vector<AuthenticatedUser>& users) {
+  std::vector<std::string> names;
+  for (const AuthenticatedUser& u : users) names.push_back(u.user + "@" + u.db);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// `names` (user_names) as one string: the owner of the sessions a connection starts.
+inline std::string session_owner(const std::vector<std::string>& names) {
+  std::string owner;
+  for (const std::string& name : names) owner += (owner.empty() ? "" : ",") + name;
+  return owner;
+}
+
+/// mongod's coauthorization: two sets of users may share a cursor when both are empty or
+/// they have a user in common.
+inline bool coauthorized(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() && b.empty()) return true;
+  for (const std::string& name : a) {
+    if (std::find(b.begin(), b.end(), name) != b.end()) return true;
+  }
+  return false;
+}
 
 }  // namespace mongostore::server::auth

@@ -10,6 +10,8 @@
 #include "mongostore/engine/collation.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
 #include "server/commands/command_arguments.h"
 #include "server/commands/command_context.h"
 #include "server/commands/cursor_reply.h"
@@ -23,21 +25,37 @@ using bson::DocumentView;
 using bson::Value;
 
 // listDatabases: `filter` is a query over {name, sizeOnDisk, empty} (mongod's fields);
-// totalSize adds up the databases the filter kept. authorizedDatabases has nothing to
-// narrow without authentication: every database is the user's.
+// totalSize adds up the databases the filter kept. Under --auth any user may run it: without
+// the listDatabases privilege (root, the AnyDatabase roles) it lists only the databases the
+// user holds privileges on, and refuses `authorizedDatabases: false` (13), as mongod does;
+// `authorizedDatabases: true` narrows the list even for those who may see everything.
+// Without --auth every database is the user's.
 void list_databases(const CommandContext& ctx, DocumentBuilder& b) {
   bool name_only = ctx.cmd.get("nameOnly").truthy();
   Document filter = document_or_empty(ctx.cmd, "filter");
   engine::Matcher matcher = engine::Matcher::compile(filter.view());
-  if (Value a = ctx.cmd.get("authorizedDatabases");
-      !a.is_missing() && a.type() != bson::BsonType::kBool) {
+  Value authorized = ctx.cmd.get("authorizedDatabases");
+  if (!authorized.is_missing() && authorized.type() != bson::BsonType::kBool) {
     throw Error(ErrorCode::kTypeMismatch,
                 "BSON field 'listDatabases.authorizedDatabases' is the "
                 "wrong type, expected type 'bool'");
   }
+  std::vector<auth::AuthenticatedUser> users;
+  bool narrow = false;
+  if (ctx.options.auth_required) {
+    users = auth::users_of(ctx.connection.auth);
+    bool all = auth::may_list_all_databases(users);
+    if (!authorized.is_missing() && !authorized.truthy() && !all) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "not authorized on admin to execute command listDatabases with "
+                  "authorizedDatabases: false (it needs the listDatabases privilege)");
+    }
+    narrow = !all || authorized.truthy();
+  }
   int64_t total = 0;
   b.open_array("databases");
   for (const std::string& db : ctx.engine.list_databases()) {
+    if (narrow && !auth::has_privilege_on(users, db)) continue;
     int64_t size = 0;
     for (const std::string& coll : ctx.engine.list_collections(db)) {
       size += ctx.engine.collection_stats(db, coll).data_size;
@@ -88,7 +106,8 @@ void list_collections(const CommandContext& ctx, DocumentBuilder& b) {
       out.push_back(std::move(described));
     }
   }
-  reply_with_list(ctx.cursors, b, std::move(out), ctx.db + ".$cmd.listCollections", batch_size);
+  reply_with_list(ctx.cursors, b, std::move(out), ctx.db + ".$cmd.listCollections", batch_size,
+                  ctx.owners());
 }
 
 // create makes a plain collection, with a validator when asked. The options MongoDB has for
@@ -155,7 +174,8 @@ void drop_database(const CommandContext& ctx, DocumentBuilder& b) {
 }
 
 // renameCollection: one atomic catalog change in the engine (documents and indexes stay
-// where they are).
+// where they are). Run on admin by anyone; under --auth the two namespaces are checked
+// against the user's privileges (auth::may_rename_collection).
 void rename_collection(const CommandContext& ctx, DocumentBuilder&) {
   if (ctx.db != "admin") {
     throw Error(ErrorCode::kUnauthorized,
@@ -175,7 +195,13 @@ void rename_collection(const CommandContext& ctx, DocumentBuilder&) {
   };
   auto [from_db, from] = split(ctx.cmd.get("renameCollection"), "renameCollection");
   auto [to_db, to] = split(ctx.cmd.get("to"), "to");
-  ctx.engine.rename_collection(from_db, from, to_db, to, ctx.cmd.get("dropTarget").truthy());
+  bool drop_target = ctx.cmd.get("dropTarget").truthy();
+  if (ctx.options.auth_required && !auth::may_rename_collection(auth::users_of(ctx.connection.auth),
+                                                                from_db, to_db, drop_target)) {
+    throw Error(ErrorCode::kUnauthorized,
+                "not authorized to rename " + from_db + "." + from + " to " + to_db + "." + to);
+  }
+  ctx.engine.rename_collection(from_db, from, to_db, to, drop_target);
 }
 
 }  // namespace

@@ -14,10 +14,12 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/server/command_dispatcher.h"
+#include "server/auth/auth_session.h"
 #include "server/auth/user_store.h"
 #include "server/commands/command_registry.h"
 #include "server/cursor_registry.h"
@@ -71,6 +73,14 @@ struct CommandContext {
   SessionCatalog& sessions;
   /// The failCommand fail point (configureFailPoint, --enableTestCommands).
   FailCommand& fail_command;
+
+  /// Who owns the cursors and sessions this command opens: under --auth the connection's
+  /// authenticated users ("user@db", sorted); without it nobody (everything is shared, as
+  /// on a mongod without authorization).
+  std::vector<std::string> owners() const {
+    if (!options.auth_required) return {};
+    return auth::user_names(auth::users_of(connection.auth));
+  }
 };
 
 }  // namespace mongostore::server

@@ -92,8 +92,9 @@ int64_t listing_batch_size(const bson::DocumentView& cmd) {
 }
 
 void reply_with_list(CursorRegistry& cursors, bson::DocumentBuilder& b, std::vector<Document> docs,
-                     std::string ns, int64_t batch_size) {
+                     std::string ns, int64_t batch_size, std::vector<std::string> owners) {
   OpenCursor open{std::make_unique<ListCursor>(std::move(docs)), std::move(ns), {}, {}};
+  open.owners = std::move(owners);
   // batchSize 0 of a listing command is everything in the first batch (mongod's default);
   // take_batch reads that as "one engine batch", which is all of it.
   reply_with_cursor(cursors, b, std::move(open), batch_size == 0 ? -1 : batch_size, false,

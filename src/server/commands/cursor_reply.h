@@ -37,6 +37,7 @@ int64_t listing_batch_size(const bson::DocumentView& cmd);
 /// Replies to a listing command with documents already in hand, through a cursor so they
 /// page with cursor.batchSize and getMore as mongod's do.
 void reply_with_list(CursorRegistry& cursors, bson::DocumentBuilder& b,
-                     std::vector<bson::Document> docs, std::string ns, int64_t batch_size);
+                     std::vector<bson::Document> docs, std::string ns, int64_t batch_size,
+                     std::vector<std::string> owners);
 
 }  // namespace mongostore::server

@@ -135,6 +135,10 @@ Document parameters(const DispatcherOptions& options) {
   p.append("logLevel", static_cast<int32_t>(0));
   p.append("notablescan", false);
   p.append("requireApiVersion", false);
+  p.append("transactionLifetimeLimitSeconds",
+           static_cast<int32_t>(
+               std::chrono::duration_cast<std::chrono::seconds>(options.transaction_lifetime_limit)
+                   .count()));
   return p.finish();
 }
 

@@ -64,7 +64,7 @@ void list_indexes(const CommandContext& ctx, DocumentBuilder& b) {
   const std::string& coll = ctx.collection;
   int64_t batch_size = listing_batch_size(ctx.cmd);
   reply_with_list(ctx.cursors, b, ctx.engine.list_indexes(ctx.db, coll), ctx.db + "." + coll,
-                  batch_size);
+                  batch_size, ctx.owners());
 }
 
 void drop_indexes(const CommandContext& ctx, DocumentBuilder& b) {

@@ -10,6 +10,8 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
 #include "server/commands/command_arguments.h"
 #include "server/commands/command_context.h"
 #include "server/commands/cursor_reply.h"
@@ -62,6 +64,7 @@ void find(const CommandContext& ctx, DocumentBuilder& b) {
   }
   OpenCursor open{ctx.engine.find(ctx.db, coll, filter, options), ctx.db + "." + coll, {}, {}};
   open.no_timeout = ctx.cmd.get("noCursorTimeout").truthy();
+  open.owners = ctx.owners();
   reply_with_cursor(ctx.cursors, b, std::move(open), batch_size, single_batch, "firstBatch");
 }
 
@@ -105,7 +108,10 @@ void get_more(const CommandContext& ctx, DocumentBuilder& b) {
   }
   int64_t batch_size = integer_or(ctx.cmd, "batchSize", 0);
   if (batch_size < 0) throw Error(ErrorCode::kBadValue, "batchSize must be non-negative");
-  OpenCursor open = ctx.cursors.check_out(id, ctx.db + "." + std::string(collection.as_string()));
+  // Under --auth only the users who opened the cursor continue it (mongod: Unauthorized).
+  std::vector<std::string> owners = ctx.owners();
+  OpenCursor open = ctx.cursors.check_out(id, ctx.db + "." + std::string(collection.as_string()),
+                                          ctx.options.auth_required ? &owners : nullptr);
   // Without a batchSize, a getMore returns as much as fits (mongod: up to 16 MiB).
   reply_with_cursor(ctx.cursors, b, std::move(open),
                     batch_size == 0 ? kMaxWriteBatchSize : batch_size, false, "nextBatch", id);
@@ -113,6 +119,19 @@ void get_more(const CommandContext& ctx, DocumentBuilder& b) {
 
 void kill_cursors(const CommandContext& ctx, DocumentBuilder& b) {
   DocumentView ids = required_array(ctx.cmd, "cursors");
+  // Under --auth a cursor of other users fails the whole command before any is killed
+  // (mongod checks every id first): only root (killAnyCursor) kills anyone's.
+  if (ctx.options.auth_required &&
+      !auth::may_kill_any_session(auth::users_of(ctx.connection.auth))) {
+    std::vector<std::string> owners = ctx.owners();
+    for (const bson::Element& e : ids) {
+      int64_t id = as_integer(e.value, "cursors");
+      if (!ctx.cursors.may_kill(id, owners)) {
+        throw Error(ErrorCode::kUnauthorized,
+                    "not authorized to kill cursor " + std::to_string(id) + ": another user's");
+      }
+    }
+  }
   DocumentBuilder killed, not_found;
   for (const bson::Element& e : ids) {
     int64_t id = as_integer(e.value, "cursors");
@@ -212,6 +231,7 @@ void aggregate(const CommandContext& ctx, DocumentBuilder& b) {
                   ctx.db + "." + (coll.empty() ? std::string("$cmd.aggregate") : coll),
                   {},
                   {}};
+  open.owners = ctx.owners();
   reply_with_cursor(ctx.cursors, b, std::move(open), batch_size, false, "firstBatch");
 }
 

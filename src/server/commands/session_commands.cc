@@ -13,6 +13,8 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
 #include "server/commands/command_context.h"
 #include "server/sessions/session_info.h"
 
@@ -46,6 +48,11 @@ std::vector<std::string> session_keys(const CommandContext& ctx, std::string_vie
   return keys;
 }
 
+// Whose sessions the command names: the caller's (SessionCatalog).
+std::string session_owner(const CommandContext& ctx) {
+  return auth::session_owner(ctx.owners());
+}
+
 void start_session(const CommandContext& ctx, DocumentBuilder& b) {
   // A version 4 UUID, as drivers make them.
   static thread_local std::mt19937_64 random(std::random_device{}());
@@ -56,27 +63,46 @@ void start_session(const CommandContext& ctx, DocumentBuilder& b) {
   }
   key[6] = static_cast<char>((key[6] & 0x0f) | 0x40);
   key[8] = static_cast<char>((key[8] & 0x3f) | 0x80);
-  ctx.sessions.start(key);
+  ctx.sessions.start(key, session_owner(ctx));
   b.append("id", lsid_document(key));
   auto minutes = std::chrono::duration_cast<std::chrono::minutes>(ctx.sessions.timeout());
   b.append("timeoutMinutes", static_cast<int32_t>(std::max<int64_t>(1, minutes.count())));
 }
 
 void end_sessions(const CommandContext& ctx, DocumentBuilder&) {
-  for (const std::string& key : session_keys(ctx, "endSessions")) ctx.sessions.end(key);
+  std::string owner = session_owner(ctx);
+  for (const std::string& key : session_keys(ctx, "endSessions")) ctx.sessions.end(key, owner);
 }
 
+// killSessions: with killAnySession (root; everyone without --auth) the named sessions of
+// every user, or every session for an empty list; without it only the caller's own, as
+// mongod matches the lsids with the caller's uid.
 void kill_sessions(const CommandContext& ctx, DocumentBuilder&) {
   std::vector<std::string> keys = session_keys(ctx, "killSessions");
-  // An empty list kills every session (mongostore has no per-user session ownership).
-  if (keys.empty()) ctx.sessions.end_all();
-  for (const std::string& key : keys) ctx.sessions.end(key);
+  bool any =
+      !ctx.options.auth_required || auth::may_kill_any_session(auth::users_of(ctx.connection.auth));
+  std::string owner = session_owner(ctx);
+  if (keys.empty()) {
+    if (any) {
+      ctx.sessions.end_all();
+    } else {
+      ctx.sessions.end_all_of(owner);
+    }
+  }
+  for (const std::string& key : keys) {
+    if (any) {
+      ctx.sessions.end_of_any_owner(key);
+    } else {
+      ctx.sessions.end(key, owner);
+    }
+  }
 }
 
 void refresh_sessions(const CommandContext& ctx, DocumentBuilder&) {
+  std::string owner = session_owner(ctx);
   for (const std::string& key : session_keys(ctx, "refreshSessions")) {
-    ctx.sessions.start(key);  // a session refreshed before its first use is created
-    ctx.sessions.refresh(key);
+    ctx.sessions.start(key, owner);  // a session refreshed before its first use is created
+    ctx.sessions.refresh(key, owner);
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
+#include "server/auth/auth_session.h"
+#include "server/auth/privileges.h"
 #include "server/auth/scram.h"
 #include "server/auth/user_store.h"
 #include "server/commands/command_context.h"
@@ -110,10 +112,24 @@ void drop_user(const CommandContext& ctx, DocumentBuilder&) {
 }
 
 // usersInfo: 1 (every user of the database), "name", {user, db}, or an array of those;
-// forAllDBs: true (on admin) for every user.
+// forAllDBs: true (on admin) for every user. Under --auth any user may view itself (mongod's
+// implicit viewUser on one's own user); any other user needs userAdmin on its database, and
+// forAllDBs userAdminAnyDatabase or root. A user that may not be viewed fails the whole
+// command with Unauthorized (13), existing or not, so the answer reveals nothing.
 void users_info(const CommandContext& ctx, DocumentBuilder& b) {
   Value which = ctx.cmd.get("usersInfo");
   bool credentials = ctx.cmd.get("showCredentials").truthy();
+  std::vector<auth::AuthenticatedUser> me;
+  if (ctx.options.auth_required) me = auth::users_of(ctx.connection.auth);
+  auto check = [&](std::string_view user, std::string_view db) {
+    if (!ctx.options.auth_required) return;
+    bool ok = user.empty() ? auth::allowed(me, auth::Action::kUserAdmin, db)
+                           : auth::may_view_user(me, user, db);
+    if (!ok) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "not authorized on " + std::string(db) + " to execute command usersInfo");
+    }
+  };
   std::vector<auth::StoredUser> found;
   auto add_named = [&](Value v) {
     std::string user, db = ctx.db;
@@ -127,14 +143,20 @@ void users_info(const CommandContext& ctx, DocumentBuilder& b) {
       throw Error(ErrorCode::kBadValue,
                   "User and role names must be either strings or objects, or 1");
     }
+    check(user, db);
     if (std::optional<auth::StoredUser> u = ctx.users.find(db, user)) found.push_back(*u);
   };
   if (which.is_document() && which.as_document().has("forAllDBs")) {
     if (!which.as_document().get("forAllDBs").truthy() || ctx.db != "admin") {
       throw Error(ErrorCode::kBadValue, "forAllDBs: true runs against admin only");
     }
+    if (ctx.options.auth_required && !auth::may_view_all_users(me)) {
+      throw Error(ErrorCode::kUnauthorized,
+                  "not authorized on admin to execute command usersInfo with forAllDBs");
+    }
     found = ctx.users.all();
   } else if (which.is_number()) {
+    check("", ctx.db);
     found = ctx.users.all(ctx.db);
   } else if (which.is_array()) {
     for (const bson::Element& e : which.as_array()) add_named(e.value);

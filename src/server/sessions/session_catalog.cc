@@ -18,8 +18,14 @@ SessionCatalog::~SessionCatalog() {
   end_all();
 }
 
-std::shared_ptr<Session> SessionCatalog::find_or_create_locked(const std::string& key) {
-  auto it = sessions_.find(key);
+// The owner's length first, so that no (lsid, owner) pair can spell another's key.
+std::string SessionCatalog::map_key(const std::string& key, const std::string& owner) {
+  return std::to_string(owner.size()) + ":" + owner + key;
+}
+
+std::shared_ptr<Session> SessionCatalog::find_or_create_locked(const std::string& key,
+                                                               const std::string& owner) {
+  auto it = sessions_.find(map_key(key, owner));
   if (it != sessions_.end()) return it->second;
   if (sessions_.size() >= max_sessions_) {
     throw Error(kTooManyLogicalSessions,
@@ -27,19 +33,20 @@ std::shared_ptr<Session> SessionCatalog::find_or_create_locked(const std::string
                 "too high (" +
                     std::to_string(sessions_.size()) + ")");
   }
-  auto session = std::make_shared<Session>(key);
+  auto session = std::make_shared<Session>(key, owner);
   session->last_use = Clock::now();
-  sessions_.emplace(key, session);
+  sessions_.emplace(map_key(key, owner), session);
   return session;
 }
 
-SessionCatalog::Checkout SessionCatalog::check_out(const std::string& key) {
+SessionCatalog::Checkout SessionCatalog::check_out(const std::string& key,
+                                                   const std::string& owner) {
   expire_idle();
   for (;;) {
     std::shared_ptr<Session> session;
     {
       std::lock_guard lock(mutex_);
-      session = find_or_create_locked(key);
+      session = find_or_create_locked(key, owner);
       ++session->users;
       session->last_use = Clock::now();
     }
@@ -63,15 +70,15 @@ SessionCatalog::Checkout::~Checkout() {
   session_->last_use = Clock::now();
 }
 
-void SessionCatalog::start(const std::string& key) {
+void SessionCatalog::start(const std::string& key, const std::string& owner) {
   expire_idle();
   std::lock_guard lock(mutex_);
-  find_or_create_locked(key);
+  find_or_create_locked(key, owner);
 }
 
-void SessionCatalog::refresh(const std::string& key) {
+void SessionCatalog::refresh(const std::string& key, const std::string& owner) {
   std::lock_guard lock(mutex_);
-  auto it = sessions_.find(key);
+  auto it = sessions_.find(map_key(key, owner));
   if (it != sessions_.end()) it->second->last_use = Clock::now();
 }
 
@@ -93,11 +100,11 @@ void SessionCatalog::finish_ending(std::vector<std::shared_ptr<Session>>& ended)
   }
 }
 
-void SessionCatalog::end(const std::string& key) {
+void SessionCatalog::end(const std::string& key, const std::string& owner) {
   std::vector<std::shared_ptr<Session>> ended;
   {
     std::lock_guard lock(mutex_);
-    auto it = sessions_.find(key);
+    auto it = sessions_.find(map_key(key, owner));
     if (it == sessions_.end()) return;
     end_locked(ended, it);
   }
@@ -111,6 +118,27 @@ void SessionCatalog::end_all() {
     while (!sessions_.empty()) end_locked(ended, sessions_.begin());
   }
   finish_ending(ended);
+}
+
+void SessionCatalog::end_if(const std::function<bool(const Session&)>& which) {
+  std::vector<std::shared_ptr<Session>> ended;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      auto next = std::next(it);
+      if (which(*it->second)) end_locked(ended, it);
+      it = next;
+    }
+  }
+  finish_ending(ended);
+}
+
+void SessionCatalog::end_of_any_owner(const std::string& key) {
+  end_if([&](const Session& s) { return s.key == key; });
+}
+
+void SessionCatalog::end_all_of(const std::string& owner) {
+  end_if([&](const Session& s) { return s.owner == owner; });
 }
 
 size_t SessionCatalog::expire_idle() {

@@ -1,6 +1,10 @@
 // SessionCatalog: the server's logical sessions (mongod's SessionCatalog plus its logical
 // session cache), keyed by lsid.
 //
+// A session belongs to the users authenticated when it was created (its owner, "" without
+// --auth), as mongod's lsid carries the uid of its user: the same lsid sent by another user
+// names another session, and killSessions without killAnySession ends only the caller's.
+//
 // A session is created by the first command that names it (or by startSession) and lives
 // until endSessions / killSessions names it or it goes unused for `timeout`
 // (logicalSessionTimeoutMinutes, 30 by default; refreshSessions and every command using it
@@ -38,8 +42,12 @@ namespace mongostore::server {
 
 /// One logical session's state. Read and changed only by the command holding it checked out.
 struct Session {
-  explicit Session(std::string key) : key(std::move(key)) {}
+  explicit Session(std::string key, std::string owner = "")
+      : key(std::move(key)), owner(std::move(owner)) {}
+  /// The lsid's id (16 bytes).
   const std::string key;
+  /// Who owns it: the users authenticated when it was created ("" without --auth).
+  const std::string owner;
 
   /// The highest txnNumber the session has used (-1: none yet).
   int64_t txn_number = -1;
@@ -92,19 +100,26 @@ class SessionCatalog {
 
   /// The session `key` (created when new), checked out: waits while another command of the
   /// same session runs. Expires idle sessions first. Fails TooManyLogicalSessions (261).
-  Checkout check_out(const std::string& key);
+  /// Sessions are per owner (see above): `owner` names whose session `key` is meant.
+  Checkout check_out(const std::string& key, const std::string& owner = "");
 
-  /// Creates session `key` unless it exists (startSession). Fails as check_out.
-  void start(const std::string& key);
+  /// Creates session `key` of `owner` unless it exists (startSession). Fails as check_out.
+  void start(const std::string& key, const std::string& owner = "");
 
-  /// Marks session `key` used now (refreshSessions); a no-op for an unknown one.
-  void refresh(const std::string& key);
+  /// Marks session `key` of `owner` used now (refreshSessions); a no-op for an unknown one.
+  void refresh(const std::string& key, const std::string& owner = "");
 
-  /// Ends session `key` (endSessions, killSessions); a no-op for an unknown one.
-  void end(const std::string& key);
+  /// Ends session `key` of `owner` (endSessions, killSessions); a no-op for an unknown one.
+  void end(const std::string& key, const std::string& owner = "");
 
-  /// Ends every session (killSessions with an empty list, killAllSessions).
+  /// Ends session `key` of every owner (killSessions by a user with killAnySession).
+  void end_of_any_owner(const std::string& key);
+
+  /// Ends every session (killSessions with an empty list by a user with killAnySession).
   void end_all();
+
+  /// Ends every session of `owner` (killSessions with an empty list by anyone else).
+  void end_all_of(const std::string& owner);
 
   /// Ends the sessions unused for longer than the timeout; returns how many.
   size_t expire_idle();
@@ -115,7 +130,9 @@ class SessionCatalog {
   std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
-  std::shared_ptr<Session> find_or_create_locked(const std::string& key);
+  static std::string map_key(const std::string& key, const std::string& owner);
+  std::shared_ptr<Session> find_or_create_locked(const std::string& key, const std::string& owner);
+  void end_if(const std::function<bool(const Session&)>& which);
   void end_locked(std::vector<std::shared_ptr<Session>>& ended,
                   std::unordered_map<std::string, std::shared_ptr<Session>>::iterator it);
   void finish_ending(std::vector<std::shared_ptr<Session>>& ended);
@@ -125,6 +142,7 @@ class SessionCatalog {
   const size_t max_sessions_;
   const std::function<void(Session&)> cleanup_;
   mutable std::mutex mutex_;
+  // Keyed by map_key(lsid, owner).
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::chrono::steady_clock::time_point next_expiry_;
 };
