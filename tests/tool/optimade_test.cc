@@ -324,6 +324,10 @@ TEST_F(OptimadeTest, BadInputIsAnErrorDocumentAndWritesNothing) {
       {"/v2/info", 553, "version 1"},
       {"/v1/info?api_hint=v3", 553, "api_hint"},
       {"/nowhere", 404, "under /v1"},
+      // Bytes that are not UTF-8 (in a parameter, in the path) still give a JSON document.
+      {"/v1/structures?filter=%FF%FE", 400, "syntax error at column 1"},
+      {"/v1/structures?page_cursor=%FF", 400, "page_cursor"},
+      {"/v1/nonesuch%FF%00", 404, "no entry type 'nonesuch\\xFF\u0000'"},
       {"/v1/structures?filter=" + std::string(9000, 'a'), 414, "refused"},
   };
   testing::ServerProcess optimade({"--data", data()}, "optimade");

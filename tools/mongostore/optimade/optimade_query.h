@@ -7,10 +7,15 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace mongostore::tool::optimade {
+
+/// `text` with every byte that is not part of well-formed UTF-8 written as "\\xNN", so that
+/// untrusted text (a decoded path or parameter) can go into a JSON string.
+std::string utf8_safe(std::string_view text);
 
 class Query {
  public:

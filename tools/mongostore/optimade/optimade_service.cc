@@ -95,7 +95,7 @@ class OptimadeService::Impl {
     std::string path = request.path;
     if (path.size() > 1 && path.back() == '/') path.pop_back();
     representation_ = path.rfind("/v1", 0) == 0 ? path.substr(3) : path;
-    representation_ += query.representation();
+    representation_ = utf8_safe(representation_ + query.representation());
     if (query.repeated())
       throw HttpError{400, "query parameter '" + *query.repeated() + "' is given twice"};
     if (request.method != "GET" && request.method != "HEAD") {
@@ -127,7 +127,7 @@ class OptimadeService::Impl {
     jsonapi(b);
     b.open_array("errors")
         .push(bson::make_document("status", std::to_string(status), "title", title_of(status),
-                                  "detail", detail))
+                                  "detail", utf8_safe(detail)))
         .close();
     meta(b, false, std::nullopt, {});
     return {status, "application/vnd.api+json", b.finish().to_json()};
@@ -184,7 +184,7 @@ class OptimadeService::Impl {
     if (!warnings.empty()) {
       b.open_array("warnings");
       for (const std::string& w : warnings) {
-        b.push(bson::make_document("type", "warning", "detail", w));
+        b.push(bson::make_document("type", "warning", "detail", utf8_safe(w)));
       }
       b.close();
     }
