@@ -368,6 +368,10 @@ TEST_F(OptimadeTest, StartupErrorsAndHelp) {
   EXPECT_NE(no_store.err.find("holds no RecordStore"), std::string::npos) << no_store.err;
   EXPECT_EQ(run("optimade --prefix httk --port 0").status, 2);
   EXPECT_EQ(run("optimade --bogus").status, 2);
+  EXPECT_EQ(run("optimade --port 0 --page-limit 0").status, 2);
+  testing::ToolOutput limits = run("optimade --port 0 --page-limit 50 --max-page-limit 10");
+  EXPECT_EQ(limits.status, 1);
+  EXPECT_NE(limits.err.find("above --max-page-limit"), std::string::npos) << limits.err;
   testing::ToolOutput help = run("optimade --help");
   EXPECT_EQ(help.status, 0);
   for (const char* flag :

@@ -62,6 +62,11 @@ void register_optimade_command(CLI::App& app, Action* action) {
       "1 an error (no store, cannot listen), 2 a usage error.");
   cmd->callback([action] {
     *action = [] {
+      if (config.default_page_limit > config.max_page_limit) {
+        throw Error(ErrorCode::kBadValue,
+                    fmt::format("--page-limit {} is above --max-page-limit {}",
+                                config.default_page_limit, config.max_page_limit));
+      }
       // Only sigwait sees the shutdown signals (blocked before any thread starts).
       sigset_t signals;
       sigemptyset(&signals);
