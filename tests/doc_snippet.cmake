@@ -4,6 +4,7 @@
 # `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` (the fence lines themselves excluded).
 #
 #   cmake -DDOC=docs/x.md -DSOURCE=examples/y.cc -DMARKER=tutorial -P tests/doc_snippet.cmake
+cmake_policy(SET CMP0007 NEW)  # keep empty lines in the lists below
 foreach(var DOC SOURCE MARKER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "doc_snippet: -D${var}=... is required")
@@ -34,10 +35,31 @@ region(${DOC} "<!-- ${MARKER}:begin -->" "<!-- ${MARKER}:end -->" quoted)
 string(REGEX REPLACE "^```[a-z+]*\n" "" quoted "${quoted}")
 string(REGEX REPLACE "```\n$" "" quoted "${quoted}")
 if(NOT code STREQUAL quoted)
-  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/doc_snippet.code "${code}")
-  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/doc_snippet.quoted "${quoted}")
+  # Say where they part: the first line that differs.
+  # Lines as lists: C++'s own semicolons are set aside first.
+  string(REPLACE ";" "<semicolon>" code_lines "${code}")
+  string(REPLACE ";" "<semicolon>" quoted_lines "${quoted}")
+  string(REPLACE "\n" ";" code_lines "${code_lines}")
+  string(REPLACE "\n" ";" quoted_lines "${quoted_lines}")
+  list(LENGTH code_lines n)
+  set(where "the end of the quote")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    list(GET code_lines ${i} a)
+    list(LENGTH quoted_lines m)
+    if(i GREATER_EQUAL m)
+      break()
+    endif()
+    list(GET quoted_lines ${i} b)
+    if(NOT a STREQUAL b)
+      math(EXPR line "${i} + 1")
+      string(REPLACE "<semicolon>" ";" a "${a}")
+      string(REPLACE "<semicolon>" ";" b "${b}")
+      set(where "line ${line} of the region: '${a}' (source) vs '${b}' (doc)")
+      break()
+    endif()
+  endforeach()
   message(FATAL_ERROR "doc_snippet: ${DOC} does not quote ${SOURCE}'s '${MARKER}' region "
-                      "verbatim (diff ${CMAKE_CURRENT_BINARY_DIR}/doc_snippet.code "
-                      "${CMAKE_CURRENT_BINARY_DIR}/doc_snippet.quoted)")
+                      "verbatim; they differ at ${where}")
 endif()
 message(STATUS "doc_snippet: ${DOC} quotes ${SOURCE} (${MARKER}) verbatim")

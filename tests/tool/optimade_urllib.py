@@ -108,6 +108,12 @@ def ask(base, where):
     check(f"{where} single entry", status == 200 and one["data"]["id"] == first and
           one["data"]["attributes"] == everything["data"][0]["attributes"], str(one)[:300])
 
+    for when, expected in (("2000-01-01T00:00:00Z", len(all_ids)), ("2200-01-01T00:00:00+02:00", 0)):
+        status, dated = get(base + "/v1/structures?" + urllib.parse.urlencode(
+            {"filter": f'{query} AND last_modified > "{when}"', "page_limit": 1000}))
+        check(f"{where} last_modified > {when}",
+              status == 200 and len(dated["data"]) == expected, str(dated)[:300])
+
     bad = [
         ("/v1/structures?" + urllib.parse.urlencode({"filter": "_httk_custom_nsites >"}), 400,
          "column"),

@@ -308,6 +308,8 @@ class OptimadeService::Impl {
       if (!filter.empty()) {
         records::OptimadeTranslationOptions translation;
         translation.prefix = config_.prefix;
+        // OPTIMADE's own last_modified is the store timestamp the entry shows as it.
+        translation.properties = {{"last_modified", "store_timestamp"}};
         return records::optimade_filter_searcher(store_, t.schema(), filter, translation, options);
       }
       records::Searcher searcher = store_.searcher(options);
