@@ -5,7 +5,6 @@
 #include <chrono>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/error.h"
@@ -102,7 +101,7 @@ class OptimadeService::Impl {
       throw HttpError{405, "only GET is served, not " + request.method};
     }
     if (path == "/versions") return {200, "text/csv; header=present", "version\n1\n"};
-    if (path.size() >= 3 && path[0] == '/' && path[1] == 'v' && std::isdigit(path[2]) &&
+    if (path.size() >= 3 && path[0] == '/' && path[1] == 'v' && path[2] >= '0' && path[2] <= '9' &&
         path.rfind("/v1/", 0) != 0 && path != "/v1") {
       throw HttpError{553, "this server serves version 1 of the API only, under /v1"};
     }
