@@ -319,6 +319,7 @@ TEST_F(OptimadeTest, BadInputIsAnErrorDocumentAndWritesNothing) {
       {"/v1/structures/structures-987654", 404, "no structures entry with id 'structures-987654'"},
       {"/v1/structures/structures-abc", 404, "no structures entry"},
       {"/v1/structures/42", 404, "no structures entry"},
+      {"/v1/structures/structures-03", 404, "no structures entry"},
       {"/v1/structures/structures-99999999999999999999999", 404, "no structures entry"},
       {"/v1/structures/a/b", 404, "no such endpoint"},
       {"/v2/info", 553, "version 1"},

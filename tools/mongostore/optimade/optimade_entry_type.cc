@@ -221,7 +221,7 @@ std::string OptimadeEntryType::id_of(int64_t sid) const {
 
 int64_t OptimadeEntryType::sid_of(const std::string& id) const {
   if (id.size() <= name_.size() + 1 || id.compare(0, name_.size(), name_) != 0 ||
-      id[name_.size()] != '-') {
+      id[name_.size()] != '-' || id[name_.size() + 1] == '0') {  // id_of writes no leading 0
     return 0;
   }
   int64_t sid = 0;
