@@ -110,6 +110,11 @@ struct Served {
   Http info, type_info, links, versions, listing, one, fields, unknown_field;
   std::vector<std::string> paged, filtered_paged, filtered_all;
   int pages = 0, filtered_pages = 0;
+  // Filters on the entry's own id, immutable_id and type (optimade_entry_filter.h).
+  std::string immutable_id_3;
+  std::vector<std::string> id_hit, id_hit_left, id_miss, id_other_type, id_leading_zero, id_ne,
+      id_ne_other_type, id_combined, id_either, id_starts, id_starts_type, immutable_hit,
+      immutable_known, type_and_id, other_type;
 };
 
 Served ask_everything(OptimadeTest& t, const testing::ServerProcess& server) {
@@ -130,6 +135,30 @@ Served ask_everything(OptimadeTest& t, const testing::ServerProcess& server) {
       follow_pages(t, server, "filter=" + filter + "&page_limit=2", &s.filtered_pages);
   int ignored = 0;
   s.filtered_all = follow_pages(t, server, "filter=" + filter + "&page_limit=1000", &ignored);
+
+  auto ids = [&](const std::string& f) {
+    return follow_pages(t, server, "filter=" + encode(f) + "&page_limit=3", &ignored);
+  };
+  s.id_hit = ids(R"(id = "structures-3")");
+  s.id_hit_left = ids(R"("structures-3" = id)");
+  s.id_miss = ids(R"(id = "structures-987654")");
+  s.id_other_type = ids(R"(id = "references-3")");
+  s.id_leading_zero = ids(R"(id = "structures-03")");
+  s.id_ne = ids(R"(id != "structures-3")");
+  s.id_ne_other_type = ids(R"(id != "3")");
+  s.id_combined = ids(R"(id != "structures-3" AND ()" +
+                      std::string("_httk_custom_spacegroup >= 100 OR _httk_custom_nsites < 20)"));
+  s.id_either = ids(R"(id = "structures-2" OR NOT id != "structures-5")");
+  s.id_starts = ids(R"(id STARTS WITH "structures-1")");
+  s.id_starts_type = ids(R"(id STARTS WITH "struct" AND id IS KNOWN)");
+  Http three = t.get(server, "/v1/structures/structures-3?response_fields=immutable_id");
+  bson::Value immutable =
+      three.json.get("data").as_document().get("attributes").as_document().get("immutable_id");
+  if (immutable.is_string()) s.immutable_id_3 = std::string(immutable.as_string());
+  s.immutable_hit = ids("immutable_id = \"" + s.immutable_id_3 + "\"");
+  s.immutable_known = ids("immutable_id IS KNOWN");
+  s.type_and_id = ids(R"(type = "structures" AND id = "structures-3")");
+  s.other_type = ids(R"(type = "references" OR type CONTAINS "x")");
   return s;
 }
 
@@ -223,6 +252,37 @@ void check(const Served& s, const std::shared_ptr<client::Client>& client) {
   EXPECT_EQ(s.filtered_paged, expected_filtered);
   EXPECT_FALSE(expected_filtered.empty());
 
+  // `id` is the sid: a hit, misses (an absent sid, another type's prefix, a leading zero)
+  // match nothing and their negation everything, never an error.
+  const std::vector<std::string> three = {"structures-3"}, none;
+  std::vector<std::string> all_but_three, filtered_but_three, starting_with_1;
+  for (const std::string& id : expected) {
+    if (id != "structures-3") all_but_three.push_back(id);
+    if (id.rfind("structures-1", 0) == 0) starting_with_1.push_back(id);
+  }
+  for (const std::string& id : expected_filtered) {
+    if (id != "structures-3") filtered_but_three.push_back(id);
+  }
+  EXPECT_EQ(s.id_hit, three);
+  EXPECT_EQ(s.id_hit_left, three);
+  EXPECT_EQ(s.id_miss, none);
+  EXPECT_EQ(s.id_other_type, none);
+  EXPECT_EQ(s.id_leading_zero, none);
+  EXPECT_EQ(s.id_ne, all_but_three);
+  EXPECT_EQ(s.id_ne_other_type, expected);
+  EXPECT_EQ(s.id_combined, filtered_but_three);
+  EXPECT_EQ(s.id_either, (std::vector<std::string>{"structures-2", "structures-5"}));
+  EXPECT_EQ(s.id_starts, starting_with_1);
+  EXPECT_EQ(starting_with_1.size(), 2u);  // structures-1 and structures-10
+  EXPECT_EQ(s.id_starts_type, expected);
+  // `immutable_id` is the content id.
+  EXPECT_EQ(s.immutable_id_3,
+            structures.find_one(make_document("_id", 3))->get("content_id").as_string());
+  EXPECT_EQ(s.immutable_hit, three);
+  EXPECT_EQ(s.immutable_known, expected);
+  EXPECT_EQ(s.type_and_id, three);
+  EXPECT_EQ(s.other_type, none);
+
   ASSERT_EQ(s.one.status, 200) << s.one.body;
   bson::DocumentView one = s.one.json.get("data").as_document();
   EXPECT_EQ(one.get("id").as_string(), "structures-2");
@@ -296,6 +356,14 @@ TEST_F(OptimadeTest, BadInputIsAnErrorDocumentAndWritesNothing) {
       {"/v1/structures?filter=" + encode("_httk_custom_formula > 3"), 501,
        "compared with a number"},
       {"/v1/structures?filter=" + encode("_httk_custom_sites HAS 1"), 501, "not supported"},
+      {"/v1/structures?filter=" + encode(R"(id < "structures-3")"), 501,
+       "'id' < (ids are compared with =, != and STARTS WITH only)"},
+      {"/v1/structures?filter=" + encode(R"(id CONTAINS "3")"), 501, "not-implemented"},
+      {"/v1/structures?filter=" + encode("id = 3"), 501,
+       "'id' is a string, compared with a number"},
+      {"/v1/structures?filter=" + encode("id = _httk_custom_formula"), 501,
+       "comparing 'id' with another property"},
+      {"/v1/structures?filter=" + encode(R"(immutable_id HAS "x")"), 501, "not a list"},
       {"/v1/structures?page_limit=abc", 400, "page_limit 'abc' is not a positive integer"},
       {"/v1/structures?page_limit=-3", 400, "not a positive integer"},
       {"/v1/structures?page_limit=0", 400, "at least 1"},

@@ -5,9 +5,9 @@ Usage: tests/tool/optimade_urllib.py path/to/mongostore
 
 On the demo's store, on an embedded directory and through `mongostore serve`: every route,
 the keyset pages of a filtered listing followed through links.next until they end (their
-concatenation equals the unpaged listing), and bad input (the HTTP status and the OPTIMADE
-error document). Prints one line per check and a closing "optimade_urllib: N passed, N
-failed" line; exits non-zero on any failure.
+concatenation equals the unpaged listing), filters on `id` and `immutable_id`, and bad input
+(the HTTP status and the OPTIMADE error document). Prints one line per check and a closing
+"optimade_urllib: N passed, N failed" line; exits non-zero on any failure.
 """
 import json
 import os
@@ -108,6 +108,28 @@ def ask(base, where):
     check(f"{where} single entry", status == 200 and one["data"]["id"] == first and
           one["data"]["attributes"] == everything["data"][0]["attributes"], str(one)[:300])
 
+    # `id` and `immutable_id` are filterable: a hit, misses (no error), a negation, combined.
+    def filtered(text):
+        status, doc = get(base + "/v1/structures?" + urllib.parse.urlencode(
+            {"filter": text, "page_limit": 1000}))
+        return status, [e["id"] for e in doc["data"]] if status == 200 else doc
+
+    listed = [e["id"] for e in get(base + "/v1/structures?page_limit=1000")[1]["data"]]
+    second = all_ids[1]
+    for text, expected in (
+            (f'id = "{first}"', [first]),
+            ('id = "structures-987654"', []),
+            (f'id = "references-{first.split("-")[1]}"', []),
+            (f'id = "{first.replace("-", "-0")}"', []),
+            (f'id != "{first}"', [i for i in listed if i != first]),
+            ('id != "nonsense"', listed),
+            (f'{query} AND id != "{first}"', all_ids[1:]),
+            (f'id = "{first}" OR id = "{second}"', [first, second]),
+            (f'immutable_id = "{everything["data"][0]["attributes"]["immutable_id"]}"', [first]),
+    ):
+        status, got = filtered(text)
+        check(f"{where} filter {text}", status == 200 and got == expected, f"{status} {got}")
+
     for when, expected in (("2000-01-01T00:00:00Z", len(all_ids)), ("2200-01-01T00:00:00+02:00", 0)):
         status, dated = get(base + "/v1/structures?" + urllib.parse.urlencode(
             {"filter": f'{query} AND last_modified > "{when}"', "page_limit": 1000}))
@@ -119,6 +141,8 @@ def ask(base, where):
          "column"),
         ("/v1/structures?" + urllib.parse.urlencode({"filter": "_httk_custom_formula < 2"}), 501,
          "type-mismatch"),
+        ("/v1/structures?" + urllib.parse.urlencode({"filter": 'id > "structures-1"'}), 501,
+         "not-implemented"),
         ("/v1/structures?page_limit=ten", 400, "page_limit"),
         ("/v1/structures?page_limit=5000", 403, "maximum"),
         ("/v1/structures?page_cursor=AAAA", 400, "page_cursor"),

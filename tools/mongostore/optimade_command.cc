@@ -53,7 +53,8 @@ void register_optimade_command(CLI::App& app, Action* action) {
   cmd->footer(
       "Routes under http://HOST:PORT/v1: /info, /info/<type>, /links, /<type>?filter=...&"
       "page_limit=...&page_cursor=...&response_fields=..., /<type>/<id>; /versions at the root. "
-      "Entry types are the store's entry families; ids are <type>-<sid>; properties are "
+      "Entry types are the store's entry families; ids are <type>-<sid> (a filter may compare "
+      "id with =, != and STARTS WITH, immutable_id and type as any string); properties are "
       "<prefix>custom_<field> and the record's <prefix>sid, <prefix>logical_id, "
       "<prefix>store_timestamp (see /v1/info/<type>). Errors are OPTIMADE error documents: 400 "
       "bad filter, parameter or page_cursor, 403 page_limit above --max-page-limit, 404 unknown "

@@ -195,7 +195,8 @@ bson::Document OptimadeEntryType::properties_info() const {
         .append("sortable", false)
         .close();
   };
-  add("id", "The entry's id: \"" + name_ + "-<sid>\"", "string");
+  add("id", "The entry's id: \"" + name_ + "-<sid>\" (filter with =, != and STARTS WITH)",
+      "string");
   add("type", "The entry type, \"" + name_ + "\"", "string");
   add("immutable_id", "The record's content id (SHA-256 of its identity), when it has one",
       "string");

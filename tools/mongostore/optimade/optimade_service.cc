@@ -13,6 +13,7 @@
 #include "mongostore/records/record_store.h"
 #include "mongostore/records/searcher.h"
 #include "mongostore/version.h"
+#include "optimade/optimade_entry_filter.h"
 #include "optimade/optimade_entry_type.h"
 #include "optimade/optimade_query.h"
 #include "stored_layout.h"
@@ -309,7 +310,15 @@ class OptimadeService::Impl {
         translation.prefix = config_.prefix;
         // OPTIMADE's own last_modified is the store timestamp the entry shows as it.
         translation.properties = {{"last_modified", "store_timestamp"}};
-        return records::optimade_filter_searcher(store_, t.schema(), filter, translation, options);
+        // Parsed first: a syntax error is reported before anything else.
+        records::OptimadeFilter parsed = records::parse_optimade_filter(filter);
+        records::Searcher searcher = store_.searcher(options);
+        records::Var var = searcher.variable(t.schema());
+        // id and immutable_id are the entry's, not the record's: optimade_entry_filter.h.
+        records::OptimadeTranslation condition =
+            translate_entry_filter(parsed, t, var, translation);
+        searcher.add(condition.condition);
+        return records::OptimadeSearch{std::move(searcher), var, std::move(condition.warnings)};
       }
       records::Searcher searcher = store_.searcher(options);
       records::Var var = searcher.variable(t.schema());
