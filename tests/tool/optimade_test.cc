@@ -114,7 +114,7 @@ struct Served {
   std::string immutable_id_3;
   std::vector<std::string> id_hit, id_hit_left, id_miss, id_other_type, id_leading_zero, id_ne,
       id_ne_other_type, id_combined, id_either, id_starts, id_starts_type, immutable_hit,
-      immutable_known, type_and_id, other_type;
+      immutable_known, type_and_id, other_type, id_huge;
 };
 
 Served ask_everything(OptimadeTest& t, const testing::ServerProcess& server) {
@@ -157,6 +157,10 @@ Served ask_everything(OptimadeTest& t, const testing::ServerProcess& server) {
   if (immutable.is_string()) s.immutable_id_3 = std::string(immutable.as_string());
   s.immutable_hit = ids("immutable_id = \"" + s.immutable_id_3 + "\"");
   s.immutable_known = ids("immutable_id IS KNOWN");
+  // Beyond int64, at its edge: no entry, no error (and no overflow in the sid ranges).
+  s.id_huge = ids(R"(id = "structures-9223372036854775808" OR )"
+                  R"(id STARTS WITH "structures-922337203685477580" OR )"
+                  R"(id STARTS WITH "structures-99999999999999999999")");
   s.type_and_id = ids(R"(type = "structures" AND id = "structures-3")");
   s.other_type = ids(R"(type = "references" OR type CONTAINS "x")");
   return s;
@@ -280,6 +284,7 @@ void check(const Served& s, const std::shared_ptr<client::Client>& client) {
             structures.find_one(make_document("_id", 3))->get("content_id").as_string());
   EXPECT_EQ(s.immutable_hit, three);
   EXPECT_EQ(s.immutable_known, expected);
+  EXPECT_EQ(s.id_huge, none);
   EXPECT_EQ(s.type_and_id, three);
   EXPECT_EQ(s.other_type, none);
 
