@@ -55,7 +55,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)  # the tool; static archives keep their symbols
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION database)
-# The tool's shared libraries are found by dpkg-shlibdeps; the static libraries need their
+# The tool's shared libraries (among them libcpp-httplib0.11, the HTTP server of `mongostore
+# optimade`) are found by dpkg-shlibdeps; the static libraries need their
 # dependencies' development packages to link a program, so the package depends on those too.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS

@@ -10,6 +10,8 @@ PACKAGES=(
   libbson-dev libmongoc-dev  # BSON documents; the remote backend
   libasio-dev                # networking for the server and the async twins
   libcli11-dev libfmt-dev    # the command-line tool
+  libcpp-httplib-dev         # `mongostore optimade`'s HTTP server
+  curl                       # an HTTP client asking `mongostore optimade` in the tests
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev             # the SQLite baseline of bench/exec_sqlite_bench (issue 29)
   libssl-dev libpcre2-dev    # SCRAM/TLS, SHA-256 content ids; $regex

@@ -12,6 +12,7 @@ echo "built $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 dpkg-deb -f "$deb" Depends | tee "$tmp/depends"
 grep -q "libmongoc" "$tmp/depends"
 grep -q "libwiredtiger" "$tmp/depends"
+grep -q "libcpp-httplib" "$tmp/depends"  # `mongostore optimade`'s HTTP server, via shlibdeps
 dpkg -x "$deb" "$tmp/root"
 for f in usr/bin/mongostore usr/include/mongostore/version.h usr/include/mongostore/client/client.h \
          usr/lib/systemd/system/mongostore.service; do

@@ -31,8 +31,10 @@ namespace mongostore::testing {
 class ServerProcess {
  public:
   /// `args` are extra options for `mongostore serve` (default: --memory); without a
-  /// `--port` of its own the server picks a free one.
-  explicit ServerProcess(std::vector<std::string> args = {"--memory"}) {
+  /// `--port` of its own the server picks a free one. `command` runs another listening
+  /// subcommand that prints the same line (e.g. "optimade").
+  explicit ServerProcess(std::vector<std::string> args = {"--memory"},
+                         const std::string& command = "serve") {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     char log_template[] = "/tmp/mongostore-serve-log-XXXXXX";
@@ -46,7 +48,7 @@ class ServerProcess {
       dup2(log_fd, STDERR_FILENO);
       close(out[0]);
       close(out[1]);
-      std::vector<std::string> argv_strings = {tool_path(), "serve"};
+      std::vector<std::string> argv_strings = {tool_path(), command};
       // A free port unless the caller names one.
       if (std::find(args.begin(), args.end(), "--port") == args.end()) {
         argv_strings.insert(argv_strings.end(), {"--port", "0"});
@@ -72,7 +74,7 @@ class ServerProcess {
       host_ = text.substr(at + 13, colon - at - 13);
       return;
     }
-    throw std::runtime_error("mongostore serve exited before listening");
+    throw std::runtime_error("mongostore " + command + " exited before listening: " + log());
   }
   // The server's log (stderr) goes to a file, shown only when the test failed: a passing
   // suite stays readable, a failing one shows what the server saw.

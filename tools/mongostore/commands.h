@@ -24,6 +24,8 @@ void register_demo_command(CLI::App& app, Action* action);
 void register_exec_commands(CLI::App& app, Action* action);
 /// `mongostore records layout|show|history|fsck`: inspect and check a RecordStore.
 void register_records_commands(CLI::App& app, Action* action);
+/// `mongostore optimade`: a RecordStore's entry families as an OPTIMADE v1 API over HTTP.
+void register_optimade_command(CLI::App& app, Action* action);
 /// `mongostore bench`: runs the benchmarks of bench/ and prints their ratio tables.
 void register_bench_command(CLI::App& app, Action* action);
 

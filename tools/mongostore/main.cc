@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   mongostore::tool::register_demo_command(app, &action);
   mongostore::tool::register_exec_commands(app, &action);
   mongostore::tool::register_records_commands(app, &action);
+  mongostore::tool::register_optimade_command(app, &action);
   mongostore::tool::register_workload_command(app, &action);
   mongostore::tool::register_document_commands(app, &action);
   mongostore::tool::register_serve_command(app, &action);
