@@ -43,6 +43,8 @@
 
 namespace mongostore::exec {
 
+class SeqBlocks;
+
 /// harel's DEFAULT_TRACE_MAX.
 inline constexpr int64_t kDefaultTraceMax = 200;
 
@@ -160,6 +162,9 @@ class ExecutionStore {
   bool adopt_trace_index(std::string_view execution_id, std::optional<int64_t> version);
   /// Reserves `count` consecutive seqs from counter `name` and returns the first.
   int64_t next_seq(const std::string& name, int64_t count);
+  /// The seqs of a commit's outbox entries or spawns: from the process's blocks on the
+  /// embedded engine (exec/seq_blocks.h), else next_seq (one reservation per commit).
+  int64_t commit_seqs(const std::string& name, int64_t count);
   /// IllegalOperation after close() (or on a moved-from store).
   void require_open() const;
   /// The single atomic write of commit() (no archiving).
@@ -191,6 +196,8 @@ class ExecutionStore {
   client::Collection executions_;
   client::Collection counters_;
   client::Collection processed_;
+  // Null when every commit reserves its own seqs (remote, or the seed's layout).
+  std::shared_ptr<SeqBlocks> seq_blocks_;
   bool owns_client_ = false;
 };
 
