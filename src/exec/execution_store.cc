@@ -163,9 +163,10 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // only when the later one does). due_timers also repairs any that appear after this.
     repair_unbounded_timers();
   }
-  // Only the embedded engine's process can own the order of seqs; the seed's layout keeps
-  // the seed's counters exactly (harel's store reserves from them too).
-  if (client_->backend_name() == "embedded" && counts_trace()) {
+  // Only the embedded engine's process can own the order of seqs. Every store of the process
+  // takes them from the same blocks, whatever its layout: a seed-layout store reserving per
+  // commit beside one handing out a block would put an execution's emits out of order.
+  if (client_->backend_name() == "embedded") {
     seq_blocks_ = SeqBlocks::for_client(client_, options_.database);
   }
 }

@@ -1,9 +1,9 @@
 // SeqBlocks: outbox and spawn seqs handed out in process from blocks of the counters.
 //
 // Reserving seqs from the counter document on every commit is one engine write more per
-// commit, on a document every committer shares. On the embedded engine the store is the only
-// writer in the process that owns the data, so it reserves kSeqBlock seqs at a time from the
-// same counter (`{_id: "outbox" | "spawn", n}`, same meaning: n is the highest seq handed
+// commit, on a document every committer shares. On the embedded engine the stores of the
+// process that owns the data are its only writers, so they reserve kSeqBlock seqs at a time
+// from the same counter (`{_id: "outbox" | "spawn", n}`, same meaning: n is the highest seq handed
 // out or reserved) and hands them out from memory. Seqs stay unique and grow in the order
 // they are handed out, exactly as with one reservation per commit, as long as every store of
 // the process writing that database shares one SeqBlocks (for_client() does, per Client and

@@ -347,25 +347,31 @@ TEST_P(ExecutionStoreContract, SeqsKeepGrowingAfterARestart) {
   EXPECT_GT(outbox[1].seq, before);
 }
 
-TEST_P(ExecutionStoreContract, TheSeedLayoutReservesSeqsPerCommit) {
-  // processed_in_document = 0 keeps the seed's counters exactly: harel's own store,
-  // reserving from the same counter, sees no block taken ahead of it.
+TEST_P(ExecutionStoreContract, StoresOfBothLayoutsKeepAnExecutionsEmitsInOrder) {
+  // A seed-layout store and a default store commit one execution in turn: its emits drain in
+  // the order they were made, and no seq is handed out twice. On the embedded engine both
+  // take their seqs from the same blocks; remote, both reserve per commit.
   ExecutionStoreOptions seed;
   seed.processed_in_document = 0;
-  ExecutionStore store0(client_, seed);
-  Execution exe;
-  exe.id = "s1";
-  exe.definition_id = "order";
-  store0.commit(exe);
-  CommitBatch batch;
-  batch.emits = {{"t", Event::make("E")}, {"t", Event::make("F")}};
-  store0.commit(exe, batch);
-  auto counter =
-      client_->database("harel").collection("counters").find_one(make_document("_id", "outbox"));
-  ASSERT_TRUE(counter);
-  int64_t n = 0;
-  ASSERT_TRUE(counter->get("n").number_as_exact_int64(&n));
-  EXPECT_EQ(n, 2);
+  ExecutionStore seed_store(client_, seed);
+  Execution a = make("a");
+  auto emit = [](const std::string& kind) {
+    CommitBatch batch;
+    batch.emits.push_back({"t", Event::make(kind)});
+    return batch;
+  };
+  seed_store.commit(a, emit("seed1"));
+  store().commit(a, emit("mine1"));
+  seed_store.commit(a, emit("seed2"));
+  store().commit(a, emit("mine2"));
+  std::set<int64_t> seqs;
+  std::vector<std::string> kinds;
+  for (const OutboxEntry& e : seed_store.pending_outbox()) {
+    seqs.insert(e.seq);
+    kinds.push_back(e.event.kind);
+  }
+  EXPECT_EQ(seqs.size(), 4u);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"seed1", "mine1", "seed2", "mine2"}));
 }
 
 // --- timers --------------------------------------------------------------------------------

@@ -196,7 +196,7 @@ class ExecutionStore {
   client::Collection executions_;
   client::Collection counters_;
   client::Collection processed_;
-  // Null when every commit reserves its own seqs (remote, or the seed's layout).
+  // Null when every commit reserves its own seqs (remote).
   std::shared_ptr<SeqBlocks> seq_blocks_;
   bool owns_client_ = false;
 };
