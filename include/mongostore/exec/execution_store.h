@@ -85,7 +85,10 @@ struct NewExecution {
 
 class ExecutionStore {
  public:
-  /// Over an existing client (shared; close() closes nothing it did not open).
+  /// Over an existing client (shared; close() closes nothing it did not open). Not over a
+  /// ClientSession's client(): on the embedded engine the store reserves seqs in blocks it
+  /// hands out later (exec/seq_blocks.h), and a transaction that aborted would take back a
+  /// reservation the block still hands out.
   explicit ExecutionStore(std::shared_ptr<client::Client> client,
                           ExecutionStoreOptions options = {});
   /// Connects to `uri` (see client::connect), pinging and retrying with backoff until
