@@ -8,6 +8,7 @@
 #include "exec/commit_plan.h"
 #include "exec/connect_retry.h"
 #include "exec/list_cursor.h"
+#include "exec/seq_blocks.h"
 #include "exec/timer_path.h"
 #include "exec/trace_index.h"
 #include "exec/utf8.h"
@@ -162,6 +163,12 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // only when the later one does). due_timers also repairs any that appear after this.
     repair_unbounded_timers();
   }
+  // Only the embedded engine's process can own the order of seqs. Every store of the process
+  // takes them from the same blocks, whatever its layout: a seed-layout store reserving per
+  // commit beside one handing out a block would put an execution's emits out of order.
+  if (client_->backend_name() == "embedded") {
+    seq_blocks_ = SeqBlocks::for_client(client_, options_.database);
+  }
 }
 
 ExecutionStore ExecutionStore::connect_once(std::string_view uri,
@@ -201,6 +208,7 @@ void ExecutionStore::close() {
   // A Client has no close: it goes when its last holder lets go. A client this store opened
   // has no other holder (unless the caller took client()), so dropping it here closes it.
   client_.reset();
+  seq_blocks_.reset();
   executions_ = client::Collection(nullptr, options_.database, "executions");
   counters_ = client::Collection(nullptr, options_.database, "counters");
   processed_ = client::Collection(nullptr, options_.database, "processed");
@@ -232,6 +240,13 @@ int64_t ExecutionStore::next_seq(const std::string& name, int64_t count) {
       if (e.code() != static_cast<int32_t>(kDuplicateKey) || attempt >= 3) throw;
     }
   }
+}
+
+int64_t ExecutionStore::commit_seqs(const std::string& name, int64_t count) {
+  if (!seq_blocks_) return next_seq(name, count);
+  return seq_blocks_->next(name, count, [this](const std::string& counter, int64_t size) {
+    return next_seq(counter, size);
+  });
 }
 
 Execution ExecutionStore::create(const NewExecution& spec) {
@@ -394,7 +409,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
     // Seqs are reserved before the CAS. A block burned by a commit that then loses is a gap,
     // and seqs only need to grow and be unique.
     if (!batch.emits.empty()) {
-      int64_t seq = next_seq("outbox", static_cast<int64_t>(batch.emits.size()));
+      int64_t seq = commit_seqs("outbox", static_cast<int64_t>(batch.emits.size()));
       for (size_t i = 0; i < batch.emits.size(); ++i, ++seq) {
         DocumentBuilder b;
         b.append("seq", seq);
@@ -408,7 +423,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       }
     }
     if (!batch.spawns.empty()) {
-      int64_t seq = next_seq("spawn", static_cast<int64_t>(batch.spawns.size()));
+      int64_t seq = commit_seqs("spawn", static_cast<int64_t>(batch.spawns.size()));
       for (const Spawn& spawn : batch.spawns) {
         plan.spawns.push_back(make_document("seq", seq++, "parent_id", exe.id, "child_id",
                                             spawn.child_id, "root_path", spawn.root_path, "context",

@@ -23,6 +23,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/collation.h"
@@ -57,6 +59,13 @@ class Update {
   bool is_replacement() const;
   /// True when the update is a pipeline.
   bool is_pipeline() const;
+
+  /// The dotted paths an operator update can change ($rename: both source and target), each
+  /// cut before its first positional (`$`, `$[]`, `$[id]`) or numeric component, since an
+  /// index path walks through arrays ("a.0.b" may change what an index on "a.b" sees).
+  /// nullopt when the update may change any field (replacement, pipeline). Used to skip the
+  /// indexes an update cannot affect (MongoDB's UpdateIndexData).
+  std::optional<std::vector<std::string>> modified_paths() const;
 
   struct Result {
     bson::Document document;

@@ -43,6 +43,8 @@
 
 namespace mongostore::exec {
 
+class SeqBlocks;
+
 /// harel's DEFAULT_TRACE_MAX.
 inline constexpr int64_t kDefaultTraceMax = 200;
 
@@ -83,7 +85,10 @@ struct NewExecution {
 
 class ExecutionStore {
  public:
-  /// Over an existing client (shared; close() closes nothing it did not open).
+  /// Over an existing client (shared; close() closes nothing it did not open). Not over a
+  /// ClientSession's client(): on the embedded engine the store reserves seqs in blocks it
+  /// hands out later (exec/seq_blocks.h), and a transaction that aborted would take back a
+  /// reservation the block still hands out.
   explicit ExecutionStore(std::shared_ptr<client::Client> client,
                           ExecutionStoreOptions options = {});
   /// Connects to `uri` (see client::connect), pinging and retrying with backoff until
@@ -160,6 +165,9 @@ class ExecutionStore {
   bool adopt_trace_index(std::string_view execution_id, std::optional<int64_t> version);
   /// Reserves `count` consecutive seqs from counter `name` and returns the first.
   int64_t next_seq(const std::string& name, int64_t count);
+  /// The seqs of a commit's outbox entries or spawns: from the process's blocks on the
+  /// embedded engine (exec/seq_blocks.h), else next_seq (one reservation per commit).
+  int64_t commit_seqs(const std::string& name, int64_t count);
   /// IllegalOperation after close() (or on a moved-from store).
   void require_open() const;
   /// The single atomic write of commit() (no archiving).
@@ -191,6 +199,8 @@ class ExecutionStore {
   client::Collection executions_;
   client::Collection counters_;
   client::Collection processed_;
+  // Null when every commit reserves its own seqs (remote).
+  std::shared_ptr<SeqBlocks> seq_blocks_;
   bool owns_client_ = false;
 };
 

@@ -301,4 +301,30 @@ bool Update::is_replacement() const {
   return impl_->replacement;
 }
 
+std::optional<std::vector<std::string>> Update::modified_paths() const {
+  if (impl_->replacement || impl_->pipeline) return std::nullopt;
+  std::vector<std::string> out;
+  out.reserve(impl_->ops.size());
+  for (const auto& op : impl_->ops) {
+    std::string_view path = op->path;
+    size_t start = 0, end = 0;
+    for (;;) {
+      size_t dot = path.find('.', start);
+      std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
+      size_t ignored = 0;
+      // A positional or array index: whatever lies below may be any element, so the path
+      // up to here counts as modified.
+      if (part == "$" || is_array_wildcard(part) || parse_index(part, &ignored)) break;
+      end = dot == std::string_view::npos ? path.size() : dot;
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+    // A first component that is positional or numeric (not valid at the top level, but be
+    // safe): the whole document.
+    if (end == 0) return std::nullopt;
+    out.emplace_back(path.substr(0, end));
+  }
+  return out;
+}
+
 }  // namespace mongostore::engine

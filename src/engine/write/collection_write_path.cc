@@ -70,7 +70,8 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
 }
 
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
-                     const std::string& key, bson::DocumentView before, bson::DocumentView after) {
+                     const std::string& key, bson::DocumentView before, bson::DocumentView after,
+                     const UpdateIndexData* index_data) {
   validate_document_size(after.size(),
                          "Resulting document after update is larger than 16MB; object");
   check_stored_depth(after, /*inserting=*/false);
@@ -86,6 +87,7 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
   // version has (both lists are sorted by bytes).
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
+    if (index_data != nullptr && !index_data->affects(ix->descriptor)) continue;
     std::vector<GeneratedKey> old_keys, new_keys;
     bool ignored = false;
     IndexKeyGenerator(ix->descriptor).generate(before, &old_keys, &ignored);

@@ -4,7 +4,8 @@
 //   insert_document: the record (the `_id` uniqueness check is the B-tree insert itself)
 //                    and an entry per index key;
 //   update_document: the new version, after checking it (size, depth, unchanged `_id`), and
-//                    only the index entries whose keys differ between the two versions;
+//                    only the index entries whose keys differ between the two versions, of
+//                    the indexes the update can affect (UpdateIndexData);
 //   delete_document: the record and the entries of its keys.
 // The first array key an index sees marks it multikey: in memory at once (the planner must
 // stop trusting tight bounds before the document is visible) and in the durable catalog
@@ -22,6 +23,7 @@
 #include "engine/catalog/collection_entry.h"
 #include "engine/catalog/durable_catalog.h"
 #include "engine/operation_context.h"
+#include "engine/write/update_index_data.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
@@ -35,9 +37,12 @@ void validate_write(const CollectionEntry& entry, bson::DocumentView document,
 void insert_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
                      const std::string& key, bson::DocumentView doc, const bson::Value& id);
 
-/// Replaces `before` (read under `key` in this unit of work) with `after`.
+/// Replaces `before` (read under `key` in this unit of work) with `after`. The indexes
+/// `index_data` says the update cannot affect keep their entries untouched (their keys are
+/// not even generated); null: every index is diffed.
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
-                     const std::string& key, bson::DocumentView before, bson::DocumentView after);
+                     const std::string& key, bson::DocumentView before, bson::DocumentView after,
+                     const UpdateIndexData* index_data = nullptr);
 
 /// Deletes `doc` (read under `key` in this unit of work).
 void delete_document(OperationContext& op, const CollectionEntry& entry, const std::string& key,

@@ -35,6 +35,7 @@ std::optional<bson::Document> WriteCommands::find_and_modify(
   const std::shared_ptr<CollectionEntry>& entry = target.entry;
   if (!entry) return std::nullopt;
   PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
+  const UpdateIndexData index_data = compiled ? UpdateIndexData(*compiled) : UpdateIndexData();
   for (int attempt = 0;; ++attempt) {
     try {
       std::optional<bson::Document> out;
@@ -57,8 +58,8 @@ std::optional<bson::Document> WriteCommands::find_and_modify(
                 bson::DocumentView before = m->document.view();
                 validate_write(*entry, r.document.view(), &before,
                                options.bypass_document_validation);
-                update_document(op, durable_, *entry, m->key, m->document.view(),
-                                r.document.view());
+                update_document(op, durable_, *entry, m->key, m->document.view(), r.document.view(),
+                                &index_data);
               }
               bson::DocumentView chosen = options.return_document == ReturnDocument::kAfter
                                               ? r.document.view()

@@ -67,6 +67,7 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
   const std::shared_ptr<CollectionEntry>& entry = target.entry;
   if (!entry) return UpdateResult{};
   PlannedQuery plan = plan_for(*entry, matcher, options.sort.view(), options.hint);
+  const UpdateIndexData index_data(compiled);
   for (int attempt = 0;; ++attempt) {
     try {
       return write_conflict_retry(
@@ -93,7 +94,8 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
               bson::DocumentView before = m.document.view();
               validate_write(*entry, r.document.view(), &before,
                              options.bypass_document_validation);
-              update_document(op, durable_, *entry, m.key, m.document.view(), r.document.view());
+              update_document(op, durable_, *entry, m.key, m.document.view(), r.document.view(),
+                              &index_data);
               ++result.modified_count;
             }
             if (matches.empty() && options.upsert) {
