@@ -113,7 +113,7 @@ void IndexCatalog::drop(OperationContext& op, std::string_view db, std::string_v
   IndexDescriptor wanted = IndexDescriptor::parse(keys, bson::DocumentView());
   bool is_id = wanted.fields().size() == 1 && wanted.fields()[0].path == "_id";
   drop_where(op, db, coll, "can't find index with key: " + keys.to_json(), is_id,
-             [&](const IndexDescriptor& d) { return d.same_key(wanted); });
+             [&](const IndexDescriptor& d) { return d.same_key_pattern(wanted); });
 }
 
 template <class Pred>
