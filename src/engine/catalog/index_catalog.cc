@@ -15,7 +15,10 @@ constexpr UnitOfWork::Mode kWrite = UnitOfWork::Mode::kWrite;
 
 std::string IndexCatalog::create(OperationContext& op, std::string_view db, std::string_view coll,
                                  bson::DocumentView keys, bson::DocumentView options) {
-  IndexDescriptor d = IndexDescriptor::parse(keys, options);
+  // Without its own collation an index takes the collection's default.
+  auto existing = collections_.lookup(db, coll);
+  IndexDescriptor d =
+      IndexDescriptor::parse(keys, options, existing ? existing->default_collation : nullptr);
   bool id_key_pattern =
       d.fields().size() == 1 && d.fields()[0].path == "_id" && !d.fields()[0].descending;
   if (d.is_id_index() || (id_key_pattern && !d.unique() && !d.sparse() && !d.partial_filter())) {
@@ -27,6 +30,7 @@ std::string IndexCatalog::create(OperationContext& op, std::string_view db, std:
     auto entry = collections_.lookup_or_create(op, db, coll);
     std::unique_lock gate(entry->write_gate);
     if (collections_.lookup(db, coll) != entry) continue;  // dropped meanwhile: retry
+    if (entry != existing) d = IndexDescriptor::parse(keys, options, entry->default_collation);
     auto current = entry->indexes();
     for (const auto& ix : *current) {
       const IndexDescriptor& e = ix->descriptor;
