@@ -472,8 +472,13 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     if (!forced && d.partial_filter() && !partial_filter_implied(d, filter)) continue;
     const bool same_collation = Collation::same(d.collation(), collation);
     std::deque<bson::OwnedValue> held;
-    const std::map<std::string, FieldConditions> conditions =
-        conditions_for(query_conditions, d.collation(), same_collation, &held);
+    std::map<std::string, FieldConditions> adjusted;
+    if (!same_collation || d.collation() != nullptr) {
+      adjusted = conditions_for(query_conditions, d.collation(), same_collation, &held);
+    }
+    // Both simple (the common case): the query's own conditions, not a copy.
+    const std::map<std::string, FieldConditions>& conditions =
+        !same_collation || d.collation() != nullptr ? adjusted : query_conditions;
     const auto& fields = d.fields();
     std::vector<std::vector<Interval>> bounded;  // the bounded prefix
     bool has_null = false;

@@ -255,6 +255,18 @@ TEST_F(CollationIndex, ListIndexesAndExplainShowTheCollation) {
   EXPECT_EQ(code(make_document("collation", make_document("locale", "xx_YY"))), 2);
   EXPECT_EQ(code(make_document("collation", make_document("strength", 2))), 40414);
   EXPECT_EQ(code(make_document("collation", "en")), 14);
+  // {_id: 1} under a collation is an index of its own (the `_id` index is simple), and a
+  // string `_id` under that collation reads it instead of one point of the record table.
+  Document ci2 = make_document("locale", "en", "strength", 2);
+  EXPECT_EQ(e_->create_index("db", "c", make_document("_id", 1), make_document("collation", ci2)),
+            "_id_1");
+  e_->insert_one("db", "c", make_document("_id", "Key"));
+  FindOptions by_id;
+  by_id.collation = ci2;
+  p = plan("c", make_document("_id", "KEY"), by_id);
+  EXPECT_TRUE(uses_index(p, "_id_1")) << p;
+  EXPECT_EQ(e_->find("db", "c", make_document("_id", "KEY"), by_id)->to_vector().size(), 1u);
+  EXPECT_EQ(e_->find("db", "c", make_document("_id", "KEY"))->to_vector().size(), 0u);
 }
 
 }  // namespace

@@ -21,7 +21,13 @@ std::string IndexCatalog::create(OperationContext& op, std::string_view db, std:
       IndexDescriptor::parse(keys, options, existing ? existing->default_collation : nullptr);
   bool id_key_pattern =
       d.fields().size() == 1 && d.fields()[0].path == "_id" && !d.fields()[0].descending;
-  if (d.is_id_index() || (id_key_pattern && !d.unique() && !d.sparse() && !d.partial_filter())) {
+  // {_id: 1} under another collation than the collection's is an index of its own, as in
+  // MongoDB (whose `_id` index has the collection's default collation).
+  bool id_collation =
+      d.collation() == nullptr ||
+      Collation::same(d.collation(), existing ? existing->default_collation.get() : nullptr);
+  if (d.is_id_index() ||
+      (id_key_pattern && id_collation && !d.unique() && !d.sparse() && !d.partial_filter())) {
     // The _id index always exists.
     collections_.lookup_or_create(op, db, coll);
     return "_id_";
