@@ -123,7 +123,8 @@ TEST(CollationDefault, SurvivesARestart) {
   }
   {
     auto e = Engine::open(o);
-    bson::Value c = e->collection_options("db", "c").get("collation");
+    Document options = e->collection_options("db", "c");
+    bson::Value c = options.get("collation");
     ASSERT_TRUE(c.is_document());
     EXPECT_EQ(c.as_document().get("strength").number_as_double(), 2);
     EXPECT_TRUE(e->collection_options("db", "plain").get("collation").is_missing());
