@@ -9,6 +9,7 @@ bson::Document CollectionOptions::to_document() const {
   if (validator) b.append("validator", *validator);
   if (validation_level) b.append("validationLevel", *validation_level);
   if (validation_action) b.append("validationAction", *validation_action);
+  if (collation) b.append("collation", *collation);
   return b.finish();
 }
 

@@ -37,7 +37,8 @@ std::string IndexDescriptor::default_name(bson::DocumentView key_pattern) {
   return name;
 }
 
-IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::DocumentView options) {
+IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::DocumentView options,
+                                       std::shared_ptr<const Collation> default_collation) {
   IndexDescriptor d;
   if (key_pattern.empty()) {
     throw Error(ErrorCode::kCannotCreateIndex, "Index keys cannot be an empty object.");
@@ -78,18 +79,15 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
   for (const bson::Element& e : options) {
     if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
         e.key == "partialFilterExpression" || e.key == "v" || e.key == "key" ||
-        e.key == "background") {
+        e.key == "background" || e.key == "collation") {
       continue;
-    }
-    if (e.key == "collation") {
-      // Keys are stored in the simple collation only (ICU sort keys are not written yet).
-      throw Error(ErrorCode::kNotImplemented,
-                  "an index 'collation' is not supported by mongostore (indexes use the simple "
-                  "collation)");
     }
     throw Error(ErrorCode::kInvalidOptions,
                 "The field '" + std::string(e.key) + "' is not a valid index option");
   }
+  bson::Value collation = options.get("collation");
+  d.collation_ =
+      collation.is_missing() ? std::move(default_collation) : Collation::parse_option(collation);
   d.unique_ = option_bool(options, "unique");
   d.sparse_ = option_bool(options, "sparse");
   bson::Value partial = options.get("partialFilterExpression");
@@ -104,6 +102,7 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
     d.partial_expression_ = bson::Document::copy_of(partial.as_document());
     MatcherOptions matcher_options;
     matcher_options.allow_json_schema = false;  // as mongod: not in a partial index filter
+    matcher_options.collation = d.collation_;   // as mongod: the index's collation
     d.partial_ = Matcher::compile(d.partial_expression_.view(), matcher_options);
   }
   if (d.is_id_index() && !(d.fields_.size() == 1 && d.fields_[0].path == "_id")) {
@@ -116,7 +115,7 @@ IndexDescriptor IndexDescriptor::from_catalog(bson::DocumentView spec) {
   bson::DocumentBuilder options;
   for (const bson::Element& e : spec) {
     if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
-        e.key == "partialFilterExpression") {
+        e.key == "partialFilterExpression" || e.key == "collation") {
       options.append(e.key, e.value);
     }
   }
@@ -132,6 +131,7 @@ bson::Document IndexDescriptor::to_document() const {
   if (unique_) b.append("unique", true);
   if (sparse_) b.append("sparse", true);
   if (partial_) b.append("partialFilterExpression", partial_expression_.view());
+  if (collation_) b.append("collation", collation_->spec().view());
   return b.finish();
 }
 
@@ -144,6 +144,10 @@ bson::Document IndexDescriptor::to_catalog(const std::string& table, bool multik
 }
 
 bool IndexDescriptor::same_key(const IndexDescriptor& other) const {
+  return same_key_pattern(other) && Collation::same(collation_.get(), other.collation_.get());
+}
+
+bool IndexDescriptor::same_key_pattern(const IndexDescriptor& other) const {
   if (fields_.size() != other.fields_.size()) return false;
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (fields_[i].path != other.fields_[i].path ||

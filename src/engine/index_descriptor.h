@@ -2,9 +2,9 @@
 //
 // A descriptor is parsed from a createIndexes key pattern and options, checked the way
 // mongod checks them, and written back in MongoDB's listIndexes shape
-// ({v: 2, key, name, unique, sparse, partialFilterExpression}). The catalog record adds two
-// private fields per index: `table` (the WiredTiger table holding the entries) and
-// `multikey` (whether some document produced more than one key, which limits the planner).
+// ({v: 2, key, name, unique, sparse, partialFilterExpression, collation}). The catalog record adds
+// two private fields per index: `table` (the WiredTiger table holding the entries) and `multikey`
+// (whether some document produced more than one key, which limits the planner).
 #pragma once
 
 #include <optional>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/engine/collation.h"
 #include "mongostore/engine/matcher.h"
 
 namespace mongostore::engine {
@@ -24,10 +25,13 @@ struct IndexField {
 class IndexDescriptor {
  public:
   /// Parses a key pattern ({a: 1, "b.c": -1}) and createIndexes options ({name, unique,
-  /// sparse, partialFilterExpression}); throws CannotCreateIndex (67), BadValue or
-  /// InvalidOptions (72) for what mongod rejects. A missing name is MongoDB's default
-  /// ("a_1_b.c_-1").
-  static IndexDescriptor parse(bson::DocumentView key_pattern, bson::DocumentView options);
+  /// sparse, partialFilterExpression, collation}); throws CannotCreateIndex (67), BadValue or
+  /// InvalidOptions (72) for what mongod rejects (a bad collation: Collation::parse's errors).
+  /// A missing name is MongoDB's default ("a_1_b.c_-1"). Without a `collation` option the
+  /// index takes `default_collation` (the collection's; null: simple); `{locale: "simple"}`
+  /// asks for the simple one whatever the collection's default.
+  static IndexDescriptor parse(bson::DocumentView key_pattern, bson::DocumentView options,
+                               std::shared_ptr<const Collation> default_collation = nullptr);
   /// Reads one element of a catalog record's `indexes` array.
   static IndexDescriptor from_catalog(bson::DocumentView spec);
 
@@ -43,14 +47,19 @@ class IndexDescriptor {
   /// The partial filter, when the index is partial.
   const std::optional<Matcher>& partial_filter() const { return partial_; }
   bson::DocumentView partial_filter_expression() const { return partial_expression_.view(); }
+  /// The collation its string keys are stored under (ICU sort keys); null: simple (bytes).
+  const Collation* collation() const { return collation_.get(); }
 
   /// The listIndexes document {v: 2, key, name, ...options}.
   bson::Document to_document() const;
   /// to_document() plus the private catalog fields.
   bson::Document to_catalog(const std::string& table, bool multikey) const;
 
-  /// Same key pattern (field names, order and directions).
+  /// Same key pattern (field names, order and directions) and same collation: as in MongoDB,
+  /// {a: 1} under two collations are two different indexes.
   bool same_key(const IndexDescriptor& other) const;
+  /// Same key pattern, whatever the collations (what dropIndexes by key pattern matches).
+  bool same_key_pattern(const IndexDescriptor& other) const;
   /// Same options that matter for IndexOptionsConflict (unique, sparse, partial filter).
   bool same_options(const IndexDescriptor& other) const;
 
@@ -62,6 +71,7 @@ class IndexDescriptor {
   bool sparse_ = false;
   bson::Document partial_expression_;
   std::optional<Matcher> partial_;
+  std::shared_ptr<const Collation> collation_;
 };
 
 }  // namespace mongostore::engine

@@ -96,6 +96,16 @@ void walk(const bson::Value& v, std::string_view rest, const std::string& prefix
 
 }  // namespace
 
+std::string index_key_of(const IndexDescriptor& d, const bson::Value& v, bool descending) {
+  std::string out;
+  if (d.collation() != nullptr && Collation::collation_sensitive(v)) {
+    bson::append_index_key(out, d.collation()->comparison_key(v).view(), descending);
+  } else {
+    bson::append_index_key(out, v, descending);
+  }
+  return out;
+}
+
 void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKey>* out,
                                  bool* multikey) const {
   const IndexDescriptor& d = *descriptor_;
@@ -117,11 +127,12 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
       }
       if (array_field == nullptr) array_field = &fv;
     }
-    // Equal values (1 and 1.0, or a repeated element) give one entry.
+    // Equal values (1 and 1.0, a repeated element, or strings the collation finds equal)
+    // give one entry.
     std::set<std::string> seen;
     std::vector<bson::Value> distinct;
     for (const bson::Value& v : fv.values) {
-      if (seen.insert(bson::encode_index_key(v)).second) distinct.push_back(v);
+      if (seen.insert(index_key_of(d, v, false)).second) distinct.push_back(v);
     }
     fv.values = std::move(distinct);
   }
@@ -134,7 +145,7 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
     for (const GeneratedKey& k : keys) {
       for (const bson::Value& v : per_field[i].values) {
         GeneratedKey g = k;
-        bson::append_index_key(g.bytes, v, fields[i].descending);
+        g.bytes += index_key_of(d, v, fields[i].descending);
         g.values.push_back(v);
         next.push_back(std::move(g));
       }

@@ -7,7 +7,10 @@
 // compound keys are plain concatenations and sort field by field). Two fields that each
 // reach through a different array fail with CannotIndexParallelArrays (171), as in MongoDB.
 // A sparse index skips documents in which every field is missing; a partial index skips
-// documents its partialFilterExpression does not match.
+// documents its partialFilterExpression does not match. Under an index collation every string
+// (also inside arrays and documents) is stored as its ICU sort key (Collation::comparison_key),
+// so the keys order, and a unique index collides, as the collation compares: an entry's bytes
+// can never be read back as the string it came from.
 #pragma once
 
 #include <string>
@@ -37,6 +40,10 @@ class IndexKeyGenerator {
  private:
   const IndexDescriptor* descriptor_;
 };
+
+/// One key part of `v` for index `d`: append_index_key of the value, or of its
+/// comparison_key under the index's collation.
+std::string index_key_of(const IndexDescriptor& d, const bson::Value& v, bool descending);
 
 /// "{ a: 1, b: \"x\" }": the dup-key part of MongoDB's E11000 message.
 std::string describe_key(const IndexDescriptor& descriptor, const std::vector<bson::Value>& values);

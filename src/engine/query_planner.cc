@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 
@@ -288,7 +289,18 @@ std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, 
   return out;
 }
 
-std::string value_text(const bson::Value& v) {
+// A bound's text; under an index collation a string bound is a sort key, which mongod's
+// explain shows as CollationKey(0x<hex>) (the bytes are not text).
+std::string value_text(const bson::Value& v, bool collation_keys) {
+  if (collation_keys && v.is_string()) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out = "CollationKey(0x";
+    for (char c : v.as_string()) {
+      out += kDigits[static_cast<uint8_t>(c) >> 4];
+      out += kDigits[static_cast<uint8_t>(c) & 0xF];
+    }
+    return out + ")";
+  }
   switch (v.type()) {
     case bson::BsonType::kMinKey:
       return "MinKey";
@@ -305,13 +317,13 @@ std::string value_text(const bson::Value& v) {
   }
 }
 
-std::string interval_text(const Interval& i, bool descending) {
+std::string interval_text(const Interval& i, bool descending, bool collation_keys) {
   if (descending) {
-    return std::string(i.hi_inclusive ? "[" : "(") + value_text(i.hi) + ", " + value_text(i.lo) +
-           (i.lo_inclusive ? "]" : ")");
+    return std::string(i.hi_inclusive ? "[" : "(") + value_text(i.hi, collation_keys) + ", " +
+           value_text(i.lo, collation_keys) + (i.lo_inclusive ? "]" : ")");
   }
-  return std::string(i.lo_inclusive ? "[" : "(") + value_text(i.lo) + ", " + value_text(i.hi) +
-         (i.hi_inclusive ? "]" : ")");
+  return std::string(i.lo_inclusive ? "[" : "(") + value_text(i.lo, collation_keys) + ", " +
+         value_text(i.hi, collation_keys) + (i.hi_inclusive ? "]" : ")");
 }
 
 // The smallest byte string greater than every string that starts with `prefix`.
@@ -385,6 +397,54 @@ struct Scored {
   int score = -1;
 };
 
+// The conditions as index `index_collation` can bound them for a query compared under
+// `query_collation`. Under the same collation every string value (also inside documents)
+// becomes its sort key, as the index stores it; under another one a condition whose value
+// holds a string cannot be bounded (its order and equality differ) and is left to the
+// executor's re-check, as MongoDB does. Values without strings bound either way. `held`
+// keeps the sort keys the returned views point into.
+std::map<std::string, FieldConditions> conditions_for(
+    const std::map<std::string, FieldConditions>& conditions, const Collation* index_collation,
+    bool same_collation, std::deque<bson::OwnedValue>* held) {
+  auto adjust = [&](const bson::Value& v, bson::Value* out) {
+    if (!Collation::collation_sensitive(v)) {
+      *out = v;
+      return true;
+    }
+    if (!same_collation) return false;
+    if (index_collation == nullptr) {
+      *out = v;
+      return true;
+    }
+    held->push_back(index_collation->comparison_key(v));
+    *out = held->back().view();
+    return true;
+  };
+  std::map<std::string, FieldConditions> out;
+  for (const auto& [path, fc] : conditions) {
+    FieldConditions& a = out[path];
+    for (const bson::Value& v : fc.equalities) {
+      bson::Value k;
+      if (adjust(v, &k)) a.equalities.push_back(k);
+    }
+    for (const auto& list : fc.in_lists) {
+      std::vector<bson::Value> values;
+      bool ok = true;
+      for (const bson::Value& v : list) {
+        bson::Value k;
+        ok = ok && adjust(v, &k);
+        values.push_back(k);
+      }
+      if (ok) a.in_lists.push_back(std::move(values));
+    }
+    for (const auto& [op, v] : fc.ranges) {
+      bson::Value k;
+      if (adjust(v, &k)) a.ranges.emplace_back(op, k);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
@@ -397,9 +457,9 @@ std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
 
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates, bool forced,
-                                    bool explain_bounds) {
-  std::map<std::string, FieldConditions> conditions;
-  collect_conditions(filter, &conditions);
+                                    bool explain_bounds, const Collation* collation) {
+  std::map<std::string, FieldConditions> query_conditions;
+  collect_conditions(filter, &query_conditions);
   std::vector<SortField> sort_fields;
   for (const bson::Element& e : sort) {
     sort_fields.push_back(
@@ -410,6 +470,15 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     const IndexDescriptor& d = *candidates[c].descriptor;
     bool multikey = candidates[c].multikey;
     if (!forced && d.partial_filter() && !partial_filter_implied(d, filter)) continue;
+    const bool same_collation = Collation::same(d.collation(), collation);
+    std::deque<bson::OwnedValue> held;
+    std::map<std::string, FieldConditions> adjusted;
+    if (!same_collation || d.collation() != nullptr) {
+      adjusted = conditions_for(query_conditions, d.collation(), same_collation, &held);
+    }
+    // Both simple (the common case): the query's own conditions, not a copy.
+    const std::map<std::string, FieldConditions>& conditions =
+        !same_collation || d.collation() != nullptr ? adjusted : query_conditions;
     const auto& fields = d.fields();
     std::vector<std::vector<Interval>> bounded;  // the bounded prefix
     bool has_null = false;
@@ -436,7 +505,8 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     // Does the index order give the sort? After single-point equality fields, the sort
     // fields must be the next index fields, all in index direction or all reversed.
     bool provides_sort = false, reverse = false;
-    if (!sort_fields.empty() && !multikey) {
+    // Under another collation than the query's, the index order is not the sort's order.
+    if (!sort_fields.empty() && !multikey && same_collation) {
       size_t single_points = 0;
       while (single_points < bounded.size() && bounded[single_points].size() == 1 &&
              bounded[single_points][0].is_point()) {
@@ -507,9 +577,10 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
       for (size_t i = 0; i < fields.size(); ++i) {
         b.open_array(fields[i].path);
         if (i < bounded.size()) {
-          for (const Interval& iv : bounded[i]) b.push(interval_text(iv, fields[i].descending));
+          for (const Interval& iv : bounded[i])
+            b.push(interval_text(iv, fields[i].descending, d.collation() != nullptr));
         } else {
-          b.push(interval_text(full_interval(), fields[i].descending));
+          b.push(interval_text(full_interval(), fields[i].descending, false));
         }
         b.close();
       }

@@ -13,7 +13,7 @@
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
 //   - a sparse index is used only when a bounded condition cannot match null / missing, and a
 //     partial index only when the filter repeats every condition of its partial filter.
-// With no usable index the plan is a collection scan.
+// With no usable index the plan is a collection scan. Collations: see plan_query.
 #pragma once
 
 #include <optional>
@@ -55,10 +55,14 @@ struct IndexPlan {
 /// candidate is always used: conditions it cannot bound become a scan of the whole index, and
 /// a sparse or partial index is read as it is (it may hold fewer documents, as in MongoDB).
 /// `explain_bounds` also writes the plan's bounds as text (IndexPlan::bounds): only explain
-/// shows them, and an $in of many values makes them costly.
+/// shows them, and an $in of many values makes them costly. The query compares strings under
+/// `collation` (null: simple): an index under the same collation bounds string conditions
+/// by their sort keys and may give the sort; an index under another one bounds only
+/// conditions whose values hold no string, and never gives the sort (as MongoDB decides).
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates,
-                                    bool forced = false, bool explain_bounds = false);
+                                    bool forced = false, bool explain_bounds = false,
+                                    const Collation* collation = nullptr);
 
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one

@@ -9,6 +9,24 @@
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
+namespace {
+
+// Runs f(options), with the collection's default collation filled in when the operation
+// gives none (an explicit {locale: "simple"} is not empty, so it overrides the default).
+template <class Options, class F>
+auto with_default_collation(CollectionCatalog& catalog, std::string_view db, std::string_view coll,
+                            const Options& options, F&& f) {
+  if (options.collation.empty()) {
+    if (auto entry = catalog.lookup(db, coll); entry && entry->default_collation) {
+      Options inherited = options;
+      inherited.collation = entry->default_collation->spec();
+      return f(inherited);
+    }
+  }
+  return f(options);
+}
+
+}  // namespace
 
 std::vector<bson::Document> Cursor::to_vector() {
   std::vector<bson::Document> out;
@@ -143,9 +161,11 @@ UpdateResult WiredTigerEngine::replace_one(std::string_view db, std::string_view
                                            const ReplaceOptions& options) {
   WriteCommands::reject_operators_in_replacement(replacement);
   units_->disk_space.check();
-  return run([&](OperationContext& op) {
-    return units_->writes.update(op, db, coll, filter, replacement, update_options_for(options),
-                                 /*multi=*/false);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.update(op, db, coll, filter, replacement, update_options_for(options),
+                                   /*multi=*/false);
+    });
   });
 }
 
@@ -153,8 +173,10 @@ UpdateResult WiredTigerEngine::update_one(std::string_view db, std::string_view 
                                           bson::DocumentView filter, bson::DocumentView update,
                                           const UpdateOptions& options) {
   units_->disk_space.check();
-  return run([&](OperationContext& op) {
-    return units_->writes.update(op, db, coll, filter, update, options, /*multi=*/false);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.update(op, db, coll, filter, update, options, /*multi=*/false);
+    });
   });
 }
 
@@ -162,22 +184,28 @@ UpdateResult WiredTigerEngine::update_many(std::string_view db, std::string_view
                                            bson::DocumentView filter, bson::DocumentView update,
                                            const UpdateOptions& options) {
   units_->disk_space.check();
-  return run([&](OperationContext& op) {
-    return units_->writes.update(op, db, coll, filter, update, options, /*multi=*/true);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.update(op, db, coll, filter, update, options, /*multi=*/true);
+    });
   });
 }
 
 int64_t WiredTigerEngine::delete_one(std::string_view db, std::string_view coll,
                                      bson::DocumentView filter, const DeleteOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->writes.remove(op, db, coll, filter, /*multi=*/false, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.remove(op, db, coll, filter, /*multi=*/false, options);
+    });
   });
 }
 
 int64_t WiredTigerEngine::delete_many(std::string_view db, std::string_view coll,
                                       bson::DocumentView filter, const DeleteOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->writes.remove(op, db, coll, filter, /*multi=*/true, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.remove(op, db, coll, filter, /*multi=*/true, options);
+    });
   });
 }
 
@@ -185,8 +213,10 @@ std::optional<bson::Document> WiredTigerEngine::find_one_and_update(
     std::string_view db, std::string_view coll, bson::DocumentView filter,
     bson::DocumentView update, const FindAndModifyOptions& options) {
   units_->disk_space.check();
-  return run([&](OperationContext& op) {
-    return units_->writes.find_and_modify(op, db, coll, filter, &update, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.find_and_modify(op, db, coll, filter, &update, options);
+    });
   });
 }
 
@@ -195,16 +225,20 @@ std::optional<bson::Document> WiredTigerEngine::find_one_and_replace(
     bson::DocumentView replacement, const FindAndModifyOptions& options) {
   WriteCommands::reject_operators_in_replacement(replacement);
   units_->disk_space.check();
-  return run([&](OperationContext& op) {
-    return units_->writes.find_and_modify(op, db, coll, filter, &replacement, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.find_and_modify(op, db, coll, filter, &replacement, options);
+    });
   });
 }
 
 std::optional<bson::Document> WiredTigerEngine::find_one_and_delete(
     std::string_view db, std::string_view coll, bson::DocumentView filter,
     const FindAndModifyOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->writes.find_and_modify(op, db, coll, filter, nullptr, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->writes.find_and_modify(op, db, coll, filter, nullptr, options);
+    });
   });
 }
 
@@ -231,9 +265,11 @@ std::optional<bson::Document> WiredTigerEngine::find_one(std::string_view db, st
 std::unique_ptr<Cursor> WiredTigerEngine::find(std::string_view db, std::string_view coll,
                                                bson::DocumentView filter,
                                                const FindOptions& options) {
-  return run([&](OperationContext&) {
-    return units_->queries.find(shared_from_this(), transaction_shared(), db, coll, filter,
-                                options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext&) {
+      return units_->queries.find(shared_from_this(), transaction_shared(), db, coll, filter,
+                                  options);
+    });
   });
 }
 
@@ -245,8 +281,10 @@ bool WiredTigerEngine::index_provides_sort(std::string_view db, std::string_view
 
 int64_t WiredTigerEngine::count_documents(std::string_view db, std::string_view coll,
                                           bson::DocumentView filter, const CountOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->queries.count_documents(op, db, coll, filter, options.collation);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->queries.count_documents(op, db, coll, filter, options.collation);
+    });
   });
 }
 
@@ -254,16 +292,21 @@ std::vector<bson::OwnedValue> WiredTigerEngine::distinct(std::string_view db, st
                                                          std::string_view field,
                                                          bson::DocumentView filter,
                                                          const DistinctOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->queries.distinct(op, db, coll, field, filter, options.collation);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->queries.distinct(op, db, coll, field, filter, options.collation);
+    });
   });
 }
 
 std::unique_ptr<Cursor> WiredTigerEngine::aggregate(std::string_view db, std::string_view coll,
                                                     const std::vector<bson::Document>& pipeline,
                                                     const AggregateOptions& options) {
-  return run([&](OperationContext&) {
-    return run_aggregate(*this, db, coll, pipeline, options, units_->connection.spill_directory());
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext&) {
+      return run_aggregate(*this, db, coll, pipeline, options,
+                           units_->connection.spill_directory());
+    });
   });
 }
 
@@ -319,8 +362,10 @@ void WiredTigerEngine::drop_index(std::string_view db, std::string_view coll,
 bson::Document WiredTigerEngine::explain_find(std::string_view db, std::string_view coll,
                                               bson::DocumentView filter,
                                               const FindOptions& options) {
-  return run([&](OperationContext& op) {
-    return units_->queries.explain_find(op, db, coll, filter, options);
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& options) {
+    return run([&](OperationContext& op) {
+      return units_->queries.explain_find(op, db, coll, filter, options);
+    });
   });
 }
 

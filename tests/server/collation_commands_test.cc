@@ -1,6 +1,6 @@
 // `collation` through the server: find, count, distinct, aggregate, update and delete
-// statements and findAndModify honour it; bad ones fail with mongod's codes; create refuses a
-// non-simple default collation (not kept yet) and accepts the simple one.
+// statements and findAndModify honour it; bad ones fail with mongod's codes; create keeps a
+// default collation that listCollections, listIndexes and operations see.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -97,10 +97,49 @@ TEST_F(CollationCommandsTest, BadCollationsAndCreate) {
       "coll",
       make_document("find", "c", "collation", make_document("locale", "simple", "strength", 1)), 9,
       "FailedToParse");
-  must_fail("coll", make_document("create", "made", "collation", make_document("locale", "fr")),
-            238, "NotImplemented");
+  must_fail("coll", make_document("create", "made", "collation", make_document("locale", "xx")), 2,
+            "BadValue");
   must_run("coll",
            make_document("create", "made_simple", "collation", make_document("locale", "simple")));
+}
+
+TEST_F(CollationCommandsTest, CollectionDefaultCollation) {
+  must_run("coll", make_document("create", "d", "collation", ci()));
+  must_run("coll", make_document("insert", "d", "documents",
+                                 make_array(make_document("_id", 1, "x", "ping"),
+                                            make_document("_id", 2, "x", "PING"))));
+  must_run("coll",
+           make_document("createIndexes", "d", "indexes",
+                         make_array(make_document("key", make_document("x", 1), "name", "x_1"))));
+  Document lc =
+      must_run("coll", make_document("listCollections", 1, "filter", make_document("name", "d")));
+  DocumentView info =
+      lc.get("cursor").as_document().get("firstBatch").as_array().begin()->value.as_document();
+  DocumentView collation = info.get("options").as_document().get("collation").as_document();
+  EXPECT_EQ(collation.get("locale").as_string(), "en_US") << info.to_json();
+  EXPECT_EQ(int_at(collation, "strength"), 2);
+  EXPECT_EQ(collation.get("caseFirst").as_string(), "off");
+  EXPECT_EQ(collation.get("version").as_string(), "57.1");
+  Document li = must_run("coll", make_document("listIndexes", "d"));
+  bool found = false;
+  for (const auto& e : li.get("cursor").as_document().get("firstBatch").as_array()) {
+    DocumentView ix = e.value.as_document();
+    if (ix.get("name").as_string() != "x_1") continue;
+    found = true;
+    EXPECT_EQ(ix.get("collation").as_document(), collation) << ix.to_json();
+  }
+  EXPECT_TRUE(found) << li.to_json();
+  // Inherited by find and count; {locale: "simple"} overrides it.
+  EXPECT_EQ(ids(must_run("coll", make_document("find", "d", "filter", make_document("x", "Ping"),
+                                               "sort", make_document("_id", 1)))),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(
+      int_at(must_run("coll", make_document("count", "d", "query", make_document("x", "PING"))),
+             "n"),
+      2);
+  EXPECT_EQ(ids(must_run("coll", make_document("find", "d", "filter", make_document("x", "PING"),
+                                               "collation", make_document("locale", "simple")))),
+            (std::vector<int64_t>{2}));
 }
 
 }  // namespace

@@ -57,7 +57,6 @@ TEST_F(CommandOptionsTest, CreateRefusesTheOptionsItDoesNotImplement) {
       {"storageEngine", make_document("storageEngine", make_document())},
       {"indexOptionDefaults", make_document("indexOptionDefaults", make_document())},
       {"expireAfterSeconds", make_document("expireAfterSeconds", 10)},
-      {"collation", make_document("collation", make_document("locale", "fr"))},
       {"idIndex", make_document("idIndex", make_document())},
   };
   for (const auto& [option, fields] : cases) {

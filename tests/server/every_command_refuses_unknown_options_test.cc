@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -46,7 +47,10 @@ class EveryCommandTest : public ServerCommandTest {
     m["collMod"] = fixed(make_document("collMod", "walk", "validationLevel", "strict"));
     m["connectionStatus"] = fixed(make_document("connectionStatus", 1));
     m["count"] = fixed(make_document("count", "walk"));
-    m["create"] = fixed(make_document("create", "walk_created"));
+    // A new name each time: create honours `collation`, so the probe creates one too.
+    m["create"] = [n = std::make_shared<int>(0)] {
+      return make_document("create", "walk_created_" + std::to_string((*n)++));
+    };
     m["createIndexes"] = fixed(
         make_document("createIndexes", "walk", "indexes",
                       make_array(make_document("key", make_document("x", 1), "name", "x_1"))));
@@ -153,11 +157,11 @@ TEST_F(EveryCommandTest, EveryRegisteredCommandRefusesOptionsItDoesNotKnow) {
   ASSERT_GT(commands.count(), 30u) << listed.to_json();
   auto invocations = valid_invocations();
   // Options refused: one no MongoDB command knows, and collation, except by the commands
-  // that honour it (a collection default collation is not kept, so create refuses it).
+  // that honour it (create keeps it as the collection's default collation).
   const std::vector<Document> probes = {make_document("zzUnknownOption", 1),
                                         make_document("collation", make_document("locale", "fr"))};
-  const std::set<std::string> honour_collation = {"find",     "aggregate",     "count",
-                                                  "distinct", "findAndModify", "findandmodify"};
+  const std::set<std::string> honour_collation = {
+      "find", "aggregate", "count", "distinct", "findAndModify", "findandmodify", "create"};
   for (const bson::Element& command : commands) {
     std::string name(command.key);
     SCOPED_TRACE(name);

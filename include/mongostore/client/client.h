@@ -55,6 +55,9 @@ struct CollectionOptions {
   std::optional<std::string> validation_level;
   /// "error" (the write fails DocumentValidationFailure, 121) or "warn" (written, logged).
   std::optional<std::string> validation_action;
+  /// The collection's default collation ({locale, ...}, see engine/collation.h): operations
+  /// and indexes that give none take it. create only (collMod refuses it, as mongod).
+  std::optional<bson::Document> collation;
 
   /// The fields as the create / collMod command takes them.
   bson::Document to_document() const;

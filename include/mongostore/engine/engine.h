@@ -91,7 +91,8 @@ struct FindOptions {
   /// $$name.
   bson::Document let;
   /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
-  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// collation.h); empty: the collection's default (create's `collation`, else
+  /// simple); {locale: "simple"}: bytes whatever the default. A bad one throws as
   /// Collation::parse.
   bson::Document collation;
 };
@@ -99,7 +100,8 @@ struct FindOptions {
 /// Options of count_documents.
 struct CountOptions {
   /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
-  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// collation.h); empty: the collection's default (create's `collation`, else
+  /// simple); {locale: "simple"}: bytes whatever the default. A bad one throws as
   /// Collation::parse.
   bson::Document collation;
 };
@@ -108,7 +110,8 @@ struct CountOptions {
 /// first one met is returned) and their order.
 struct DistinctOptions {
   /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
-  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// collation.h); empty: the collection's default (create's `collation`, else
+  /// simple); {locale: "simple"}: bytes whatever the default. A bad one throws as
   /// Collation::parse.
   bson::Document collation;
 };
@@ -142,7 +145,8 @@ struct UpdateOptions {
   /// $$name (and so can an update pipeline's expressions).
   bson::Document let;
   /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
-  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// collation.h); empty: the collection's default (create's `collation`, else
+  /// simple); {locale: "simple"}: bytes whatever the default. A bad one throws as
   /// Collation::parse.
   bson::Document collation;
 };
@@ -171,7 +175,8 @@ struct ReplaceOptions {
   /// When several documents match, the first in this order is replaced (MongoDB 8.0).
   bson::Document sort;
   /// The collation of string comparisons in the filter and the sort ({locale: ...}, see
-  /// collation.h); empty: simple (bytes). A bad one throws as
+  /// collation.h); empty: the collection's default (create's `collation`, else
+  /// simple); {locale: "simple"}: bytes whatever the default. A bad one throws as
   /// Collation::parse.
   bson::Document collation;
 
@@ -324,8 +329,11 @@ class Engine {
   /// (InvalidNamespace 73 otherwise). `options` takes MongoDB's create options `validator`
   /// (any filter, $jsonSchema and $expr included; $where, $text and geo-near fail BadValue),
   /// `validationLevel` ("strict", "moderate", "off") and `validationAction` ("error",
-  /// "warn"); they are kept in the collection's durable catalog record. A malformed validator
-  /// fails with the matcher's error; any other option fails Location40415 (unknown field).
+  /// "warn"), and `collation`, the collection's default collation (Collation::parse; its
+  /// errors): operations without a collation and indexes created without one take it, and
+  /// collection_options shows it in full; they are kept in the collection's durable catalog
+  /// record. A malformed validator fails with the matcher's error; any other option fails
+  /// Location40415 (unknown field). The `_id` index keeps the simple collation.
   virtual void create_collection(std::string_view db, std::string_view coll,
                                  bson::DocumentView options) = 0;
   void create_collection(std::string_view db, std::string_view coll) {
@@ -338,7 +346,7 @@ class Engine {
   virtual void modify_collection(std::string_view db, std::string_view coll,
                                  bson::DocumentView options) = 0;
   /// The collection's options as listCollections shows them ({validator, validationLevel,
-  /// validationAction}, only those that were set; {} for a plain collection).
+  /// validationAction, collation}, only those that were set; {} for a plain collection).
   /// NamespaceNotFound (26) for a missing collection.
   virtual bson::Document collection_options(std::string_view db, std::string_view coll) = 0;
   /// Drops a collection; returns false if there was none. Thread-safe against every other

@@ -45,16 +45,24 @@ bool CollectionCatalog::exists(std::string_view db, std::string_view coll) {
 
 void CollectionCatalog::create(OperationContext& op, std::string_view db, std::string_view coll,
                                bson::DocumentView options) {
+  bson::DocumentBuilder validation_options;
+  std::shared_ptr<const Collation> collation;
   for (const bson::Element& e : options) {
+    if (e.key == "collation") {
+      collation = Collation::parse_option(e.value);  // null for {locale: "simple"}
+      continue;
+    }
     if (e.key != "validator" && e.key != "validationLevel" && e.key != "validationAction") {
       throw Error(ErrorCode::kUnknownField,
                   "BSON field 'create." + std::string(e.key) + "' is an unknown field.");
     }
+    validation_options.append(e.key, e.value);
   }
-  CollectionValidation::refuse_on_namespace(options, db, coll);
-  auto validation =
-      std::make_shared<const CollectionValidation>(CollectionValidation::parse(options, "create"));
-  if (!create_if_missing(op, db, coll, std::move(validation)).second) {
+  bson::Document validation_spec = validation_options.finish();
+  CollectionValidation::refuse_on_namespace(validation_spec.view(), db, coll);
+  auto validation = std::make_shared<const CollectionValidation>(
+      CollectionValidation::parse(validation_spec.view(), "create"));
+  if (!create_if_missing(op, db, coll, std::move(validation), std::move(collation)).second) {
     throw Error(ErrorCode::kNamespaceExists, "Collection " + ns_of(db, coll) + " already exists.");
   }
 }
@@ -95,7 +103,7 @@ bson::Document CollectionCatalog::options(std::string_view db, std::string_view 
   if (!entry) {
     throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
   }
-  return entry->validation()->options();
+  return entry->options();
 }
 
 bool CollectionCatalog::drop(OperationContext& op, std::string_view db, std::string_view coll) {
@@ -167,6 +175,7 @@ void CollectionCatalog::rename(OperationContext& op, std::string_view from_db,
       renamed->table_uri = source->table_uri;
       renamed->set_indexes(source->indexes());
       renamed->set_validation(source->validation());
+      renamed->default_collation = source->default_collation;
       bson::Document record = DurableCatalog::record(*renamed, *renamed->indexes());
       // One catalog transaction: after a crash the collection has one name or the other,
       // and a replaced target is gone exactly when the rename happened.
@@ -214,7 +223,8 @@ std::shared_ptr<CollectionEntry> CollectionCatalog::lookup_or_create(OperationCo
 
 std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_missing(
     OperationContext& op, std::string_view db, std::string_view coll,
-    std::shared_ptr<const CollectionValidation> validation) {
+    std::shared_ptr<const CollectionValidation> validation,
+    std::shared_ptr<const Collation> default_collation) {
   validate_database_name(db);
   validate_collection_name(coll);
   std::string ns = ns_of(db, coll);
@@ -226,6 +236,7 @@ std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_m
   entry->coll = std::string(coll);
   entry->table_uri = durable_.new_table_uri("collection");
   if (validation) entry->set_validation(std::move(validation));
+  entry->default_collation = std::move(default_collation);
   connection_.create_table(entry->table_uri, kRecordTableConfig);
   bson::Document record = DurableCatalog::record(*entry, IndexList{});
   // Always in a unit of work of its own, even when the caller runs in a multi-document

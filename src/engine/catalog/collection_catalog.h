@@ -67,10 +67,12 @@ class CollectionCatalog {
   std::shared_ptr<CollectionEntry> lookup_or_create(OperationContext& op, std::string_view db,
                                                     std::string_view coll);
 
-  /// The collection's entry, and whether this call created it (false: it already existed).
+  /// The collection's entry, and whether this call created it (false: it already existed);
+  /// a created one gets `validation` and `default_collation` (null: simple).
   std::pair<std::shared_ptr<CollectionEntry>, bool> create_if_missing(
       OperationContext& op, std::string_view db, std::string_view coll,
-      std::shared_ptr<const CollectionValidation> validation = nullptr);
+      std::shared_ptr<const CollectionValidation> validation = nullptr,
+      std::shared_ptr<const Collation> default_collation = nullptr);
 
   /// The collection a write goes to, with its write gate held shared for the write.
   struct WriteTarget {

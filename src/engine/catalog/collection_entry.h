@@ -16,6 +16,7 @@
 #include "engine/catalog/write_gate.h"
 #include "engine/collection_validation.h"
 #include "engine/index_descriptor.h"
+#include "mongostore/bson/builder.h"
 
 namespace mongostore::engine {
 
@@ -51,6 +52,10 @@ struct CollectionEntry {
   // Set (under the exclusive gate) when a rename or a drop took this entry out of the
   // catalog: a writer that resolved the name before must resolve it again.
   std::atomic<bool> retired{false};
+  // The collection's default collation (create's `collation`; null: simple). Set before the
+  // entry is published and never changed: operations without a collation of their own and
+  // indexes created without one take it.
+  std::shared_ptr<const Collation> default_collation;
   // Set with `retired` when the collection itself is gone (dropped, or replaced by a rename
   // onto its name), not merely renamed: an open cursor on it is killed.
   std::atomic<bool> dropped{false};
@@ -72,6 +77,16 @@ struct CollectionEntry {
   void set_validation(std::shared_ptr<const CollectionValidation> v) {
     std::lock_guard<std::mutex> lock(index_mutex);
     validation_ = std::move(v);
+  }
+  /// The create options as listCollections shows them and the catalog record keeps them:
+  /// the validator fields, and `collation` in its full form when not simple.
+  bson::Document options() const {
+    bson::Document validation = this->validation()->options();
+    if (!default_collation) return validation;
+    bson::DocumentBuilder b;
+    b.append_elements(validation.view());
+    b.append("collation", default_collation->spec().view());
+    return b.finish();
   }
 
  private:

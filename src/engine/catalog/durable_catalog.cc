@@ -31,8 +31,18 @@ std::map<std::string, std::shared_ptr<CollectionEntry>> DurableCatalog::load() {
       entry->coll = std::string(record.get("collection").as_string());
       entry->table_uri = std::string(record.get("table").as_string());
       if (bson::Value options = record.get("options"); options.is_document()) {
+        // Records written before default collations have no `collation`: simple.
+        bson::DocumentBuilder validation;
+        for (const bson::Element& o : options.as_document()) {
+          if (o.key == "collation") {
+            entry->default_collation = Collation::parse_option(o.value);
+          } else {
+            validation.append(o.key, o.value);
+          }
+        }
+        bson::Document v = validation.finish();
         entry->set_validation(std::make_shared<const CollectionValidation>(
-            CollectionValidation::parse(options.as_document(), "create")));
+            CollectionValidation::parse(v.view(), "create")));
       }
       referenced[entry->table_uri] = true;
       auto indexes = std::make_shared<IndexList>();
@@ -93,7 +103,7 @@ bson::Document DurableCatalog::record(const CollectionEntry& entry, const IndexL
   b.append("db", entry.db);
   b.append("collection", entry.coll);
   b.append("table", entry.table_uri);
-  b.append("options", entry.validation()->options());
+  b.append("options", entry.options());
   b.open_array("indexes");
   b.push(id_index_spec());
   for (const auto& ix : indexes) {

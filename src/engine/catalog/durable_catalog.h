@@ -2,7 +2,8 @@
 // collections exist, their options and their indexes, and which WiredTiger tables hold them.
 //
 // One record per collection, keyed by its namespace: {ns, db, collection, table, options,
-// indexes: [...]} (options: the validator fields as listCollections shows them), the `_id_`
+// indexes: [...]} (options: the validator fields and the default `collation`, as
+// listCollections shows them; a record without `collation` is simple), the `_id_`
 // index first, each secondary index with its table and multikey flag. The record changes in
 // the same WiredTiger transaction as what it describes (a rename, a drop, the first array key
 // of an index), so after a crash it agrees with the tables. load() reads it at open and

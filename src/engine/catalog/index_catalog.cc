@@ -15,10 +15,19 @@ constexpr UnitOfWork::Mode kWrite = UnitOfWork::Mode::kWrite;
 
 std::string IndexCatalog::create(OperationContext& op, std::string_view db, std::string_view coll,
                                  bson::DocumentView keys, bson::DocumentView options) {
-  IndexDescriptor d = IndexDescriptor::parse(keys, options);
+  // Without its own collation an index takes the collection's default.
+  auto existing = collections_.lookup(db, coll);
+  IndexDescriptor d =
+      IndexDescriptor::parse(keys, options, existing ? existing->default_collation : nullptr);
   bool id_key_pattern =
       d.fields().size() == 1 && d.fields()[0].path == "_id" && !d.fields()[0].descending;
-  if (d.is_id_index() || (id_key_pattern && !d.unique() && !d.sparse() && !d.partial_filter())) {
+  // {_id: 1} under another collation than the collection's is an index of its own, as in
+  // MongoDB (whose `_id` index has the collection's default collation).
+  bool id_collation =
+      d.collation() == nullptr ||
+      Collation::same(d.collation(), existing ? existing->default_collation.get() : nullptr);
+  if (d.is_id_index() ||
+      (id_key_pattern && id_collation && !d.unique() && !d.sparse() && !d.partial_filter())) {
     // The _id index always exists.
     collections_.lookup_or_create(op, db, coll);
     return "_id_";
@@ -27,6 +36,7 @@ std::string IndexCatalog::create(OperationContext& op, std::string_view db, std:
     auto entry = collections_.lookup_or_create(op, db, coll);
     std::unique_lock gate(entry->write_gate);
     if (collections_.lookup(db, coll) != entry) continue;  // dropped meanwhile: retry
+    if (entry != existing) d = IndexDescriptor::parse(keys, options, entry->default_collation);
     auto current = entry->indexes();
     for (const auto& ix : *current) {
       const IndexDescriptor& e = ix->descriptor;
@@ -113,7 +123,7 @@ void IndexCatalog::drop(OperationContext& op, std::string_view db, std::string_v
   IndexDescriptor wanted = IndexDescriptor::parse(keys, bson::DocumentView());
   bool is_id = wanted.fields().size() == 1 && wanted.fields()[0].path == "_id";
   drop_where(op, db, coll, "can't find index with key: " + keys.to_json(), is_id,
-             [&](const IndexDescriptor& d) { return d.same_key(wanted); });
+             [&](const IndexDescriptor& d) { return d.same_key_pattern(wanted); });
 }
 
 template <class Pred>

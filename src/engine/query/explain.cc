@@ -39,6 +39,7 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
     w.append("isUnique", d.unique());
     w.append("isSparse", d.sparse());
     w.append("isPartial", d.partial_filter().has_value());
+    if (d.collation() != nullptr) w.append("collation", d.collation()->spec().view());
     w.append("direction", plan.index_plan->reverse ? "backward" : "forward");
     w.append("indexBounds", plan.index_plan->bounds.view());
     w.close();

@@ -58,38 +58,28 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
   PlannedQuery q;
   q.sort = bson::Document::copy_of(sort);
   q.hint = hint;
-  if (matcher.collation() != nullptr) {
-    // The indexes hold keys in the simple collation (bytes), so they cannot bound strings
-    // compared under another one, nor give their order: a collection scan (a pinned `_id`
-    // without strings stays a point lookup), or a hinted index read whole, the matcher
-    // deciding and a blocking sort ordering.
-    if (!hint.empty()) {
-      std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
-      if (index == nullptr) return q;
-      std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
-      q.index_plan = plan_query(bson::DocumentView(), bson::DocumentView(), only,
-                                /*forced=*/true, explain_bounds);
-      if (q.index_plan && !sort.empty()) q.index_plan->provides_sort = false;
-      q.index = std::move(index);
-      return q;
-    }
+  const Collation* collation = matcher.collation().get();
+  // The `_id` index (the record table) holds simple keys: a pinned `_id` holding a string
+  // under another collation may match other `_id`s, so it is not a point lookup then.
+  auto point_id = [&]() -> std::optional<bson::Value> {
     auto id = pinned_id(matcher);
-    if (id && !Collation::collation_sensitive(*id)) q.id_key = record_key(*id);
-    return q;
-  }
+    if (id && collation != nullptr && Collation::collation_sensitive(*id)) return std::nullopt;
+    return id;
+  };
   if (!hint.empty()) {
     std::shared_ptr<IndexEntry> index = hinted_index(entry, hint);
     if (index == nullptr) {
       // The `_id` order: a pinned `_id` stays a point lookup (the same entries either way).
-      if (auto id = pinned_id(matcher)) q.id_key = record_key(*id);
+      if (auto id = point_id()) q.id_key = record_key(*id);
       return q;
     }
     std::vector<IndexCandidate> only{IndexCandidate{&index->descriptor, index->multikey.load()}};
-    q.index_plan = plan_query(matcher.filter(), sort, only, /*forced=*/true, explain_bounds);
+    q.index_plan =
+        plan_query(matcher.filter(), sort, only, /*forced=*/true, explain_bounds, collation);
     q.index = std::move(index);
     return q;
   }
-  if (auto id = pinned_id(matcher)) {
+  if (auto id = point_id()) {
     q.id_key = record_key(*id);
     return q;
   }
@@ -99,7 +89,8 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
   for (const auto& ix : *indexes) {
     candidates.push_back(IndexCandidate{&ix->descriptor, ix->multikey.load()});
   }
-  q.index_plan = plan_query(matcher.filter(), sort, candidates, /*forced=*/false, explain_bounds);
+  q.index_plan =
+      plan_query(matcher.filter(), sort, candidates, /*forced=*/false, explain_bounds, collation);
   if (!q.index_plan) return q;
   if (q.index_plan->candidate == 0) {
     q.id_index = true;

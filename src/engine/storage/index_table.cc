@@ -6,14 +6,54 @@
 
 namespace mongostore::engine {
 
+namespace {
+
+std::string lower_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    out += kDigits[static_cast<uint8_t>(c) >> 4];
+    out += kDigits[static_cast<uint8_t>(c) & 0xF];
+  }
+  return out;
+}
+
+}  // namespace
+
 void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
                          const std::vector<bson::Value>& values) {
-  bson::DocumentBuilder kv;
-  for (size_t i = 0; i < d.fields().size() && i < values.size(); ++i) {
-    kv.append(d.fields()[i].path, values[i]);
+  const Collation* collation = d.collation();
+  if (collation == nullptr) {
+    bson::DocumentBuilder kv;
+    for (size_t i = 0; i < d.fields().size() && i < values.size(); ++i) {
+      kv.append(d.fields()[i].path, values[i]);
+    }
+    throw DuplicateKeyError("E11000 duplicate key error collection: " + ns + " index: " + d.name() +
+                                " dup key: " + describe_key(d, values),
+                            bson::Document::copy_of(d.key_pattern()), kv.finish());
   }
+  // As mongod: under a collation the key holds ICU sort keys, not the strings, and it reports
+  // a string part as the sort key's lowercase hex (keyValue) and "0x" + that (the message).
+  bson::DocumentBuilder kv;
+  std::string described = "{ ";
+  for (size_t i = 0; i < d.fields().size() && i < values.size(); ++i) {
+    const std::string& path = d.fields()[i].path;
+    if (i > 0) described += ", ";
+    bson::OwnedValue key = collation->comparison_key(values[i]);
+    if (key.view().is_string()) {
+      std::string hex = lower_hex(key.view().as_string());
+      kv.append(path, hex);
+      described += path + ": \"0x" + hex + "\"";
+    } else {
+      kv.append(path, key.view());
+      described += path + ": " + key.view().to_json();
+    }
+  }
+  described += " }";
   throw DuplicateKeyError("E11000 duplicate key error collection: " + ns + " index: " + d.name() +
-                              " dup key: " + describe_key(d, values),
+                              " collation: " + collation->spec().to_json() +
+                              " dup key: " + described,
                           bson::Document::copy_of(d.key_pattern()), kv.finish());
 }
 

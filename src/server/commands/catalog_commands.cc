@@ -112,17 +112,10 @@ void list_collections(const CommandContext& ctx, DocumentBuilder& b) {
 
 // create makes a plain collection, with a validator when asked. The options MongoDB has for
 // anything else (views, capped, time series, clustered, ...) fail NotImplemented before this
-// runs (the command table), and so does a non-simple default collation (here), so nothing
-// is made that is not what the client asked for.
+// runs (the command table), so nothing is made that is not what the client asked for. A
+// `collation` is the collection's default one (kept in its catalog record).
 void create(const CommandContext& ctx, DocumentBuilder&) {
   const std::string& coll = ctx.collection;
-  // The simple collation is every collection's default; another one is not kept yet.
-  if (!collation_of(ctx.cmd).empty() &&
-      engine::Collation::parse(ctx.cmd.get("collation").as_document()) != nullptr) {
-    throw Error(ErrorCode::kNotImplemented,
-                "a collection default collation (create's 'collation') is not supported by "
-                "mongostore");
-  }
   if (Value capped = ctx.cmd.get("capped"); !capped.is_missing()) {
     if (capped.type() != bson::BsonType::kBool && !capped.is_number()) {
       throw Error(ErrorCode::kTypeMismatch,
@@ -144,6 +137,8 @@ void create(const CommandContext& ctx, DocumentBuilder&) {
       options.append(e.key, e.value);
     }
   }
+  // The default collation ({locale: "simple"} is the simple one, kept as no collation).
+  if (!collation_of(ctx.cmd).empty()) options.append("collation", ctx.cmd.get("collation"));
   ctx.engine.create_collection(ctx.db, coll, options.finish());
 }
 

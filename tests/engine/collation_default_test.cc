@@ -1,0 +1,142 @@
+// A collection's default collation (create's `collation`): kept in the durable catalog
+// record (and still there after a restart), shown by collection_options and list_indexes,
+// taken by operations and indexes that give none, overridden by an explicit
+// {locale: "simple"}.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/duplicate_key_error.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+namespace {
+
+using bson::Document;
+using bson::make_array;
+using bson::make_document;
+
+Document ci() {
+  return make_document("locale", "en", "strength", 2);
+}
+
+std::vector<int32_t> ids(Engine& e, const Document& filter, FindOptions o = {}) {
+  if (o.sort.empty()) o.sort = make_document("_id", 1);
+  std::vector<int32_t> out;
+  for (const auto& d : e.find("db", "c", filter, o)->to_vector()) {
+    out.push_back(d.get("_id").as_int32());
+  }
+  return out;
+}
+
+void fill(Engine& e) {
+  e.create_collection("db", "c", make_document("collation", ci()));
+  const char* names[] = {"Müller", "MÜLLER", "muller", "adam", "Adam"};
+  int id = 1;
+  for (const char* n : names) e.insert_one("db", "c", make_document("_id", id++, "name", n));
+}
+
+TEST(CollationDefault, OperationsAndIndexesInheritItAndSimpleOverridesIt) {
+  EngineOptions o;
+  o.durability = Durability::kInMemory;
+  auto e = Engine::open(o);
+  fill(*e);
+  // collection_options: the full form, as listCollections shows it.
+  Document options = e->collection_options("db", "c");
+  bson::DocumentView c = options.get("collation").as_document();
+  EXPECT_EQ(c.get("locale").as_string(), "en");
+  EXPECT_EQ(c.get("strength").number_as_double(), 2);
+  EXPECT_FALSE(c.get("caseLevel").truthy());
+  EXPECT_EQ(c.get("alternate").as_string(), "non-ignorable");
+  // Reads and writes without a collation take the default.
+  EXPECT_EQ(ids(*e, make_document("name", "müller")), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(e->count_documents("db", "c", make_document("name", "ADAM")), 2);
+  EXPECT_EQ(e->distinct("db", "c", "name", make_document()).size(), 3u);
+  FindOptions sorted;
+  sorted.sort = make_document("name", 1, "_id", 1);
+  EXPECT_EQ(ids(*e, make_document(), sorted), (std::vector<int32_t>{4, 5, 3, 1, 2}));
+  EXPECT_EQ(e->update_many("db", "c", make_document("name", "MULLER"),
+                           make_document("$set", make_document("seen", true)))
+                .matched_count,
+            1);
+  auto rows = e->aggregate("db", "c",
+                           {make_document("$match", make_document("name", "adam")),
+                            make_document("$count", "n")})
+                  ->to_vector();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].get("n").number_as_double(), 2);
+  // An explicit simple collation overrides it.
+  FindOptions simple;
+  simple.collation = make_document("locale", "simple");
+  EXPECT_EQ(ids(*e, make_document("name", "MÜLLER"), simple), (std::vector<int32_t>{2}));
+  CountOptions simple_count;
+  simple_count.collation = make_document("locale", "simple");
+  EXPECT_EQ(e->count_documents("db", "c", make_document("name", "ADAM"), simple_count), 0);
+  // An index without a collation takes the default; {locale: "simple"} asks for bytes.
+  // (A unique one over Müller and MÜLLER fails: they are one key.)
+  EXPECT_THROW(e->create_index("db", "c", make_document("name", 1), make_document("unique", true)),
+               DuplicateKeyError);
+  e->create_index("db", "c", make_document("name", 1));
+  auto indexes = e->list_indexes("db", "c");
+  ASSERT_EQ(indexes.size(), 2u);
+  EXPECT_EQ(indexes[1].get("collation").as_document(), c) << indexes[1].view().to_json();
+  e->create_index("db", "c", make_document("name", -1),
+                  make_document("collation", make_document("locale", "simple")));
+  indexes = e->list_indexes("db", "c");
+  ASSERT_EQ(indexes.size(), 3u);
+  EXPECT_TRUE(indexes[2].get("collation").is_missing()) << indexes[2].view().to_json();
+  // The inherited query uses the inherited index.
+  Document plan = e->explain_find("db", "c", make_document("name", "ADAM"));
+  EXPECT_EQ(plan.get_path("queryPlanner.winningPlan.inputStage.indexName").as_string(), "name_1")
+      << plan.view().to_json();
+  plan = e->explain_find("db", "c", make_document("name", "ADAM"), simple);
+  EXPECT_EQ(plan.get_path("queryPlanner.winningPlan.inputStage.indexName").as_string(), "name_-1")
+      << plan.view().to_json();
+  // A rename keeps it.
+  e->rename_collection("db", "c", "db", "r", false);
+  EXPECT_FALSE(e->collection_options("db", "r").get("collation").is_missing());
+  // Bad default collations fail as mongod's; the simple one is no default.
+  EXPECT_THROW(e->create_collection("db", "bad",
+                                    make_document("collation", make_document("locale", "xx_YY"))),
+               Error);
+  e->create_collection("db", "s", make_document("collation", make_document("locale", "simple")));
+  EXPECT_TRUE(e->collection_options("db", "s").get("collation").is_missing());
+}
+
+TEST(CollationDefault, SurvivesARestart) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mongostore-collation-" + std::to_string(std::random_device{}()));
+  EngineOptions o;
+  o.path = dir.string();
+  {
+    auto e = Engine::open(o);
+    fill(*e);
+    e->create_index("db", "c", make_document("u", 1),
+                    make_document("unique", true, "sparse", true));
+    e->insert_one("db", "c", make_document("_id", 8, "u", "x"));
+    e->create_collection("db", "plain");
+  }
+  {
+    auto e = Engine::open(o);
+    Document options = e->collection_options("db", "c");
+    bson::Value c = options.get("collation");
+    ASSERT_TRUE(c.is_document());
+    EXPECT_EQ(c.as_document().get("strength").number_as_double(), 2);
+    EXPECT_TRUE(e->collection_options("db", "plain").get("collation").is_missing());
+    EXPECT_EQ(ids(*e, make_document("name", "müller")), (std::vector<int32_t>{1, 2}));
+    EXPECT_FALSE(e->list_indexes("db", "c")[1].get("collation").is_missing());
+    EXPECT_THROW(e->insert_one("db", "c", make_document("_id", 9, "u", "X")), DuplicateKeyError);
+    // An index made after the restart still inherits it.
+    e->create_index("db", "c", make_document("other", 1));
+    EXPECT_FALSE(e->list_indexes("db", "c")[2].get("collation").is_missing());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mongostore::engine
