@@ -329,8 +329,8 @@ std::vector<Document> Searcher::Impl::run(const std::vector<Document>& pipeline)
   return rows;
 }
 
-Value Searcher::Impl::output_value(size_t i, const Plan& plan, bson::DocumentView row) const {
-  const Output o = effective_outputs()[i];
+Value Searcher::Impl::output_value(const Output& o, size_t i, const Plan& plan,
+                                   bson::DocumentView row) const {
   bson::Value v = row.get_path(plan.output_columns[i]);
   if (o.record) {
     int64_t sid = 0;
@@ -375,7 +375,10 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
   out.reserve(documents.size());
   for (const Document& d : documents) {
     std::vector<Value> values;
-    for (size_t i = 0; i < outs.size(); ++i) values.push_back(output_value(i, p, d.view()));
+    values.reserve(outs.size());
+    // The outputs are resolved once per result set, not once per value.
+    for (size_t i = 0; i < outs.size(); ++i)
+      values.push_back(output_value(outs[i], i, p, d.view()));
     out.emplace_back(names, std::move(values));
   }
   return ResultSet(std::move(names), std::move(records), std::move(out));

@@ -56,8 +56,9 @@ class Searcher::Impl {
   Plan plan() const;
   /// The rows of `documents` (pipeline output rows) as result rows.
   ResultSet rows(const std::vector<bson::Document>& documents) const;
-  /// The value of output `i` in `row` (records fetched through the store).
-  Value output_value(size_t i, const Plan& plan, bson::DocumentView row) const;
+  /// The value of output `i` (`o`, one of effective_outputs()) in `row` (records fetched
+  /// through the store).
+  Value output_value(const Output& o, size_t i, const Plan& plan, bson::DocumentView row) const;
   /// The effective outputs (the root's record as "record" when none was declared).
   std::vector<Output> effective_outputs() const;
   /// Runs `pipeline` on the root collection, counting the query and its rows in `stats`.
