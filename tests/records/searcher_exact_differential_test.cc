@@ -337,6 +337,28 @@ TEST_P(ExactDifferential, ScaledEqualityIsExactWhereDoublesAreNot) {
   EXPECT_EQ(search.stats().rows_transferred, 3);
 }
 
+// Where the exact products are equal but the server's rounded ones are not: 1 · 3/10 and
+// 3 · 1/10 (normalised: double(1/3) · double(3/10) is 2^-56 below double(1/10)). The window's
+// tolerance keeps the row for ==, <= and >=; a window without it would drop it for == and >=.
+TEST_P(ExactDifferential, TheWindowKeepsMatchesWhoseRoundedProductsDiffer) {
+  RecordStore store = open();
+  int64_t sid = store.save(ExactSample{Rational(3, 10), Rational(1, 10), std::nullopt});
+  store.save(ExactSample{Rational(3, 10), Rational(1, 9), std::nullopt});
+  for (CompareOp op : {CompareOp::kEq, CompareOp::kLe, CompareOp::kGe}) {
+    Searcher search = store.searcher();
+    Var v = search.variable<ExactSample>();
+    search.add(v.field("p").scaled(Rational(1), op, v.field("q"), Rational(3)));
+    search.output(v.sid(), "sid");
+    std::vector<int64_t> got;
+    for (const Value& s : search.results().column("sid")) got.push_back(s.as<int64_t>());
+    if (op == CompareOp::kLe) {
+      EXPECT_EQ(got.size(), 2u) << op_name(op);  // 3/10 <= 3/9 too
+    } else {
+      EXPECT_EQ(got, std::vector<int64_t>({sid})) << op_name(op);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ExactDifferential, backend_params(), store_param_name);
 
 }  // namespace
