@@ -140,10 +140,11 @@ struct ResultPage {
 /// and the rows they sent to the client. Every row a query selects on the server is one row
 /// transferred; rows the client drops after transfer (exact comparisons, verified on the
 /// client, and superseded versions a page under only_latest reads) are transferred too, so
-/// `rows_transferred` minus the rows returned is the prefilter's waste. A page reads at most size +
-/// 1 rows (the extra one tells whether there is more) plus one for its total. Records named by
-/// record outputs are then fetched by sid through the store's identity cache, which is not counted
-/// here.
+/// `rows_transferred` minus the rows returned is the prefilter's waste. A page reads size + 1
+/// rows (the extra one tells whether there is more) plus the rows the client drops among
+/// them, and one for its total (with exact comparisons: every candidate, verified). Records
+/// named by record outputs are then fetched by sid through the store's identity cache, which
+/// is not counted here.
 struct SearchStats {
   int64_t queries = 0;
   int64_t rows_transferred = 0;
