@@ -596,6 +596,16 @@ TEST_P(SearcherContract, DocumentationExamplesWork) {
     }
     EXPECT_EQ(pages, 2);
   }
+  {  // "Exact comparisons"
+    Searcher search = store.searcher();
+    Var s = search.variable<Structure>();
+    search.add(s.field("energy").exact(CompareOp::kLe, Rational(-25, 2)));  // energy <= -12.5
+    EXPECT_EQ(search.count(), 1);  // SrO's -12.5, exactly
+    Searcher scaled = store.searcher();
+    Var t = scaled.variable<Structure>();
+    scaled.add(t.field("energy").scaled(Rational(2), CompareOp::kEq, Rational(-6)));
+    EXPECT_EQ(scaled.count(), 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SearcherContract, store_params(), store_param_name);
