@@ -539,9 +539,9 @@ TEST(PageToken, IssuedTokensKeepTheirBytesAndStillDecode) {
       "OiJieXRlcyIsInZhbHVlIjoiQVFJIn0seyJ0eXBlIjoiYm9vbCIsInZhbHVlIjp0cnVlfV0sImQiOiJiYWNrd2FyZC"
       "IsImYiOiJmcCIsIm0iOiIxODFlNjY1ZTZmOTg3OWM2YTk2MDZkYmYzYzlkMWQxZGU5YTY0Yzk5ODFlNTQ0YTQ1ZGM4"
       "YTI4NGNhNGJmMTAxIiwicyI6NywidiI6M30";
-  const std::vector<AnchorKind> kinds = {AnchorKind::kFloat, AnchorKind::kInt,
+  const std::vector<AnchorKind> kinds = {AnchorKind::kFloat,  AnchorKind::kInt,
                                          AnchorKind::kString, AnchorKind::kInt,
-                                         AnchorKind::kBytes, AnchorKind::kBool};
+                                         AnchorKind::kBytes,  AnchorKind::kBool};
   const uint8_t raw[] = {1, 2};
   bson::DocumentBuilder a;
   a.append("0", -12.5)
@@ -575,20 +575,21 @@ TEST(PageToken, IssuedTokensKeepTheirBytesAndStillDecode) {
       "djNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMiOjcs"
       "InYiOjN9",
       "fp", one, key));
-  for (const char* variant : {
-           "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ICJmb3J3YXJkIiwiZiI6ImZwIiwibSI6IjUx"
-           "OWY3YzVmOTY3Y2FhMDg1ZThhZjIwOGNjMTU3OTdiN2MxZGY1ZDcxZmI3NWI2M2Q2Y2ZiMTBkZGE0NTdlYTYiLCJz"
-           "Ijo3LCJ2IjozfQ",
-           "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
-           "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
-           "OnsiJG51bWJlckxvbmciOiI3In0sInYiOjN9",
-           "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
-           "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
-           "OjcsInMiOjgsInYiOjN9",
-           "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
-           "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
-           "OjcuMCwidiI6M30",
-       }) {
+  for (
+      const char* variant : {
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ICJmb3J3YXJkIiwiZiI6ImZwIiwibSI6IjUx"
+          "OWY3YzVmOTY3Y2FhMDg1ZThhZjIwOGNjMTU3OTdiN2MxZGY1ZDcxZmI3NWI2M2Q2Y2ZiMTBkZGE0NTdlYTYiLCJz"
+          "Ijo3LCJ2IjozfQ",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OnsiJG51bWJlckxvbmciOiI3In0sInYiOjN9",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OjcsInMiOjgsInYiOjN9",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OjcuMCwidiI6M30",
+      }) {
     EXPECT_THROW(decode_page_token(variant, "fp", one, key), PaginationCursorError) << variant;
   }
 }

@@ -600,7 +600,7 @@ TEST_P(SearcherContract, DocumentationExamplesWork) {
     Searcher search = store.searcher();
     Var s = search.variable<Structure>();
     search.add(s.field("energy").exact(CompareOp::kLe, Rational(-25, 2)));  // energy <= -12.5
-    EXPECT_EQ(search.count(), 1);  // SrO's -12.5, exactly
+    EXPECT_EQ(search.count(), 1);                                           // SrO's -12.5, exactly
     Searcher scaled = store.searcher();
     Var t = scaled.variable<Structure>();
     scaled.add(t.field("energy").scaled(Rational(2), CompareOp::kEq, Rational(-6)));
