@@ -2,6 +2,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/content_id.h"
+#include "records/keyset_segments.h"
 #include "records/record_validator.h"
 #include "records/store_layout.h"
 
@@ -100,6 +101,17 @@ void CollectionSetup::create(const RecordSchema& schema) {
       keys.append("f." + col, 1);
     }
     index(name, keys.finish(), false);
+  }
+  // Declared page orders: the index ensure_page_index makes for the same order.
+  for (const auto& order : schema.page_indexes()) {
+    std::vector<KeysetKey> keys;
+    for (const PageIndexKey& key : order) {
+      const FieldSchema& f = schema.fields()[*schema.field_index(key.field)];
+      keys.push_back(
+          KeysetKey{"f." + f.columns().front().name, key.descending, 1, AnchorKind::kInt});
+    }
+    bson::Document index_keys = keyset_index_keys(keys);
+    coll.create_index(index_keys, make_document("name", keyset_index_name(c, index_keys)));
   }
 }
 

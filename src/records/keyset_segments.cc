@@ -4,6 +4,7 @@
 #include <set>
 
 #include "mongostore/bson/builder.h"
+#include "records/collection_setup.h"
 
 namespace mongostore::records {
 
@@ -119,6 +120,17 @@ Document keyset_sort(const std::vector<KeysetKey>& keys, bool forward) {
   }
   if (used.insert("_id").second) sort.append("_id", flip);
   return sort.finish();
+}
+
+std::string keyset_index_name(const std::string& collection, const Document& index_keys) {
+  std::string name = "px_" + collection;
+  for (const bson::Element& e : index_keys.view()) {
+    std::string column(e.key);
+    if (column.rfind("f.", 0) == 0) column = column.substr(2);
+    name += "_" + column;
+    if (e.value.number_as_double() < 0) name += "_desc";
+  }
+  return bounded_name(name);
 }
 
 Document keyset_index_keys(const std::vector<KeysetKey>& keys) {

@@ -65,4 +65,9 @@ bson::Document keyset_sort(const std::vector<KeysetKey>& keys, bool forward);
 /// `_id: 1` (the sid tie-break), repeated columns once.
 bson::Document keyset_index_keys(const std::vector<KeysetKey>& keys);
 
+/// The name of that index on `collection`: `px_<collection>_<column>[_desc]..._id`, bounded
+/// to 63 characters (collection_setup.h's bounded_name). Shared by ensure_page_index and the
+/// page indexes a record declares, so each finds the other's.
+std::string keyset_index_name(const std::string& collection, const bson::Document& index_keys);
+
 }  // namespace mongostore::records

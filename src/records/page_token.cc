@@ -69,191 +69,66 @@ struct Json {
   }
 };
 
-// A strict parser of compact JSON (what CanonicalJson writes): no whitespace, bounded depth.
-class Parser {
- public:
-  explicit Parser(std::string_view text) : s_(text) {}
-  Json parse_all() {
-    Json j = value(0);
-    if (pos_ != s_.size()) bad("trailing characters");
-    return j;
+// A token's JSON as Json values, read by the project's extended-JSON reader
+// (bson::Document::from_json, libbson's): only null, bools, integers, strings, arrays and
+// objects nested at most three deep are token values; anything else (a double, an
+// extended-JSON type) is refused. The caller re-encodes the result canonically and compares
+// it with the text, which refuses whitespace, key order, escapes other than CanonicalJson's,
+// repeated keys and wrappers such as {"$numberLong": "1"} that the reader folds away.
+Json token_value(const bson::Value& v, int depth) {
+  if (depth > 3) bad("nested too deeply");
+  Json j;
+  switch (v.type()) {
+    case bson::BsonType::kNull:
+      break;
+    case bson::BsonType::kBool:
+      j.v = v.as_bool();
+      break;
+    case bson::BsonType::kInt32:
+      j.v = static_cast<int64_t>(v.as_int32());
+      break;
+    case bson::BsonType::kInt64:
+      j.v = v.as_int64();
+      break;
+    case bson::BsonType::kString:
+      if (v.as_string().size() > kMaxStringBytes) bad("string too long");
+      j.v = std::string(v.as_string());
+      break;
+    case bson::BsonType::kArray: {
+      std::vector<Json> items;
+      for (const bson::Element& e : v.as_array()) items.push_back(token_value(e.value, depth + 1));
+      j.v = std::move(items);
+      break;
+    }
+    case bson::BsonType::kDocument: {
+      std::map<std::string, Json> members;
+      for (const bson::Element& e : v.as_document()) {
+        members.emplace(std::string(e.key), token_value(e.value, depth + 1));
+      }
+      j.v = std::move(members);
+      break;
+    }
+    default:
+      bad("not a token value");
   }
+  return j;
+}
 
- private:
-  Json value(int depth) {
-    if (depth > 3) bad("nested too deeply");
-    if (pos_ >= s_.size()) bad("truncated");
-    char c = s_[pos_];
-    Json j;
-    if (c == '{') {
-      ++pos_;
-      std::map<std::string, Json> o;
-      if (peek('}')) {
-        ++pos_;
-      } else {
-        for (;;) {
-          std::string key = string();
-          expect(':');
-          Json item = value(depth + 1);
-          if (!o.emplace(std::move(key), std::move(item)).second) bad("repeated key");
-          if (peek(',')) {
-            ++pos_;
-            continue;
-          }
-          expect('}');
-          break;
-        }
-      }
-      j.v = std::move(o);
-    } else if (c == '[') {
-      ++pos_;
-      std::vector<Json> a;
-      if (peek(']')) {
-        ++pos_;
-      } else {
-        for (;;) {
-          a.push_back(value(depth + 1));
-          if (peek(',')) {
-            ++pos_;
-            continue;
-          }
-          expect(']');
-          break;
-        }
-      }
-      j.v = std::move(a);
-    } else if (c == '"') {
-      j.v = string();
-    } else if (literal("true")) {
-      j.v = true;
-    } else if (literal("false")) {
-      j.v = false;
-    } else if (literal("null")) {
-      j.v = std::monostate{};
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      size_t start = pos_;
-      if (c == '-') ++pos_;
-      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
-      std::string digits(s_.substr(start, pos_ - start));
-      if (digits.size() > 20) bad("number too long");
-      errno = 0;
-      char* end = nullptr;
-      long long n = std::strtoll(digits.c_str(), &end, 10);
-      if (errno != 0 || end != digits.c_str() + digits.size() || digits == "-") {
-        bad("bad number");
-      }
-      j.v = static_cast<int64_t>(n);
-    } else {
-      bad("unexpected character");
-    }
-    return j;
+Json parse_token_json(std::string_view json) {
+  bson::Document d;
+  try {
+    d = bson::Document::from_json(json);
+  } catch (const Error&) {
+    bad("not JSON");
   }
-  bool peek(char c) const { return pos_ < s_.size() && s_[pos_] == c; }
-  void expect(char c) {
-    if (!peek(c)) bad(std::string("expected '") + c + "'");
-    ++pos_;
+  std::map<std::string, Json> members;
+  for (const bson::Element& e : d.view()) {
+    members.emplace(std::string(e.key), token_value(e.value, 1));
   }
-  bool literal(std::string_view word) {
-    if (s_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-  unsigned hex4() {
-    if (pos_ + 4 > s_.size()) bad("truncated escape");
-    unsigned v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = s_[pos_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9') {
-        v |= static_cast<unsigned>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        v |= static_cast<unsigned>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        v |= static_cast<unsigned>(c - 'A' + 10);
-      } else {
-        bad("bad escape");
-      }
-    }
-    return v;
-  }
-  static void utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    for (;;) {
-      if (pos_ >= s_.size()) bad("unterminated string");
-      char c = s_[pos_++];
-      if (c == '"') break;
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) {
-        bad("raw control or non-ASCII character in a string");
-      }
-      if (c != '\\') {
-        out += c;
-      } else {
-        if (pos_ >= s_.size()) bad("truncated escape");
-        char e = s_[pos_++];
-        switch (e) {
-          case '"':
-          case '\\':
-          case '/':
-            out += e;
-            break;
-          case 'b':
-            out += '\b';
-            break;
-          case 'f':
-            out += '\f';
-            break;
-          case 'n':
-            out += '\n';
-            break;
-          case 'r':
-            out += '\r';
-            break;
-          case 't':
-            out += '\t';
-            break;
-          case 'u': {
-            unsigned cp = hex4();
-            if (cp >= 0xD800 && cp < 0xDC00) {
-              if (!literal("\\u")) bad("lone surrogate");
-              unsigned lo = hex4();
-              if (lo < 0xDC00 || lo >= 0xE000) bad("lone surrogate");
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else if (cp >= 0xDC00 && cp < 0xE000) {
-              bad("lone surrogate");
-            }
-            utf8(out, cp);
-            break;
-          }
-          default:
-            bad("bad escape");
-        }
-      }
-      if (out.size() > kMaxStringBytes) bad("string too long");
-    }
-    return out;
-  }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-};
+  Json j;
+  j.v = std::move(members);
+  return j;
+}
 
 // The lowercase hex HMAC-SHA256 of `json` under `key`.
 std::string mac_of(std::string_view json, std::string_view key) {
@@ -406,7 +281,7 @@ PageToken decode_page_token(std::string_view text, std::string_view fingerprint,
   std::string json;
   if (!base64url_decode(text, &json)) bad("not base64url");
   if (json.size() > kMaxJsonBytes) bad("too long");
-  Json parsed = Parser(json).parse_all();
+  Json parsed = parse_token_json(json);
   if (parsed.canonical().dump() != json) bad("not in canonical form");
   const auto* o = std::get_if<std::map<std::string, Json>>(&parsed.v);
   if (!o || o->size() != 6) bad("not a token object");

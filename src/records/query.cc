@@ -121,16 +121,45 @@ Condition FieldRef::compare(CompareOp op, Value literal) const {
   return Condition(node(std::move(n)));
 }
 
-Condition FieldRef::exact(CompareOp op, Rational value) const {
-  const FieldSchema* f = path_.field_schema();
+namespace {
+void check_exact_field(const FieldPath& path) {
+  const FieldSchema* f = path.field_schema();
   if (!f || (f->type.kind != FieldKind::kRational && f->type.kind != FieldKind::kFloat)) {
-    throw SchemaError(path_.describe() + ": exact comparisons need a rational or float field");
+    throw SchemaError(path.describe() + ": exact comparisons need a rational or float field");
   }
+}
+}  // namespace
+
+Condition FieldRef::exact(CompareOp op, Rational value) const {
+  check_exact_field(path_);
   CondNode n;
   n.kind = CondNode::Kind::kExact;
   n.op = op;
   n.lhs = path_;
   n.values = {Value(std::move(value))};
+  return Condition(node(std::move(n)));
+}
+
+Condition FieldRef::scaled(Rational factor, CompareOp op, Rational value) const {
+  check_exact_field(path_);
+  CondNode n;
+  n.kind = CondNode::Kind::kExact;
+  n.op = op;
+  n.lhs = path_;
+  n.values = {Value(std::move(value)), Value(std::move(factor))};
+  return Condition(node(std::move(n)));
+}
+
+Condition FieldRef::scaled(Rational factor, CompareOp op, const FieldRef& other,
+                           Rational other_factor) const {
+  check_exact_field(path_);
+  check_exact_field(other.path_);
+  CondNode n;
+  n.kind = CondNode::Kind::kExactField;
+  n.op = op;
+  n.lhs = path_;
+  n.rhs = other.path_;
+  n.values = {Value(std::move(factor)), Value(std::move(other_factor))};
   return Condition(node(std::move(n)));
 }
 

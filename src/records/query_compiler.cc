@@ -1,6 +1,9 @@
 #include "records/query_compiler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "mongostore/error.h"
 #include "mongostore/records/searcher.h"
@@ -245,6 +248,95 @@ std::string element_key(const FieldPath& path) {
 
 }  // namespace
 
+namespace {
+
+// `op` with its operands swapped: a < b is b > a (and a comparison multiplied by a negative).
+CompareOp mirrored(CompareOp op) {
+  switch (op) {
+    case CompareOp::kLt:
+      return CompareOp::kGt;
+    case CompareOp::kLe:
+      return CompareOp::kGe;
+    case CompareOp::kGt:
+      return CompareOp::kLt;
+    case CompareOp::kGe:
+      return CompareOp::kLe;
+    default:
+      return op;
+  }
+}
+
+// The server prefilter of `a · x op b · y` (x, y fields): an error-bounded window on the
+// stored nearest doubles that keeps every row where the exact comparison holds.
+//
+// The factors are first divided by max(|a|, |b|), which changes no comparison: the larger
+// becomes ±1 and the smaller lies in [-1, 1]. Their doubles A, B are then exact or within a
+// relative u = 2^-53 of them (when the smaller one is a nonzero value below the smallest
+// normal double, no window is claimed: the prefilter is "both known"). Each stored column
+// dx is x rounded to nearest: |dx - x| <= u|x| + 2^-1075. The server computes P = A·dx,
+// Q = B·dy, D = P - Q and S = |P| + |Q|, each rounded once; expanding the roundings gives
+// |D - (a'x - b'y)| <= 7u·S + 2^-1072 (u² terms included, |A|, |B| <= 1). The window's
+// tolerance is tol = S·2^-48 + 2^-1060, more than four times that bound even after tol's own
+// roundings (2^-48 = 32u). So where a'x - b'y = 0, |D| <= tol; where it is < 0 (or <= 0),
+// D <= tol; where it is > 0 (or >= 0), -D <= tol. When P or Q overflows, S is infinite and
+// the row is kept (S == +inf): the client decides. `!=` keeps every row with both known.
+Document scaled_window(const CondNode& n, QueryPaths& paths) {
+  std::string cx = "$" + paths.column(n.lhs), cy = "$" + paths.column(n.rhs);
+  auto known_expr = [](const std::string& p) {
+    return make_document("$gt", make_array(p, bson::Null{}));
+  };
+  std::vector<Document> all = {known_expr(cx), known_expr(cy)};
+  const Rational& a = n.values[0].as<Rational>();
+  const Rational& b = n.values[1].as<Rational>();
+  bool windowed = n.op != CompareOp::kNe && (a.sign() != 0 || b.sign() != 0);
+  double A = 0, B = 0;
+  if (windowed) {
+    Rational scale = std::max(a.abs(), b.abs());
+    Rational an = a / scale, bn = b / scale;
+    A = an.nearest_double();
+    B = bn.nearest_double();
+    auto tiny = [](const Rational& r, double d) {
+      return r.sign() != 0 && std::fabs(d) < std::numeric_limits<double>::min();
+    };
+    windowed = !tiny(an, A) && !tiny(bn, B);
+  }
+  if (windowed) {
+    Document P = make_document("$multiply", make_array(A, cx));
+    Document Q = make_document("$multiply", make_array(B, cy));
+    Document S =
+        make_document("$add", make_array(make_document("$abs", P), make_document("$abs", Q)));
+    Document tol = make_document(
+        "$add", make_array(make_document("$multiply", make_array(S, 0x1p-48)), 0x1p-1060));
+    Document window;
+    switch (n.op) {
+      case CompareOp::kEq:
+        window = make_document(
+            "$lte",
+            make_array(make_document("$abs", make_document("$subtract", make_array(P, Q))), tol));
+        break;
+      case CompareOp::kLt:
+      case CompareOp::kLe:
+        window =
+            make_document("$lte", make_array(make_document("$subtract", make_array(P, Q)), tol));
+        break;
+      default:  // kGt, kGe
+        window =
+            make_document("$lte", make_array(make_document("$subtract", make_array(Q, P)), tol));
+        break;
+    }
+    Document overflow =
+        make_document("$eq", make_array(S, std::numeric_limits<double>::infinity()));
+    all.push_back(make_document("$or", make_array(overflow, window)));
+  }
+  DocumentBuilder e;
+  e.open_array("$and");
+  for (const Document& d : all) e.push(d);
+  e.close();
+  return make_document("$expr", e.finish());
+}
+
+}  // namespace
+
 Document never_filter() {
   return make_document("_id", make_document("$exists", false));
 }
@@ -459,10 +551,27 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
     }
     case K::kExact: {
       // The prefilter window on the nearest double; only ever a positive conjunct (the
-      // searcher refuses it under | and ~), so FALSE is never used.
+      // searcher refuses it under | and ~), so FALSE is never used. A scaled form
+      // `a · x op c` is `x op c / a` (the comparison flips for a negative a); with a = 0 it
+      // holds for every known x or for none, so its prefilter is "known".
       std::string col = paths.column(n.lhs);
-      Document lv = encode_literal(n.lhs, n.values[0], context);
-      switch (n.op) {
+      CompareOp op = n.op;
+      Value bound = n.values[0];
+      if (n.values.size() > 1) {
+        const Rational& a = n.values[1].as<Rational>();
+        if (a.sign() == 0) return {known(col), never_filter()};
+        bound = Value(n.values[0].as<Rational>() / a);
+        if (a.sign() < 0) op = mirrored(op);
+      }
+      Document lv;
+      try {
+        lv = encode_literal(n.lhs, bound, context);
+      } catch (const Error&) {
+        // Beyond the doubles: no sound window to give the server; every known row is sent.
+        if (n.values.size() > 1) return {known(col), never_filter()};
+        throw;
+      }
+      switch (op) {
         case CompareOp::kEq:
           return {at(col, value_condition(CompareOp::kEq, lit(lv))), never_filter()};
         case CompareOp::kNe:
@@ -476,6 +585,8 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
       }
       return {Document(), never_filter()};
     }
+    case K::kExactField:
+      return {scaled_window(n, paths), never_filter()};
     case K::kString: {
       bool string_path =
           n.lhs.end == PathEnd::kContentId ||

@@ -260,6 +260,25 @@ std::string Rational::numerator_over(std::string_view d) const {
   return mpz_text(prod.v);
 }
 
+Rational operator*(const Rational& a, const Rational& b) {
+  Rational r;
+  mpq_mul(Q(r), Q(a), Q(b));
+  return r;
+}
+
+Rational operator/(const Rational& a, const Rational& b) {
+  if (b.sign() == 0) throw Error(ErrorCode::kBadValue, "a rational divided by zero");
+  Rational r;
+  mpq_div(Q(r), Q(a), Q(b));
+  return r;
+}
+
+Rational Rational::abs() const {
+  Rational r;
+  mpq_abs(Q(r), Q(*this));
+  return r;
+}
+
 bool operator==(const Rational& a, const Rational& b) {
   return mpq_equal(Q(a), Q(b)) != 0;
 }

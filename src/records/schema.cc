@@ -144,12 +144,14 @@ std::vector<Column> FieldSchema::columns() const {
 
 RecordSchema::RecordSchema(std::string identity_name, std::string storage_name, Dedup dedup,
                            std::vector<FieldSchema> fields,
-                           std::vector<std::vector<std::string>> indexes)
+                           std::vector<std::vector<std::string>> indexes,
+                           std::vector<std::vector<PageIndexKey>> page_indexes)
     : identity_name_(std::move(identity_name)),
       storage_name_(std::move(storage_name)),
       dedup_(dedup),
       fields_(std::move(fields)),
-      indexes_(std::move(indexes)) {
+      indexes_(std::move(indexes)),
+      page_indexes_(std::move(page_indexes)) {
   const std::string& who = identity_name_;
   if (identity_name_.empty()) throw SchemaError("a record needs an identity name");
   if (storage_name_.empty() || storage_name_.rfind("_httk_", 0) == 0 ||
@@ -205,6 +207,25 @@ RecordSchema::RecordSchema(std::string identity_name, std::string storage_name, 
       }
       if (!seen.insert(name).second) {
         throw SchemaError(who + ": composite index names '" + name + "' twice");
+      }
+    }
+  }
+  for (const auto& order : page_indexes_) {
+    if (order.empty() || order.size() > 31) {
+      throw SchemaError(who + ": a page index names 1..31 fields");
+    }
+    std::set<std::string, std::less<>> seen;
+    for (const PageIndexKey& key : order) {
+      std::optional<size_t> i = field_index(key.field);
+      if (!i) throw SchemaError(who + ": page index names unknown field '" + key.field + "'");
+      const FieldSchema& f = fields_[*i];
+      if (!f.stored() || (f.role() != FieldRole::kScalar && f.role() != FieldRole::kEncoded &&
+                          f.role() != FieldRole::kReference)) {
+        throw SchemaError(who + "." + key.field +
+                          ": a page index takes scalar, encoded or reference fields only");
+      }
+      if (!seen.insert(key.field).second) {
+        throw SchemaError(who + ": page index names '" + key.field + "' twice");
       }
     }
   }

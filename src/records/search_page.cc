@@ -13,6 +13,7 @@
 // limit (keyset_segments.h), served by the compound index ensure_page_index creates: a page
 // costs O(size · log n) wherever it is. Otherwise the seek is one $expr over computed null
 // ranks, which no index serves: each page then sorts every matching row (a top-k sort).
+#include <algorithm>
 #include <set>
 
 #include "mongostore/bson/builder.h"
@@ -87,8 +88,8 @@ Document known_expr(const std::string& column) {
 }
 
 // rank_i as the row's, compared with the anchor's: after (forward) or before (backward).
-Document seek_expression(const std::vector<Key>& keys, const PageToken& token) {
-  bson::DocumentView anchors = token.anchors.view();
+Document seek_expression(const std::vector<Key>& keys, const KeysetAnchor& token) {
+  bson::DocumentView anchors = token.anchors;
   bson::DocumentBuilder any;
   any.open_array("$or");
   std::vector<Document> equal_prefix;
@@ -134,6 +135,38 @@ Document seek_expression(const std::vector<Key>& keys, const PageToken& token) {
   any.push(all.finish());
   any.close();
   return make_document("$match", make_document("$expr", any.finish()));
+}
+
+// A row's values of the order keys, as a token's anchors: {"0": v0, ...} (null for a null;
+// an int32 as an int64, the token's one integer type).
+Document anchors_of(const std::vector<Key>& keys, const Document& row) {
+  DocumentBuilder a;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    bson::Value v = row.view().get_path(keys[i].column);
+    if (v.is_missing() || v.is_null()) {
+      a.append(std::to_string(i), bson::Null{});
+    } else if (v.type() == bson::BsonType::kInt32) {
+      a.append(std::to_string(i), static_cast<int64_t>(v.as_int32()));
+    } else {
+      a.append(std::to_string(i), v);
+    }
+  }
+  return a.finish();
+}
+
+// A description of the exact (client-verified) conjuncts, for the fingerprint: their
+// prefilter is in the pipeline, but two values with one nearest double share a prefilter.
+CanonicalJson exact_json(const std::vector<std::shared_ptr<const CondNode>>& exact) {
+  CanonicalJson::Array out;
+  for (const auto& c : exact) {
+    CanonicalJson::Array one;
+    one.emplace_back(c->lhs.describe());
+    one.emplace_back(static_cast<int64_t>(c->op));
+    if (c->kind == CondNode::Kind::kExactField) one.emplace_back(c->rhs.describe());
+    for (const Value& v : c->values) one.emplace_back(v.as<Rational>().to_string());
+    out.emplace_back(std::move(one));
+  }
+  return CanonicalJson(std::move(out));
 }
 
 }  // namespace
@@ -185,14 +218,7 @@ std::string Searcher::ensure_page_index(const std::vector<PageOrder>& order_by) 
   Document index = keyset_index_keys(keys);
   if (index.view().count() == 1) return "_id_";  // the sid alone: the _id index
   const std::string& c = impl_->root()->storage_name();
-  std::string name = "px_" + c;
-  for (const bson::Element& e : index.view()) {
-    std::string column(e.key);
-    if (column.rfind("f.", 0) == 0) column = column.substr(2);
-    name += "_" + column;
-    if (e.value.number_as_double() < 0) name += "_desc";
-  }
-  name = bounded_name(name);
+  std::string name = keyset_index_name(c, index);
   impl_->store->database().collection(c).create_index(index, make_document("name", name));
   return name;
 }
@@ -221,10 +247,6 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
   std::vector<Output> outs = effective_outputs();
 
   Plan plan = this->plan();
-  if (!plan.exact.empty()) {
-    throw UnsupportedQueryError(
-        "page() of a query with an exact (client-verified) comparison is not supported yet");
-  }
   // The fingerprint: everything that decides which rows a page holds and in what order.
   CanonicalJson::Array outputs_json, pipeline_json;
   for (const auto& o : outs) {
@@ -238,6 +260,8 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
   fp.emplace("outputs", std::move(outputs_json));
   fp.emplace("order", std::move(order_json));
   fp.emplace("pipeline", std::move(pipeline_json));
+  // Only with exact conjuncts, so the tokens of every other query keep their fingerprint.
+  if (!plan.exact.empty()) fp.emplace("exact", exact_json(plan.exact));
   std::string fingerprint = sha256_hex(CanonicalJson(std::move(fp)).dump());
 
   std::vector<AnchorKind> kinds;
@@ -247,35 +271,41 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
   if (cursor) token = decode_page_token(*cursor, fingerprint, kinds, *token_key);
   bool forward = !token || token->forward;
 
-  std::optional<KeysetAnchor> anchor;
-  if (token) anchor = KeysetAnchor{token->anchors.view(), token->sid, token->forward};
-  std::optional<std::vector<Document>> segments;
-  if (plan.root_filter_decides) segments = keyset_segments(keys, anchor);
   client::Collection collection = store->database().collection(root()->storage_name());
-  std::vector<Document> docs;
-  if (segments) {
-    // Index ranges, in page order, each limited to the rows still wanted.
-    std::vector<Document> rest(plan.stages.begin() + (plan.root_filter.view().empty() ? 0 : 1),
-                               plan.stages.end());
-    Document sort = keyset_sort(keys, forward);
-    for (const Document& segment : *segments) {
-      int64_t wanted = size + 1 - static_cast<int64_t>(docs.size());
-      if (wanted <= 0) break;
-      Document filter = plan.root_filter.view().empty()
-                            ? segment
-                            : make_document("$and", make_array(plan.root_filter, segment));
-      std::vector<Document> p = {make_document("$match", filter), make_document("$sort", sort),
-                                 make_document("$limit", wanted)};
-      p.insert(p.end(), rest.begin(), rest.end());
-      if (explains) {
-        client::FindOptions find;
-        find.sort = sort;
-        find.limit = wanted;
-        explains->push_back(collection.explain(filter.view(), find));
+  // Up to `wanted` candidate rows after `anchor` (from the start without one), in page order.
+  auto candidates = [&](const std::optional<KeysetAnchor>& anchor, int64_t wanted, bool explain) {
+    std::vector<Document> docs;
+    std::optional<std::vector<Document>> segments;
+    if (plan.root_filter_decides || plan.latest_decides) segments = keyset_segments(keys, anchor);
+    if (segments) {
+      // Index ranges, in page order, each limited to the rows still wanted.
+      std::vector<Document> rest(plan.stages.begin() + (plan.root_filter.view().empty() ? 0 : 1),
+                                 plan.stages.end());
+      if (plan.latest_decides) {
+        // Keep the latest-only $lookup, drop its $match and $unset: the client drops the
+        // superseded rows (accepted() below), so the last candidate read is known.
+        rest.erase(rest.begin() + 1, rest.begin() + 3);
       }
-      for (Document& d : run(p)) docs.push_back(std::move(d));
+      Document sort = keyset_sort(keys, forward);
+      for (const Document& segment : *segments) {
+        int64_t left = wanted - static_cast<int64_t>(docs.size());
+        if (left <= 0) break;
+        Document filter = plan.root_filter.view().empty()
+                              ? segment
+                              : make_document("$and", make_array(plan.root_filter, segment));
+        std::vector<Document> p = {make_document("$match", filter), make_document("$sort", sort),
+                                   make_document("$limit", left)};
+        p.insert(p.end(), rest.begin(), rest.end());
+        if (explain) {
+          client::FindOptions find;
+          find.sort = sort;
+          find.limit = left;
+          explains->push_back(collection.explain(filter.view(), find));
+        }
+        for (Document& d : run(p)) docs.push_back(std::move(d));
+      }
+      return docs;
     }
-  } else {
     std::vector<Document> p = plan.stages;
     DocumentBuilder ranks;
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -284,7 +314,7 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
                                                      1 - keys[i].null_rank, keys[i].null_rank)));
     }
     p.push_back(make_document("$addFields", ranks.finish()));
-    if (token) p.push_back(seek_expression(keys, *token));
+    if (anchor) p.push_back(seek_expression(keys, *anchor));
     DocumentBuilder sort;
     int flip = forward ? 1 : -1;
     std::set<std::string> used;
@@ -296,12 +326,50 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
     }
     if (used.insert("_id").second) sort.append("_id", flip);
     p.push_back(make_document("$sort", sort.finish()));
-    p.push_back(make_document("$limit", size + 1));
-    if (explains) {
+    p.push_back(make_document("$limit", wanted));
+    if (explain) {
       // What feeds the blocking sort: every row the query's own filter selects.
       explains->push_back(collection.explain(plan.root_filter.view(), client::FindOptions{}));
     }
-    docs = run(p);
+    return run(p);
+  };
+
+  // The page's size + 1 rows (the extra one says whether there is more). With exact
+  // conjuncts the client verifies candidates in page order, and a batch that falls short
+  // is followed by the next, seeking past its last candidate (verification is a function of
+  // the row, so the candidates skipped here are skipped by every page alike).
+  // Rows the client drops: superseded ones read by index ranges under only_latest, and
+  // those failing an exact conjunct.
+  const bool latest_on_client =
+      plan.latest_decides && keyset_segments(keys, std::nullopt).has_value();
+  const bool client_filters = latest_on_client || !plan.exact.empty();
+  auto accepted = [&](const Document& d) {
+    if (latest_on_client) {
+      bson::Value newer = d.view().get("_httk_latest_0");
+      if (!newer.is_array() || !newer.as_array().empty()) return false;
+    }
+    return plan.exact.empty() || verified(plan, d.view());
+  };
+  std::optional<KeysetAnchor> anchor;
+  if (token) anchor = KeysetAnchor{token->anchors.view(), token->sid, token->forward};
+  const int64_t wanted = size + 1;
+  int64_t batch = wanted;
+  std::vector<Document> docs;
+  Document batch_anchor;
+  for (bool first = true;; first = false) {
+    std::vector<Document> got = candidates(anchor, batch, first && explains);
+    bool exhausted = static_cast<int64_t>(got.size()) < batch;
+    Document last = got.empty() ? Document() : got.back();
+    for (Document& d : got) {
+      if (static_cast<int64_t>(docs.size()) >= wanted) break;
+      if (accepted(d)) docs.push_back(std::move(d));
+    }
+    if (static_cast<int64_t>(docs.size()) >= wanted || exhausted || !client_filters) break;
+    batch_anchor = anchors_of(keys, last);
+    int64_t last_sid = 0;
+    last.view().get("_id").number_as_exact_int64(&last_sid);
+    anchor = KeysetAnchor{batch_anchor.view(), last_sid, forward};
+    batch = std::min<int64_t>(batch * 2, 4 * kMaxPageSize);
   }
   bool more = static_cast<int64_t>(docs.size()) > size;
   if (more) docs.resize(static_cast<size_t>(size));
@@ -311,18 +379,7 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
     PageToken t;
     t.forward = fwd;
     t.fingerprint = fingerprint;
-    DocumentBuilder a;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      bson::Value v = row.view().get_path(keys[i].column);
-      if (v.is_missing() || v.is_null()) {
-        a.append(std::to_string(i), bson::Null{});
-      } else if (v.type() == bson::BsonType::kInt32) {
-        a.append(std::to_string(i), static_cast<int64_t>(v.as_int32()));
-      } else {
-        a.append(std::to_string(i), v);
-      }
-    }
-    t.anchors = a.finish();
+    t.anchors = anchors_of(keys, row);
     row.view().get("_id").number_as_exact_int64(&t.sid);
     return encode_page_token(t, kinds, *token_key);
   };
@@ -337,7 +394,9 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
       if (more) page.previous = token_at(docs.front(), false);
     }
   }
-  if (include_total) {
+  if (include_total && !plan.exact.empty()) {
+    page.total = static_cast<int64_t>(verified_rows(plan, plan.stages, false).size());
+  } else if (include_total) {
     std::vector<Document> c = plan.stages;
     c.push_back(make_document("$count", "n"));
     auto counted = run(c);

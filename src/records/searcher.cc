@@ -110,6 +110,7 @@ bool root_only(const CondNode& n) {
       }
       return true;
     case CondNode::Kind::kCompareField:
+    case CondNode::Kind::kExactField:
       return plain(n.lhs) && plain(n.rhs);
     default:
       return plain(n.lhs);
@@ -139,6 +140,7 @@ void check_paths(const CondNode& n, size_t vars) {
       for (const auto& c : n.children) check_paths(*c, vars);
       return;
     case CondNode::Kind::kCompareField:
+    case CondNode::Kind::kExactField:
       check_var(n.rhs, vars);
       [[fallthrough]];
     default:
@@ -201,9 +203,11 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
   // The root's own filters first, where its indexes serve them.
   std::vector<Document> early, late;
   for (const auto& c : conjuncts) {
-    if (c->kind == CondNode::Kind::kExact) {
+    if (c->kind == CondNode::Kind::kExact || c->kind == CondNode::Kind::kExactField) {
       plan.exact.push_back(c);
       plan.exact_prefixes.push_back(paths.owner_prefix(c->lhs));
+      plan.exact_rhs_prefixes.push_back(
+          c->kind == CondNode::Kind::kExactField ? paths.owner_prefix(c->rhs) : std::string());
     }
     CompiledCondition cc = compile_condition(*c, paths, literals);
     (root_only(*c) ? early : late).push_back(std::move(cc.truth));
@@ -230,6 +234,7 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     }
   }
   plan.root_filter_decides = !options.only_latest && joins.empty();
+  plan.latest_decides = options.only_latest && joins.empty();
   if (options.only_latest) {
     for (Document& d : latest_only_stages(vars[0]->storage_name(), "_httk_latest_0", as_of_units)) {
       plan.stages.push_back(std::move(d));
@@ -290,6 +295,7 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
   }
   if (!kept.empty()) {
     plan.root_filter_decides = false;
+    plan.latest_decides = false;
     DocumentBuilder a;
     if (kept.size() == 1) {
       plan.stages.push_back(make_document("$match", kept[0]));
@@ -323,8 +329,8 @@ std::vector<Document> Searcher::Impl::run(const std::vector<Document>& pipeline)
   return rows;
 }
 
-Value Searcher::Impl::output_value(size_t i, const Plan& plan, bson::DocumentView row) const {
-  const Output o = effective_outputs()[i];
+Value Searcher::Impl::output_value(const Output& o, size_t i, const Plan& plan,
+                                   bson::DocumentView row) const {
   bson::Value v = row.get_path(plan.output_columns[i]);
   if (o.record) {
     int64_t sid = 0;
@@ -369,46 +375,62 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
   out.reserve(documents.size());
   for (const Document& d : documents) {
     std::vector<Value> values;
-    for (size_t i = 0; i < outs.size(); ++i) values.push_back(output_value(i, p, d.view()));
+    values.reserve(outs.size());
+    // The outputs are resolved once per result set, not once per value.
+    for (size_t i = 0; i < outs.size(); ++i)
+      values.push_back(output_value(outs[i], i, p, d.view()));
     out.emplace_back(names, std::move(values));
   }
   return ResultSet(std::move(names), std::move(records), std::move(out));
 }
 
+namespace {
+// The exact value of a rational or float field in a pipeline row (nullopt when null).
+std::optional<Rational> exact_value(bson::DocumentView row, const std::string& prefix,
+                                    const FieldPath& path) {
+  bson::Value f = prefix.empty() ? row.get("f") : row.get_path(prefix + "f");
+  if (!f.is_document()) return std::nullopt;  // unknown: never true
+  Value v = decode_field(
+      f.as_document(), *path.field_schema(),
+      [](const std::shared_ptr<const RecordSchema>&, int64_t) { return Value::RecordPtr(); });
+  if (v.is_null()) return std::nullopt;
+  return v.is<double>() ? Rational::from_double(v.as<double>()) : v.as<Rational>();
+}
+
+bool holds(CompareOp op, const Rational& x, const Rational& y) {
+  switch (op) {
+    case CompareOp::kEq:
+      return x == y;
+    case CompareOp::kNe:
+      return !(x == y);
+    case CompareOp::kLt:
+      return x < y;
+    case CompareOp::kLe:
+      return x <= y;
+    case CompareOp::kGt:
+      return x > y;
+    case CompareOp::kGe:
+      return x >= y;
+  }
+  return false;
+}
+}  // namespace
+
 bool Searcher::Impl::verified(const Plan& plan, bson::DocumentView row) const {
   for (size_t i = 0; i < plan.exact.size(); ++i) {
     const CondNode& n = *plan.exact[i];
-    const std::string& prefix = plan.exact_prefixes[i];
-    bson::Value f = prefix.empty() ? row.get("f") : row.get_path(prefix + "f");
-    if (!f.is_document()) return false;  // unknown: never true
-    Value v = decode_field(
-        f.as_document(), *n.lhs.field_schema(),
-        [](const std::shared_ptr<const RecordSchema>&, int64_t) { return Value::RecordPtr(); });
-    if (v.is_null()) return false;
-    Rational x = v.is<double>() ? Rational::from_double(v.as<double>()) : v.as<Rational>();
-    const Rational& y = n.values[0].as<Rational>();
-    bool ok = false;
-    switch (n.op) {
-      case CompareOp::kEq:
-        ok = x == y;
-        break;
-      case CompareOp::kNe:
-        ok = !(x == y);
-        break;
-      case CompareOp::kLt:
-        ok = x < y;
-        break;
-      case CompareOp::kLe:
-        ok = x <= y;
-        break;
-      case CompareOp::kGt:
-        ok = x > y;
-        break;
-      case CompareOp::kGe:
-        ok = x >= y;
-        break;
+    std::optional<Rational> x = exact_value(row, plan.exact_prefixes[i], n.lhs);
+    if (!x) return false;
+    if (n.kind == CondNode::Kind::kExactField) {
+      std::optional<Rational> y = exact_value(row, plan.exact_rhs_prefixes[i], n.rhs);
+      if (!y) return false;
+      if (!holds(n.op, n.values[0].as<Rational>() * *x, n.values[1].as<Rational>() * *y)) {
+        return false;
+      }
+      continue;
     }
-    if (!ok) return false;
+    Rational lhs = n.values.size() > 1 ? n.values[1].as<Rational>() * *x : *x;
+    if (!holds(n.op, lhs, n.values[0].as<Rational>())) return false;
   }
   return true;
 }
@@ -455,7 +477,8 @@ namespace {
 // An exact (client-verified) node anywhere but in a positive conjunction has no sound server
 // prefilter for its negation: refused.
 void check_exact(const CondNode& n, bool positive) {
-  if (n.kind == CondNode::Kind::kExact && !positive) {
+  bool exact = n.kind == CondNode::Kind::kExact || n.kind == CondNode::Kind::kExactField;
+  if (exact && !positive) {
     throw UnsupportedQueryError(n.lhs.describe() +
                                 ": an exact comparison must be a top-level conjunct (not under | "
                                 "or ~)");

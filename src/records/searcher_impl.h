@@ -37,11 +37,17 @@ class Searcher::Impl {
     /// The exact (client-verified) conjuncts, and the prefix of each one's owner document.
     std::vector<std::shared_ptr<const CondNode>> exact;
     std::vector<std::string> exact_prefixes;
+    std::vector<std::string> exact_rhs_prefixes;  // kExactField: the rhs's owner prefix
     /// The root's own filter (the leading $match's, empty when there is none), and whether
     /// it alone decides the rows: then the stages after it only add fields (reference
     /// lookups), and a page can be read as index ranges of the root collection.
     bson::Document root_filter;
     bool root_filter_decides = false;
+    /// With only_latest: whether the root filter and then the latest-only stages (right after
+    /// it: a $lookup of a newer record of the lineage, a $match that it found none, an
+    /// $unset) alone decide the rows. Then a page reads index ranges too, keeps the lookup on
+    /// the server and drops superseded rows on the client.
+    bool latest_decides = false;
   };
 
   Impl(RecordStore& s, SearchOptions o);
@@ -50,8 +56,9 @@ class Searcher::Impl {
   Plan plan() const;
   /// The rows of `documents` (pipeline output rows) as result rows.
   ResultSet rows(const std::vector<bson::Document>& documents) const;
-  /// The value of output `i` in `row` (records fetched through the store).
-  Value output_value(size_t i, const Plan& plan, bson::DocumentView row) const;
+  /// The value of output `i` (`o`, one of effective_outputs()) in `row` (records fetched
+  /// through the store).
+  Value output_value(const Output& o, size_t i, const Plan& plan, bson::DocumentView row) const;
   /// The effective outputs (the root's record as "record" when none was declared).
   std::vector<Output> effective_outputs() const;
   /// Runs `pipeline` on the root collection, counting the query and its rows in `stats`.

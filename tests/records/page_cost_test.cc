@@ -9,6 +9,7 @@
 #include "mongostore/records/searcher.h"
 #include "records/search_types.h"
 #include "records/store_fixture.h"
+#include "support/raw_records.h"
 
 namespace mongostore::records::testing {
 namespace {
@@ -41,35 +42,16 @@ class PageCostContract : public StoreFixture {
     bson::Document model = *items.find_one(none.view());
     bson::DocumentView f = model.view().get("f").as_document();
     items.delete_many(none.view());
-    // Not synced one by one (a durable fill would be 100,000 fsyncs): writeConcern j: false.
-    client::InsertOptions unsynced;
-    unsynced.journal = false;
-    std::vector<bson::Document> batch;
-    for (int i = 0; i < kRecords; ++i) {
-      int64_t sid = 1000 + i;
-      bson::DocumentBuilder d;
-      for (const bson::Element& e : model.view()) {
-        if (e.key == "_id" || e.key == "logical_id") {
-          d.append(e.key, sid);
-        } else if (e.key == "f") {
-          d.open_document("f");
-          for (const bson::Element& c : f) {
-            if (c.key != "name" && c.key != "rank") d.append(c.key, c.value);
-          }
-          d.append("name", "item" + std::to_string(i));
-          if (i % 10 != 3) d.append("rank", static_cast<int64_t>(i % 1000));
-          d.close();
-        } else {
-          d.append(e.key, e.value);
-        }
-      }
-      batch.push_back(d.finish());
-      if (batch.size() == 5000) {
-        items.insert_many(batch, unsynced);
-        batch.clear();
-      }
-    }
-    if (!batch.empty()) items.insert_many(batch, unsynced);
+    mongostore::testing::insert_raw_records(items, model, kRecords, 1000,
+                                            [&](int i, bson::DocumentBuilder& d) {
+                                              for (const bson::Element& c : f) {
+                                                if (c.key != "name" && c.key != "rank")
+                                                  d.append(c.key, c.value);
+                                              }
+                                              d.append("name", "item" + std::to_string(i));
+                                              if (i % 10 != 3)
+                                                d.append("rank", static_cast<int64_t>(i % 1000));
+                                            });
   }
 
   static Searcher query(RecordStore& store) {

@@ -28,6 +28,19 @@ inline auto declare_record(Tag<Event>) {
       .dedup(Dedup::kNone);
 }
 
+// A record that declares its page order: the store creates the page index with the
+// collection.
+struct Reading {
+  std::string name;
+  std::optional<int64_t> level;
+};
+inline auto declare_record(Tag<Reading>) {
+  return record<Reading>("mongostore.tests.Reading", field("name", &Reading::name),
+                         field("level", &Reading::level))
+      .dedup(Dedup::kNone)
+      .page_index({{"level"}, {"name", true}});
+}
+
 class PagingContract : public StoreFixture {
  protected:
   PagingContract() : StoreFixture("paging_test") {}
@@ -386,6 +399,96 @@ TEST_P(PagingContract, PagingHonoursOnlyLatestAndRefusesWhatItCannotPage) {
   EXPECT_THROW(joined.page(10, {{"rank"}}), UnsupportedQueryError);
 }
 
+// Under only_latest a page is still index ranges (with the page index): the latest-only
+// lookup runs on the candidates and the client drops superseded versions, reading further
+// ranges when a batch falls short. Pages agree with the sorted latest-only results, forward
+// and backward, and no find the page reads sorts in memory.
+TEST_P(PagingContract, OnlyLatestPagesAreIndexRangesThatDropSupersededRows) {
+  RecordStore store = open();
+  for (int i = 0; i < 24; ++i) {
+    Item it;
+    it.name = "l" + std::to_string(i);
+    if (i % 5 != 2) it.rank = i % 4;
+    auto first = std::make_shared<const Item>(it);
+    store.save(first);
+    if (i % 3 == 0) {  // two newer versions: the older two are superseded
+      Item second = it;
+      second.name += "b";
+      std::shared_ptr<const Item> next = store.fetch<Item>(store.replace(*first, second));
+      Item third = second;
+      third.name = it.name + "c";
+      if (i % 2 == 0) third.rank = std::nullopt;
+      store.replace(*next, third);
+    }
+  }
+  Searcher sorted = query(store, {.only_latest = true});
+  sorted.add_sort(Var(0, schema_of<Item>()).field("rank"), false, Nulls::kLast);
+  std::vector<std::string> want = names(sorted.results());
+  ASSERT_EQ(want.size(), 24u);
+
+  Searcher pager = query(store, {.only_latest = true});
+  pager.ensure_page_index({{"rank"}});
+  std::vector<std::vector<std::string>> pages;
+  std::vector<std::optional<std::string>> previous;
+  std::optional<std::string> cursor;
+  for (int guard = 0; guard < 50; ++guard) {
+    ResultPage page = pager.page(5, {{"rank"}}, cursor, true);
+    EXPECT_EQ(page.total, 24);
+    pages.push_back(names(page.rows));
+    previous.push_back(page.previous);
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  std::vector<std::string> got;
+  for (const auto& p : pages) got.insert(got.end(), p.begin(), p.end());
+  EXPECT_EQ(got, want);
+  for (size_t k = 1; k < pages.size(); ++k) {
+    ASSERT_TRUE(previous[k]);
+    EXPECT_EQ(names(pager.page(5, {{"rank"}}, previous[k]).rows), pages[k - 1]) << k;
+  }
+  for (const bson::Document& e :
+       pager.explain_page(5, {{"rank"}}, pages.size() > 1 ? previous[1] : std::nullopt)) {
+    bson::DocumentView plan =
+        e.view().get("queryPlanner").as_document().get("winningPlan").as_document();
+    EXPECT_NE(plan.get("stage").as_string(), "SORT") << e.view().to_json();
+  }
+}
+
+// A page order named in the record declaration: its index exists once the collection does,
+// ensure_page_index finds it (same name, no new index), and pages of that order read index
+// ranges without sorting.
+TEST_P(PagingContract, DeclaredPageOrdersGetTheirIndexWithTheCollection) {
+  RecordStore store = open();
+  for (int i = 0; i < 12; ++i) {
+    Reading r{"r" + std::to_string(i % 7), std::nullopt};
+    if (i % 4 != 1) r.level = i % 3;
+    store.save(r);
+  }
+  client::Collection c = coll(schema_of<Reading>()->storage_name());
+  auto names_of = [&] {
+    std::set<std::string> out;
+    for (const bson::Document& ix : c.list_indexes()) {
+      out.insert(std::string(ix.view().get("name").as_string()));
+    }
+    return out;
+  };
+  std::set<std::string> before = names_of();
+  Searcher s = store.searcher();
+  Var v = s.variable<Reading>();
+  s.output(v.field("level"), "level");
+  s.output(v.field("name"), "name");
+  std::vector<PageOrder> order = {{"level", false, Nulls::kFirst}, {"name", true, Nulls::kLast}};
+  std::string name = s.ensure_page_index(order);
+  EXPECT_TRUE(before.count(name)) << name;
+  EXPECT_EQ(names_of(), before);
+  for (const bson::Document& e : s.explain_page(5, order)) {
+    bson::DocumentView plan =
+        e.view().get("queryPlanner").as_document().get("winningPlan").as_document();
+    EXPECT_NE(plan.get("stage").as_string(), "SORT") << e.view().to_json();
+  }
+  EXPECT_THROW(RecordSchema("x.Bad", "bad", Dedup::kNone, {}, {}, {{{"nope"}}}), SchemaError);
+}
+
 // The token codec alone: a datetime or date anchor round-trips typed, must be the canonical
 // ISO text its column stores, and a token verifies only under the key that signed it.
 TEST(PageToken, DatetimeAnchorsAreCanonicalAndTokensVerifyOnlyUnderTheirKey) {
@@ -422,6 +525,73 @@ TEST(PageToken, DatetimeAnchorsAreCanonicalAndTokensVerifyOnlyUnderTheirKey) {
   EXPECT_THROW(
       decode_page_token(token("2025-12-1", AnchorKind::kDate), "fp", {AnchorKind::kDate}, key),
       PaginationCursorError);
+}
+
+// Token bytes are pinned: a token issued before the decoder changed (the text below was
+// made independently, by Python's json.dumps(sort_keys=True, separators=(",", ":")) and
+// hmac) encodes to the same text and still decodes to the same anchors; and the decoder
+// stays strict about everything but that one canonical text.
+TEST(PageToken, IssuedTokensKeepTheirBytesAndStillDecode) {
+  const std::string key(32, 'k');
+  const std::string golden =
+      "eyJhIjpbeyJ0eXBlIjoiZmxvYXQiLCJ2YWx1ZSI6Ii0weDEuOXArMyJ9LHsidHlwZSI6Im51bGwifSx7InR5cGUiOi"
+      "JzdHIiLCJ2YWx1ZSI6ImNhZlx1MDBlOSBcInFcIiJ9LHsidHlwZSI6ImludCIsInZhbHVlIjoiNDIifSx7InR5cGUi"
+      "OiJieXRlcyIsInZhbHVlIjoiQVFJIn0seyJ0eXBlIjoiYm9vbCIsInZhbHVlIjp0cnVlfV0sImQiOiJiYWNrd2FyZC"
+      "IsImYiOiJmcCIsIm0iOiIxODFlNjY1ZTZmOTg3OWM2YTk2MDZkYmYzYzlkMWQxZGU5YTY0Yzk5ODFlNTQ0YTQ1ZGM4"
+      "YTI4NGNhNGJmMTAxIiwicyI6NywidiI6M30";
+  const std::vector<AnchorKind> kinds = {AnchorKind::kFloat,  AnchorKind::kInt,
+                                         AnchorKind::kString, AnchorKind::kInt,
+                                         AnchorKind::kBytes,  AnchorKind::kBool};
+  const uint8_t raw[] = {1, 2};
+  bson::DocumentBuilder a;
+  a.append("0", -12.5)
+      .append("1", bson::Null{})
+      .append("2", "caf\xc3\xa9 \"q\"")
+      .append("3", int64_t{42})
+      .append("4", bson::BinaryView{0, std::span<const uint8_t>(raw, 2)})
+      .append("5", true);
+  PageToken t;
+  t.forward = false;
+  t.fingerprint = "fp";
+  t.sid = 7;
+  t.anchors = a.finish();
+  EXPECT_EQ(encode_page_token(t, kinds, key), golden);
+  PageToken back = decode_page_token(golden, "fp", kinds, key);
+  EXPECT_FALSE(back.forward);
+  EXPECT_EQ(back.sid, 7);
+  bson::DocumentView got = back.anchors.view();
+  EXPECT_EQ(got.get("0").as_double(), -12.5);
+  EXPECT_TRUE(got.get("1").is_null());
+  EXPECT_EQ(got.get("2").as_string(), "caf\xc3\xa9 \"q\"");
+  EXPECT_EQ(got.get("3").as_int64(), 42);
+  EXPECT_EQ(got.get("4").as_binary().bytes.size(), 2u);
+  EXPECT_TRUE(got.get("5").as_bool());
+
+  // The same signed token with a space, an extended-JSON wrapper, a repeated key or a double
+  // sid: not the canonical text, refused.
+  const std::vector<AnchorKind> one = {AnchorKind::kInt};
+  EXPECT_NO_THROW(decode_page_token(
+      "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5Zj"
+      "djNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMiOjcs"
+      "InYiOjN9",
+      "fp", one, key));
+  for (
+      const char* variant : {
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ICJmb3J3YXJkIiwiZiI6ImZwIiwibSI6IjUx"
+          "OWY3YzVmOTY3Y2FhMDg1ZThhZjIwOGNjMTU3OTdiN2MxZGY1ZDcxZmI3NWI2M2Q2Y2ZiMTBkZGE0NTdlYTYiLCJz"
+          "Ijo3LCJ2IjozfQ",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OnsiJG51bWJlckxvbmciOiI3In0sInYiOjN9",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OjcsInMiOjgsInYiOjN9",
+          "eyJhIjpbeyJ0eXBlIjoiaW50IiwidmFsdWUiOiI0MiJ9XSwiZCI6ImZvcndhcmQiLCJmIjoiZnAiLCJtIjoiNTE5"
+          "ZjdjNWY5NjdjYWEwODVlOGFmMjA4Y2MxNTc5N2I3YzFkZjVkNzFmYjc1YjYzZDZjZmIxMGRkYTQ1N2VhNiIsInMi"
+          "OjcuMCwidiI6M30",
+      }) {
+    EXPECT_THROW(decode_page_token(variant, "fp", one, key), PaginationCursorError) << variant;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PagingContract, store_params(), store_param_name);

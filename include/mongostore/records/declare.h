@@ -391,6 +391,14 @@ class RecordDecl {
     indexes_.push_back(std::move(field_names));
     return std::move(*this);
   }
+  /// A page order served by an index: the store creates it with the collection, the index
+  /// Searcher::ensure_page_index would make for page() ordered by outputs of these fields in
+  /// these directions (`{{"energy"}, {"spacegroup", true}}`: energy ascending, then
+  /// spacegroup descending, then the sid).
+  RecordDecl&& page_index(std::vector<PageIndexKey> keys) && {
+    page_indexes_.push_back(std::move(keys));
+    return std::move(*this);
+  }
 
  private:
   friend class RecordType<T>;
@@ -398,6 +406,7 @@ class RecordDecl {
   std::string storage_name_;
   Dedup dedup_ = Dedup::kContentId;
   std::vector<std::vector<std::string>> indexes_;
+  std::vector<std::vector<PageIndexKey>> page_indexes_;
   std::vector<FieldDecl<T>> fields_;
 };
 
@@ -455,9 +464,9 @@ class RecordType {
     std::string storage = decl.storage_name_.empty()
                               ? default_storage_name(last_component(decl.identity_name_))
                               : decl.storage_name_;
-    schema_ =
-        std::make_shared<const RecordSchema>(decl.identity_name_, std::move(storage), decl.dedup_,
-                                             std::move(schemas), std::move(decl.indexes_));
+    schema_ = std::make_shared<const RecordSchema>(
+        decl.identity_name_, std::move(storage), decl.dedup_, std::move(schemas),
+        std::move(decl.indexes_), std::move(decl.page_indexes_));
   }
   static std::string_view last_component(std::string_view name) {
     size_t dot = name.rfind('.');

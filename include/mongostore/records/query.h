@@ -92,7 +92,8 @@ struct CondNode {
     kHasAny,        // a child has an element in values
     kHasOnly,       // a child has no element outside values
     kString,        // lhs contains / starts with / ends with text
-    kExact,         // lhs op values[0] (a Rational), exactly: verified on the client
+    kExact,         // [values[1] ·] lhs op values[0] (Rationals), exactly: client-verified
+    kExactField,    // values[0] · lhs op values[1] · rhs (Rationals), exactly: client-verified
     kUnknown,       // neither true nor false on every row (nor is its negation)
     kLength,        // the number of elements of a list lhs op values[0] (an int)
   };
@@ -166,9 +167,18 @@ class FieldRef {
   /// An exact comparison of a rational or float field with `value` (a plain comparison
   /// compares the stored nearest double). The server prefilters by the nearest double, which
   /// never drops a match (rounding is monotonic: x < v implies double(x) <= double(v)); the
-  /// client verifies each candidate's exact value, before offset, limit and count apply. Only
-  /// as a top-level conjunct (UnsupportedQueryError under | or ~, and in page()).
+  /// client verifies each candidate's exact value, before offset, limit, count and pages
+  /// apply. Only as a top-level conjunct (UnsupportedQueryError under | or ~).
   Condition exact(CompareOp op, Rational value) const;
+  /// Scaled exact comparisons (httk's scaled_exact_equal, and the orderings): `factor · this
+  /// op value` and `factor · this op other_factor · other`, in exact arithmetic, both fields
+  /// rational or float (SchemaError otherwise). A null operand makes the comparison unknown.
+  /// The server prefilters by an error-bounded window on the stored nearest doubles, which
+  /// provably keeps every match (docs/record-store.md, "Exact comparisons"); the client
+  /// verifies exactly. The same restrictions as exact(): a top-level conjunct only.
+  Condition scaled(Rational factor, CompareOp op, Rational value) const;
+  Condition scaled(Rational factor, CompareOp op, const FieldRef& other,
+                   Rational other_factor) const;
 
  private:
   FieldPath path_;

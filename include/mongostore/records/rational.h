@@ -73,6 +73,13 @@ class Rational {
   /// divide exactly; otherwise mongostore::Error BadValue).
   std::string numerator_over(std::string_view d) const;
 
+  /// Exact products and quotients (scaled comparisons); `a / b` throws mongostore::Error
+  /// BadValue when b is zero.
+  friend Rational operator*(const Rational& a, const Rational& b);
+  friend Rational operator/(const Rational& a, const Rational& b);
+  /// |value|.
+  Rational abs() const;
+
   friend bool operator==(const Rational& a, const Rational& b);
   friend std::strong_ordering operator<=>(const Rational& a, const Rational& b);
 

@@ -103,6 +103,13 @@ struct FieldSchema {
   bool stored() const { return identity != Identity::kSkip; }
 };
 
+/// One key of a page order a record declares (RecordDecl::page_index): a stored scalar,
+/// encoded or reference field, ascending or descending.
+struct PageIndexKey {
+  std::string field;
+  bool descending = false;
+};
+
 class RecordSchema {
  public:
   /// Validates the declaration: SchemaError naming the field for a reserved or repeated name
@@ -110,8 +117,11 @@ class RecordSchema {
   /// beside an optional child `c`), an empty name, a name with '.' or a leading '$', a list of
   /// lists, a unique or indexed child, a composite index naming an unknown, child or repeated
   /// field; a storage name starting with `_httk_` or `system.` is refused too.
+  /// `page_indexes` (declared page orders) are checked like composite indexes, and at most
+  /// 31 keys each (the sid is the last key of a compound index of at most 32).
   RecordSchema(std::string identity_name, std::string storage_name, Dedup dedup,
-               std::vector<FieldSchema> fields, std::vector<std::vector<std::string>> indexes);
+               std::vector<FieldSchema> fields, std::vector<std::vector<std::string>> indexes,
+               std::vector<std::vector<PageIndexKey>> page_indexes = {});
 
   /// The name hashed into every content id (httk: `module.qualname`).
   const std::string& identity_name() const { return identity_name_; }
@@ -121,6 +131,10 @@ class RecordSchema {
   const std::vector<FieldSchema>& fields() const { return fields_; }
   /// Composite indexes, by field names.
   const std::vector<std::vector<std::string>>& indexes() const { return indexes_; }
+  /// Declared page orders: the store creates, with the collection, the index that lets
+  /// Searcher::page read pages of that order as index ranges (as ensure_page_index does).
+  /// Not part of the schema fingerprint (an index, not a shape).
+  const std::vector<std::vector<PageIndexKey>>& page_indexes() const { return page_indexes_; }
   /// The index of the field named `name`, or nullopt.
   std::optional<size_t> field_index(std::string_view name) const;
 
@@ -130,6 +144,7 @@ class RecordSchema {
   Dedup dedup_;
   std::vector<FieldSchema> fields_;
   std::vector<std::vector<std::string>> indexes_;
+  std::vector<std::vector<PageIndexKey>> page_indexes_;
 };
 
 /// httk's default storage name of a class: acronym-aware snake_case ("CrystalStructure" ->

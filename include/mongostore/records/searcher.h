@@ -139,10 +139,12 @@ struct ResultPage {
 /// What the last count(), results() or page() of a searcher cost: the aggregations it ran
 /// and the rows they sent to the client. Every row a query selects on the server is one row
 /// transferred; rows the client drops after transfer (exact comparisons, verified on the
-/// client) are transferred too, so `rows_transferred` minus the rows returned is the
-/// prefilter's waste. A page reads at most size + 1 rows (the extra one tells whether there
-/// is more) plus one for its total. Records named by record outputs are then fetched by sid
-/// through the store's identity cache, which is not counted here.
+/// client, and superseded versions a page under only_latest reads) are transferred too, so
+/// `rows_transferred` minus the rows returned is the prefilter's waste. A page reads size + 1
+/// rows (the extra one tells whether there is more) plus the rows the client drops among
+/// them, and one for its total (with exact comparisons: every candidate, verified). Records
+/// named by record outputs are then fetched by sid through the store's identity cache, which
+/// is not counted here.
 struct SearchStats {
   int64_t queries = 0;
   int64_t rows_transferred = 0;
@@ -197,9 +199,11 @@ class Searcher {
   /// "_id_" when the order is the sid alone. The same errors as page() for a bad order, and
   /// the server's "too many compound keys" past 31 distinct key columns. An
   /// index is served when every key after the first has its nulls where the index puts them
-  /// (ascending with Nulls::kFirst, descending with Nulls::kLast); other orders, queries
-  /// with only_latest or conditions through references, still page correctly but sort
-  /// their matching rows on every page.
+  /// (ascending with Nulls::kFirst, descending with Nulls::kLast), also under only_latest
+  /// (superseded candidates are dropped on the client); other orders, joins and conditions
+  /// through references still page correctly but sort their matching rows on every page. A
+  /// record declaration may name its page orders instead (RecordDecl::page_index): the
+  /// store creates the same indexes, under the same names, with the collection.
   std::string ensure_page_index(const std::vector<PageOrder>& order_by);
 
   /// Runs page(size, order_by, cursor) and returns, instead of its rows, the explain
