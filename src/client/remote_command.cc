@@ -95,7 +95,13 @@ void add_labels(Error& e, const bson::Document& reply) {
 
 }  // namespace
 
-RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool) : pool_(pool) {}
+RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool, CommandObserver observer)
+    : pool_(pool) {
+  if (observer) {
+    observer_ = std::make_unique<CommandObserver>(std::move(observer));
+    install_command_observer(pool_, observer_.get());
+  }
+}
 
 RemoteCommandRunner::RemoteCommandRunner(std::shared_ptr<RemoteCommandRunner> base,
                                          mongoc_client_t* client, mongoc_client_session_t* session)

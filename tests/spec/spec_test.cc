@@ -1,9 +1,12 @@
-// MongoDB's unified-format CRUD specification tests, one gtest case per spec file.
+// MongoDB's unified-format specification tests, one gtest case per spec file: the CRUD files
+// embedded and through `mongostore serve`, the transactions files through `mongostore serve`
+// (a one-member replica set, with --enableTestCommands for the failCommand fail point).
 //
 // Each test of a file is passed, failed (ADD_FAILURE with its description and the mismatch)
 // or skipped with a reason (see runner.h). The totals and a tally of skip reasons are printed
 // at the end; with $MONGOSTORE_SPEC_REPORT set they are also written there as markdown.
 #include <gtest/gtest.h>
+#include <mongoc/mongoc.h>
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "client/remote_client.h"
+#include "mongostore/error.h"
 #include "spec/runner.h"
 #include "support/server_process.h"
 
@@ -30,6 +35,12 @@ std::vector<FileResult>& all_results() {
 
 /// The same files run through `mongostore serve` with the remote (libmongoc) client.
 std::vector<FileResult>& all_server_results() {
+  static std::vector<FileResult> results;
+  return results;
+}
+
+/// The transactions files, through `mongostore serve`.
+std::vector<FileResult>& all_transactions_results() {
   static std::vector<FileResult> results;
   return results;
 }
@@ -80,11 +91,34 @@ std::string escape_cell(std::string s) {
   return out;
 }
 
+/// The transactions files' totals, per file and by skip reason.
+void print_transactions_totals() {
+  const auto& results = all_transactions_results();
+  if (results.empty()) return;
+  Totals t = totals_of(results);
+  std::cout << "\ntransactions spec tests through mongostore serve: " << t.passed << " passed, "
+            << t.failed << " failed, " << t.skipped << " skipped (" << results.size()
+            << " files)\n";
+  std::vector<const FileResult*> files;
+  for (const auto& f : results) {
+    files.push_back(&f);
+    std::cout << "  " << f.file << ": " << f.count(Status::kPassed) << " passed, "
+              << f.count(Status::kFailed) + (f.error.empty() ? 0 : 1) << " failed, "
+              << f.count(Status::kSkipped) << " skipped\n";
+  }
+  std::cout << "transactions skip reasons:\n";
+  for (const auto& [reason, n] : tally(files)) std::cout << "  " << n << "  " << reason << "\n";
+  std::cout << std::flush;
+}
+
 class ReportEnvironment : public ::testing::Environment {
  public:
   void TearDown() override {
     const auto& results = all_results();
-    if (results.empty()) return;
+    if (results.empty()) {
+      print_transactions_totals();
+      return;
+    }
     int passed = 0, failed = 0, skipped = 0;
     std::vector<const FileResult*> files;
     for (const auto& f : results) {
@@ -107,6 +141,7 @@ class ReportEnvironment : public ::testing::Environment {
     }
     std::cout << "\n" << totals << "\n" << server_totals << "\nskip reasons:\n";
     for (const auto& [reason, n] : reasons) std::cout << "  " << n << "  " << reason << "\n";
+    print_transactions_totals();
     std::cout << std::flush;
 
     const char* report = std::getenv("MONGOSTORE_SPEC_REPORT");
@@ -183,6 +218,20 @@ std::vector<std::string> spec_files() {
   return files;
 }
 
+std::string g_transactions_missing_reason;
+
+/// The transactions spec files; a single empty entry when the data is absent.
+std::vector<std::string> transactions_files() {
+  std::string dir = specs_dir(&g_transactions_missing_reason);
+  if (dir.empty()) return {""};
+  auto files = list_spec_files(dir + "/transactions");
+  if (files.empty()) {
+    g_transactions_missing_reason = "no *.json files in " + dir + "/transactions";
+    return {""};
+  }
+  return files;
+}
+
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   if (info.param.empty()) return "SpecsMissing";
   std::string base = info.param.substr(info.param.find_last_of('/') + 1);
@@ -201,6 +250,50 @@ ClientFactory server_client_factory(testing::ServerProcess& server) {
     return client;
   };
 }
+
+/// A client entity's URI: the server's, with the entity's uriOptions as query options.
+std::string entity_uri(testing::ServerProcess& server, bson::DocumentView uri_options) {
+  std::string options;
+  for (const auto& el : uri_options) {
+    std::string value = el.value.is_string() ? std::string(el.value.as_string()) : el.value.to_json();
+    options += (options.empty() ? "" : "&") + std::string(el.key) + "=" + value;
+  }
+  return server.uri(options);
+}
+
+/// configureFailPoint and other admin commands, through a libmongoc client of its own (the
+/// spec's runner sends fail points on a client whose commands the test does not observe).
+class AdminConnection {
+ public:
+  explicit AdminConnection(const std::string& uri) {
+    static bool initialised = [] {
+      mongoc_init();
+      return true;
+    }();
+    (void)initialised;
+    client_ = mongoc_client_new(uri.c_str());
+    if (client_ == nullptr) throw Error(ErrorCode::kBadValue, "admin client: bad URI " + uri);
+    mongoc_client_set_error_api(client_, MONGOC_ERROR_API_VERSION_2);
+  }
+  ~AdminConnection() { mongoc_client_destroy(client_); }
+  AdminConnection(const AdminConnection&) = delete;
+  AdminConnection& operator=(const AdminConnection&) = delete;
+
+  void run(bson::DocumentView command) {
+    bson_t cmd;
+    bson_init_static(&cmd, command.data(), command.size());
+    bson_t reply;
+    bson_error_t error;
+    bool ok = mongoc_client_command_simple(client_, "admin", &cmd, nullptr, &reply, &error);
+    bson_destroy(&reply);
+    if (!ok) {
+      throw Error(static_cast<int32_t>(error.code), std::string("admin command: ") + error.message);
+    }
+  }
+
+ private:
+  mongoc_client_t* client_ = nullptr;
+};
 
 void report(const FileResult& result);
 
@@ -253,8 +346,31 @@ void report(const FileResult& result) {
   }
 }
 
+// The transactions files: through a serve with fail points, in replica-set topology. Every
+// client entity is a remote client of its own whose commands are observed (expectEvents).
+class TransactionsSpecFileThroughServer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TransactionsSpecFileThroughServer, Run) {
+  if (GetParam().empty()) GTEST_SKIP() << g_transactions_missing_reason;
+  testing::ServerProcess server({"--memory", "--enableTestCommands"});
+  auto admin = std::make_shared<AdminConnection>(server.uri("directConnection=true"));
+  Target target;
+  target.topology = "replicaset";
+  target.fresh_client = server_client_factory(server);
+  target.entity_client = [&server](bson::DocumentView uri_options,
+                                   client::CommandObserver observer) {
+    return client::connect_remote(entity_uri(server, uri_options), std::move(observer));
+  };
+  target.admin_command = [admin](bson::DocumentView command) { admin->run(command); };
+  FileResult result = run_spec_file(GetParam(), target);
+  all_transactions_results().push_back(result);
+  report(result);
+}
+
 INSTANTIATE_TEST_SUITE_P(Crud, SpecFile, ::testing::ValuesIn(spec_files()), test_name);
 INSTANTIATE_TEST_SUITE_P(Crud, SpecFileThroughServer, ::testing::ValuesIn(spec_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Transactions, TransactionsSpecFileThroughServer,
+                         ::testing::ValuesIn(transactions_files()), test_name);
 
 }  // namespace
 }  // namespace mongostore::spec
