@@ -17,8 +17,8 @@ void EmbeddedSession::start_transaction(const TransactionOptions& options) {
                     "' is not valid in a transaction (snapshot, majority or local)");
   }
   if (!options.w.empty() && options.w != "majority" && options.w != "1") {
-    throw Error(ErrorCode::kBadValue, "writeConcern w '" + options.w +
-                                          "' is not valid for one node (majority or 1)");
+    throw Error(ErrorCode::kBadValue,
+                "writeConcern w '" + options.w + "' is not valid for one node (majority or 1)");
   }
   engine::TransactionOptions engine_options;
   engine_options.journal = options.journal;

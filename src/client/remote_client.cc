@@ -193,10 +193,10 @@ class RemoteClient final : public Client {
   }
 
   void ping() override {
-    runner_->run(CommandKind::kRead, "admin", bson::make_document("ping", 1));
+    runner_->run(CommandKind::kPlain, "admin", bson::make_document("ping", 1));
   }
   bson::Document hello() override {
-    return runner_->run(CommandKind::kRead, "admin", bson::make_document("hello", 1));
+    return runner_->run(CommandKind::kPlain, "admin", bson::make_document("hello", 1));
   }
 
   std::vector<std::string> list_database_names() override {

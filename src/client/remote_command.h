@@ -29,7 +29,9 @@ namespace mongostore::client {
 /// How a command is routed: reads follow the URI's read preference; writes (and reads that
 /// write, such as an aggregate ending in $out) go to the primary and carry the URI's write
 /// concern.
-enum class CommandKind { kRead, kWrite, kReadWrite };
+/// kPlain: neither (ping, hello: commands that take no readConcern / writeConcern, which a
+/// server refuses on them).
+enum class CommandKind { kRead, kWrite, kReadWrite, kPlain };
 
 class RemoteCommandRunner {
  public:

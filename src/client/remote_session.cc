@@ -54,8 +54,7 @@ void RemoteSession::start_transaction(const TransactionOptions& options) {
   if (!options.default_write_concern) mongoc_write_concern_set_journal(wc, options.journal);
   if (options.w == "majority") {
     mongoc_write_concern_set_w(wc, MONGOC_WRITE_CONCERN_W_MAJORITY);
-  } else if (!options.w.empty() &&
-             options.w.find_first_not_of("0123456789") == std::string::npos &&
+  } else if (!options.w.empty() && options.w.find_first_not_of("0123456789") == std::string::npos &&
              options.w.size() < 9) {
     mongoc_write_concern_set_w(wc, static_cast<int32_t>(std::stoi(options.w)));
   } else if (!options.w.empty()) {

@@ -253,9 +253,13 @@ ClientFactory server_client_factory(testing::ServerProcess& server) {
 
 /// A client entity's URI: the server's, with the entity's uriOptions as query options.
 std::string entity_uri(testing::ServerProcess& server, bson::DocumentView uri_options) {
-  std::string options;
+  // libmongoc marks the server Unknown after a "node is recovering" / "not primary" error
+  // (which fail points raise) and selects it again only after its monitor's next check:
+  // check often, so such a test waits half a second rather than ten.
+  std::string options = uri_options.has("heartbeatFrequencyMS") ? "" : "heartbeatFrequencyMS=500";
   for (const auto& el : uri_options) {
-    std::string value = el.value.is_string() ? std::string(el.value.as_string()) : el.value.to_json();
+    std::string value =
+        el.value.is_string() ? std::string(el.value.as_string()) : el.value.to_json();
     options += (options.empty() ? "" : "&") + std::string(el.key) + "=" + value;
   }
   return server.uri(options);
@@ -348,18 +352,60 @@ void report(const FileResult& result) {
 
 // The transactions files: through a serve with fail points, in replica-set topology. Every
 // client entity is a remote client of its own whose commands are observed (expectEvents).
-class TransactionsSpecFileThroughServer : public ::testing::TestWithParam<std::string> {};
+// One server for all the files (starting one costs most of a second): each test starts from
+// dropped databases, switches its fail points off and ends its sessions.
+class TransactionsSpecFileThroughServer : public ::testing::TestWithParam<std::string> {
+ public:
+  static void SetUpTestSuite() {
+    server_ = new testing::ServerProcess({"--memory", "--enableTestCommands"});
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+ protected:
+  static testing::ServerProcess* server_;
+};
+testing::ServerProcess* TransactionsSpecFileThroughServer::server_ = nullptr;
 
 TEST_P(TransactionsSpecFileThroughServer, Run) {
   if (GetParam().empty()) GTEST_SKIP() << g_transactions_missing_reason;
-  testing::ServerProcess server({"--memory", "--enableTestCommands"});
+  testing::ServerProcess& server = *server_;
   auto admin = std::make_shared<AdminConnection>(server.uri("directConnection=true"));
   Target target;
   target.topology = "replicaset";
-  target.fresh_client = server_client_factory(server);
-  target.entity_client = [&server](bson::DocumentView uri_options,
-                                   client::CommandObserver observer) {
-    return client::connect_remote(entity_uri(server, uri_options), std::move(observer));
+  // Connecting a libmongoc client pool (discovery, first server selection) costs about half
+  // a second, so the clients of one file are kept for its later tests, one per entity URI:
+  // each test gets the same pool with its own observer and its own sessions.
+  struct Monitored {
+    std::shared_ptr<client::Client> client;
+    std::shared_ptr<client::CommandObserver> observer;
+  };
+  auto clients = std::make_shared<std::map<std::string, std::vector<Monitored>>>();
+  auto in_use = std::make_shared<std::map<std::string, size_t>>();
+  target.entity_client = [&server, clients, in_use](bson::DocumentView uri_options,
+                                                    client::CommandObserver observer) {
+    std::string uri = entity_uri(server, uri_options);
+    auto& pool = (*clients)[uri];
+    size_t index = (*in_use)[uri]++;
+    if (index == pool.size()) {
+      auto forward = std::make_shared<client::CommandObserver>();
+      auto remote = client::connect_remote(uri, [forward](const client::CommandEvent& event) {
+        if (*forward) (*forward)(event);
+      });
+      pool.push_back({remote, forward});
+    }
+    *pool[index].observer = std::move(observer);
+    return pool[index].client;
+  };
+  // A test's clients are handed out again to the next test.
+  target.fresh_client = [setup = server_client_factory(server), clients, in_use] {
+    in_use->clear();
+    for (auto& [uri, pool] : *clients) {
+      for (auto& c : pool) *c.observer = nullptr;
+    }
+    return setup();
   };
   target.admin_command = [admin](bson::DocumentView command) { admin->run(command); };
   FileResult result = run_spec_file(GetParam(), target);
