@@ -15,6 +15,13 @@ constexpr const char* kCollectionCreation =
 constexpr const char* kBackpressure =
     "libmongoc 1.x does not retry on the SystemOverloadedError / RetryableError backpressure "
     "labels (a retry rule newer than the libmongoc here)";
+constexpr const char* kCausalWrites =
+    "the remote client sends a write outside a transaction through libmongoc's generic "
+    "command API, which adds no readConcern.afterClusterTime of a causally consistent session "
+    "(nor a retryable write's txnNumber)";
+constexpr const char* kBulkBatches =
+    "client::bulk_write sends each request as a command of its own; drivers batch consecutive "
+    "requests of one kind";
 const std::vector<KnownGap> kKnownGaps = {
     {"create-collection.json", "explicitly create collection using create command",
      kCollectionCreation},
@@ -24,6 +31,17 @@ const std::vector<KnownGap> kKnownGaps = {
     {"backpressure-retryable-writes.json",
      "retry succeeds if backpressure labels are added to the first operation in a transaction",
      kBackpressure},
+    {"backpressure-retryable-writes.json",
+     "writes are retried maxAttempts=2 times if backpressure labels are added", kBackpressure},
+    {"bulk.json", "bulk", kBulkBatches},
+    {"commit.json", "reset session state commit", kCausalWrites},
+    {"commit.json", "reset session state abort", kCausalWrites},
+    {"retryable-writes.json", "increment txnNumber", kCausalWrites},
+    {"error-labels.json",
+     "add TransientTransactionError label to connection errors, but do not add "
+     "RetryableWriteError label",
+     "the remote client's aggregate asks for a first batch of 101 (cursor.batchSize); the test "
+     "expects an empty cursor document"},
 };
 
 }  // namespace

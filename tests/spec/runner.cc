@@ -51,6 +51,11 @@ DocumentView document_or_empty(const Value& v) {
   return v.is_document() ? v.as_document() : DocumentView();
 }
 
+/// The elements of an array (empty for anything else).
+DocumentView array_or_empty(const Value& v) {
+  return v.is_array() ? v.as_array() : DocumentView();
+}
+
 // --- runOnRequirements -------------------------------------------------------------------
 
 std::vector<long> parse_version(std::string_view text) {
@@ -218,9 +223,9 @@ void create_entities(const Value& list, std::map<std::string, Entity>& entities)
       for (const auto& el : spec) {
         std::string_view key = el.key;
         if (key == "observeEvents") {
-          for (const auto& ev : document_or_empty(el.value)) e.observe.insert(string_of(ev.value));
+          for (const auto& ev : array_or_empty(el.value)) e.observe.insert(string_of(ev.value));
         } else if (key == "ignoreCommandMonitoringEvents") {
-          for (const auto& c : document_or_empty(el.value)) {
+          for (const auto& c : array_or_empty(el.value)) {
             e.ignored_commands.insert(string_of(c.value));
           }
         } else if (key != "id" && key != "uriOptions" && key != "useMultipleMongoses") {
@@ -884,7 +889,7 @@ std::optional<std::string> match_error(DocumentView expect, const Error& e) {
       bool contain = key == "errorLabelsContain";
       std::string labels;
       for (const auto& l : e.labels()) labels += (labels.empty() ? "" : ", ") + l;
-      for (const auto& l : document_or_empty(el.value)) {
+      for (const auto& l : array_or_empty(el.value)) {
         if (e.has_label(string_of(l.value)) != contain) {
           return std::string(contain ? "expected" : "did not expect") + " the error label " +
                  string_of(l.value) + ", labels [" + labels + "], " + actual;
@@ -1104,7 +1109,7 @@ void check_events(const Value& list, std::map<std::string, Entity>& entities) {
       }
     }
     std::vector<DocumentView> want;
-    for (const auto& e : document_or_empty(expect.get("events"))) {
+    for (const auto& e : array_or_empty(expect.get("events"))) {
       want.push_back(document_or_empty(e.value));
     }
     bool ignore_extra = expect.get("ignoreExtraEvents").truthy();

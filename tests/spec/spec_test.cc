@@ -6,7 +6,6 @@
 // or skipped with a reason (see runner.h). The totals and a tally of skip reasons are printed
 // at the end; with $MONGOSTORE_SPEC_REPORT set they are also written there as markdown.
 #include <gtest/gtest.h>
-#include <mongoc/mongoc.h>
 
 #include <algorithm>
 #include <cctype>
@@ -20,6 +19,7 @@
 #include "client/remote_client.h"
 #include "mongostore/error.h"
 #include "spec/runner.h"
+#include "spec/serve_target.h"
 #include "support/server_process.h"
 
 namespace mongostore::spec {
@@ -251,54 +251,6 @@ ClientFactory server_client_factory(testing::ServerProcess& server) {
   };
 }
 
-/// A client entity's URI: the server's, with the entity's uriOptions as query options.
-std::string entity_uri(testing::ServerProcess& server, bson::DocumentView uri_options) {
-  // libmongoc marks the server Unknown after a "node is recovering" / "not primary" error
-  // (which fail points raise) and selects it again only after its monitor's next check:
-  // check often, so such a test waits half a second rather than ten.
-  std::string options = uri_options.has("heartbeatFrequencyMS") ? "" : "heartbeatFrequencyMS=500";
-  for (const auto& el : uri_options) {
-    std::string value =
-        el.value.is_string() ? std::string(el.value.as_string()) : el.value.to_json();
-    options += (options.empty() ? "" : "&") + std::string(el.key) + "=" + value;
-  }
-  return server.uri(options);
-}
-
-/// configureFailPoint and other admin commands, through a libmongoc client of its own (the
-/// spec's runner sends fail points on a client whose commands the test does not observe).
-class AdminConnection {
- public:
-  explicit AdminConnection(const std::string& uri) {
-    static bool initialised = [] {
-      mongoc_init();
-      return true;
-    }();
-    (void)initialised;
-    client_ = mongoc_client_new(uri.c_str());
-    if (client_ == nullptr) throw Error(ErrorCode::kBadValue, "admin client: bad URI " + uri);
-    mongoc_client_set_error_api(client_, MONGOC_ERROR_API_VERSION_2);
-  }
-  ~AdminConnection() { mongoc_client_destroy(client_); }
-  AdminConnection(const AdminConnection&) = delete;
-  AdminConnection& operator=(const AdminConnection&) = delete;
-
-  void run(bson::DocumentView command) {
-    bson_t cmd;
-    bson_init_static(&cmd, command.data(), command.size());
-    bson_t reply;
-    bson_error_t error;
-    bool ok = mongoc_client_command_simple(client_, "admin", &cmd, nullptr, &reply, &error);
-    bson_destroy(&reply);
-    if (!ok) {
-      throw Error(static_cast<int32_t>(error.code), std::string("admin command: ") + error.message);
-    }
-  }
-
- private:
-  mongoc_client_t* client_ = nullptr;
-};
-
 void report(const FileResult& result);
 
 class SpecFile : public ::testing::TestWithParam<std::string> {};
@@ -372,42 +324,7 @@ testing::ServerProcess* TransactionsSpecFileThroughServer::server_ = nullptr;
 TEST_P(TransactionsSpecFileThroughServer, Run) {
   if (GetParam().empty()) GTEST_SKIP() << g_transactions_missing_reason;
   testing::ServerProcess& server = *server_;
-  auto admin = std::make_shared<AdminConnection>(server.uri("directConnection=true"));
-  Target target;
-  target.topology = "replicaset";
-  // Connecting a libmongoc client pool (discovery, first server selection) costs about half
-  // a second, so the clients of one file are kept for its later tests, one per entity URI:
-  // each test gets the same pool with its own observer and its own sessions.
-  struct Monitored {
-    std::shared_ptr<client::Client> client;
-    std::shared_ptr<client::CommandObserver> observer;
-  };
-  auto clients = std::make_shared<std::map<std::string, std::vector<Monitored>>>();
-  auto in_use = std::make_shared<std::map<std::string, size_t>>();
-  target.entity_client = [&server, clients, in_use](bson::DocumentView uri_options,
-                                                    client::CommandObserver observer) {
-    std::string uri = entity_uri(server, uri_options);
-    auto& pool = (*clients)[uri];
-    size_t index = (*in_use)[uri]++;
-    if (index == pool.size()) {
-      auto forward = std::make_shared<client::CommandObserver>();
-      auto remote = client::connect_remote(uri, [forward](const client::CommandEvent& event) {
-        if (*forward) (*forward)(event);
-      });
-      pool.push_back({remote, forward});
-    }
-    *pool[index].observer = std::move(observer);
-    return pool[index].client;
-  };
-  // A test's clients are handed out again to the next test.
-  target.fresh_client = [setup = server_client_factory(server), clients, in_use] {
-    in_use->clear();
-    for (auto& [uri, pool] : *clients) {
-      for (auto& c : pool) *c.observer = nullptr;
-    }
-    return setup();
-  };
-  target.admin_command = [admin](bson::DocumentView command) { admin->run(command); };
+  Target target = serve_target(server);
   FileResult result = run_spec_file(GetParam(), target);
   all_transactions_results().push_back(result);
   report(result);
