@@ -180,7 +180,7 @@ client::TransactionOptions transaction_options(DocumentView options,
       for (const auto& f : wc) {
         if (f.key == "w") {
           base.w = string_of(f.value);
-        } else if (f.key == "j") {
+        } else if (f.key == "journal" || f.key == "j") {
           base.journal = f.value.truthy();
           base.default_write_concern = false;
         } else {
