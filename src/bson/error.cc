@@ -183,6 +183,8 @@ std::string_view code_name(int32_t code) {
       return "NotWritablePrimary";
     case 11600:
       return "InterruptedAtShutdown";
+    case 11601:
+      return "Interrupted";
     case 11602:
       return "InterruptedDueToReplStateChange";
     case 13435:

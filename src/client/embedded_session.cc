@@ -10,11 +10,15 @@ void EmbeddedSession::start_transaction(const TransactionOptions& options) {
   if (current_) {
     throw Error(ErrorCode::kOperationNotSupportedInTransaction, "Transaction already in progress");
   }
-  if (options.read_concern != "snapshot" && options.read_concern != "majority" &&
-      options.read_concern != "local") {
+  if (!options.read_concern.empty() && options.read_concern != "snapshot" &&
+      options.read_concern != "majority" && options.read_concern != "local") {
     throw Error(ErrorCode::kBadValue,
                 "readConcern level '" + options.read_concern +
                     "' is not valid in a transaction (snapshot, majority or local)");
+  }
+  if (!options.w.empty() && options.w != "majority" && options.w != "1") {
+    throw Error(ErrorCode::kBadValue,
+                "writeConcern w '" + options.w + "' is not valid for one node (majority or 1)");
   }
   engine::TransactionOptions engine_options;
   engine_options.journal = options.journal;

@@ -193,10 +193,10 @@ class RemoteClient final : public Client {
   }
 
   void ping() override {
-    runner_->run(CommandKind::kRead, "admin", bson::make_document("ping", 1));
+    runner_->run(CommandKind::kPlain, "admin", bson::make_document("ping", 1));
   }
   bson::Document hello() override {
-    return runner_->run(CommandKind::kRead, "admin", bson::make_document("hello", 1));
+    return runner_->run(CommandKind::kPlain, "admin", bson::make_document("hello", 1));
   }
 
   std::vector<std::string> list_database_names() override {
@@ -648,6 +648,10 @@ std::shared_ptr<Client> remote_client_on(std::shared_ptr<RemoteCommandRunner> ru
 }
 
 std::shared_ptr<Client> connect_remote(std::string_view uri_text) {
+  return connect_remote(uri_text, nullptr);
+}
+
+std::shared_ptr<Client> connect_remote(std::string_view uri_text, CommandObserver observer) {
   init_mongoc_once();
   bson_error_t error;
   std::string text(uri_text);
@@ -666,7 +670,7 @@ std::shared_ptr<Client> connect_remote(std::string_view uri_text) {
   if (pool == nullptr) throw Error(ErrorCode::kBadValue, "connect: cannot open a client pool");
   // Version 2: a server's error reply surfaces with the server's own code.
   mongoc_client_pool_set_error_api(pool, MONGOC_ERROR_API_VERSION_2);
-  auto runner = std::make_shared<RemoteCommandRunner>(pool);
+  auto runner = std::make_shared<RemoteCommandRunner>(pool, std::move(observer));
   auto client = std::make_shared<RemoteClient>(runner);
 
   auto backoff = std::chrono::milliseconds(50);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string_view>
 
+#include "client/command_monitoring.h"
 #include "mongostore/client/client.h"
 
 namespace mongostore::client {
@@ -22,6 +23,11 @@ namespace mongostore::client {
 /// Throws Error(BadValue) for an unparsable URI and Error(HostUnreachable, 6) when no server
 /// answered in time.
 std::shared_ptr<Client> connect_remote(std::string_view uri);
+
+/// As connect_remote(uri), with every command the client (and its sessions) sends reported to
+/// `observer` (see command_monitoring.h; the connect-time ping included). For tests that
+/// check the commands sent, such as the unified spec runner's expectEvents.
+std::shared_ptr<Client> connect_remote(std::string_view uri, CommandObserver observer);
 
 class RemoteCommandRunner;
 

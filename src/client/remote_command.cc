@@ -95,7 +95,13 @@ void add_labels(Error& e, const bson::Document& reply) {
 
 }  // namespace
 
-RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool) : pool_(pool) {}
+RemoteCommandRunner::RemoteCommandRunner(mongoc_client_pool_t* pool, CommandObserver observer)
+    : pool_(pool) {
+  if (observer) {
+    observer_ = std::make_unique<CommandObserver>(std::move(observer));
+    install_command_observer(pool_, observer_.get());
+  }
+}
 
 RemoteCommandRunner::RemoteCommandRunner(std::shared_ptr<RemoteCommandRunner> base,
                                          mongoc_client_t* client, mongoc_client_session_t* session)
@@ -135,6 +141,12 @@ bson::Document RemoteCommandRunner::run_on(mongoc_client_t* client, CommandKind 
       ok = mongoc_client_write_command_with_opts(client, db_name.c_str(), &cmd, &opts, &reply,
                                                  &error);
       break;
+    case CommandKind::kPlain:
+      // mongoc_client_command_with_opts applies none of the client's read preference, read
+      // concern or write concern.
+      ok = mongoc_client_command_with_opts(client, db_name.c_str(), &cmd, nullptr, &opts, &reply,
+                                           &error);
+      break;
     case CommandKind::kReadWrite:
       ok = mongoc_client_read_write_command_with_opts(client, db_name.c_str(), &cmd, nullptr, &opts,
                                                       &reply, &error);
@@ -145,7 +157,7 @@ bson::Document RemoteCommandRunner::run_on(mongoc_client_t* client, CommandKind 
   bson::Document result = own(&reply);
   bson_destroy(&reply);
   if (!ok) throw_remote_error(result, error);
-  if (kind != CommandKind::kRead) {
+  if (kind != CommandKind::kRead && kind != CommandKind::kPlain) {
     try {
       throw_on_write_errors(result);
     } catch (Error& e) {

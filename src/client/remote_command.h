@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "client/command_monitoring.h"
 #include "mongostore/bson/document.h"
 
 struct _mongoc_client_pool_t;
@@ -28,12 +29,16 @@ namespace mongostore::client {
 /// How a command is routed: reads follow the URI's read preference; writes (and reads that
 /// write, such as an aggregate ending in $out) go to the primary and carry the URI's write
 /// concern.
-enum class CommandKind { kRead, kWrite, kReadWrite };
+/// kPlain: neither (ping, hello: commands that take no readConcern / writeConcern, which a
+/// server refuses on them).
+enum class CommandKind { kRead, kWrite, kReadWrite, kPlain };
 
 class RemoteCommandRunner {
  public:
-  /// Takes ownership of `pool`.
-  explicit RemoteCommandRunner(_mongoc_client_pool_t* pool);
+  /// Takes ownership of `pool`. With an `observer`, every command of the pool's clients is
+  /// reported to it (installed here, so before any client is popped; kept alive with the
+  /// pool).
+  explicit RemoteCommandRunner(_mongoc_client_pool_t* pool, CommandObserver observer = nullptr);
   /// A runner whose commands run in `session` (started on `client`, a client popped from
   /// `base`'s pool and held by the session's owner): every command goes through `client`
   /// with the session's lsid (and txnNumber and transaction fields in a transaction)
@@ -60,6 +65,9 @@ class RemoteCommandRunner {
                         bson::DocumentView command, uint32_t server_id);
 
   _mongoc_client_pool_t* pool_;
+  // Outlives the pool: the pool is destroyed in the destructor's body (its endSessions is
+  // still observed), members after it.
+  std::unique_ptr<CommandObserver> observer_;
   std::shared_ptr<RemoteCommandRunner> base_;  // set in a session's runner
   _mongoc_client_t* session_client_ = nullptr;
   _mongoc_client_session_t* session_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include <mongoc/mongoc.h>
 
+#include <string>
+
 #include "client/remote_client.h"
 #include "mongostore/error.h"
 
@@ -44,11 +46,23 @@ void RemoteSession::start_transaction(const TransactionOptions& options) {
   }
   mongoc_transaction_opt_t* txn = mongoc_transaction_opts_new();
   mongoc_read_concern_t* rc = mongoc_read_concern_new();
-  mongoc_read_concern_set_level(rc, options.read_concern.c_str());
-  mongoc_transaction_opts_set_read_concern(txn, rc);
+  if (!options.read_concern.empty()) {
+    mongoc_read_concern_set_level(rc, options.read_concern.c_str());
+    mongoc_transaction_opts_set_read_concern(txn, rc);
+  }
   mongoc_write_concern_t* wc = mongoc_write_concern_new();
-  mongoc_write_concern_set_journal(wc, options.journal);
-  mongoc_transaction_opts_set_write_concern(txn, wc);
+  if (!options.default_write_concern) mongoc_write_concern_set_journal(wc, options.journal);
+  if (options.w == "majority") {
+    mongoc_write_concern_set_w(wc, MONGOC_WRITE_CONCERN_W_MAJORITY);
+  } else if (!options.w.empty() && options.w.find_first_not_of("0123456789") == std::string::npos &&
+             options.w.size() < 9) {
+    mongoc_write_concern_set_w(wc, static_cast<int32_t>(std::stoi(options.w)));
+  } else if (!options.w.empty()) {
+    mongoc_write_concern_set_wtag(wc, options.w.c_str());
+  }
+  if (!options.default_write_concern || !options.w.empty()) {
+    mongoc_transaction_opts_set_write_concern(txn, wc);
+  }
   if (options.max_commit_time) {
     mongoc_transaction_opts_set_max_commit_time_ms(txn, options.max_commit_time->count());
   }

@@ -979,6 +979,9 @@ TEST(ErrorTest, CodesAndNames) {
   EXPECT_EQ(code_name(ErrorCode::kTypeMismatch), "TypeMismatch");
   EXPECT_EQ(code_name(ErrorCode::kDuplicateKey), "DuplicateKey");
   EXPECT_EQ(code_name(999), "UnknownError");
+  // Named codes above 10000 are not locations (a failCommand fail point raises them).
+  EXPECT_EQ(code_name(11601), "Interrupted");
+  EXPECT_EQ(code_name(11602), "InterruptedDueToReplStateChange");
   // Codes mongod raises from one place in its source are named by that location.
   EXPECT_EQ(code_name(123456), "Location123456");
   EXPECT_EQ(code_name(40415), "Location40415");

@@ -188,6 +188,18 @@ TEST(SessionStatements, LabelsAsMongod) {
   Error conflict(ErrorCode::kWriteConflict, "conflict");
   label_transaction_error(conflict, "update");
   EXPECT_TRUE(conflict.has_label(kTransientTransactionError));
+  // A statement that found the node not primary is transient (mongod's NotPrimaryError
+  // category); a commit that did is not (its outcome is what UnknownTransactionCommitResult
+  // is for).
+  Error not_primary(10107, "not primary");
+  label_transaction_error(not_primary, "insert");
+  EXPECT_TRUE(not_primary.has_label(kTransientTransactionError));
+  Error stepped_down(189, "stepped down");
+  label_transaction_error(stepped_down, "find");
+  EXPECT_TRUE(stepped_down.has_label(kTransientTransactionError));
+  Error commit_not_primary(10107, "not primary");
+  label_transaction_error(commit_not_primary, "commitTransaction");
+  EXPECT_FALSE(commit_not_primary.has_label(kTransientTransactionError));
   Error duplicate(ErrorCode::kDuplicateKey, "dup");
   label_transaction_error(duplicate, "insert");
   EXPECT_TRUE(duplicate.labels().empty());

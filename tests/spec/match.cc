@@ -50,7 +50,7 @@ bool type_matches(std::string_view alias, const Value& actual) {
 }
 
 std::optional<std::string> match_document(DocumentView expected, const Value& actual, bool root,
-                                          const std::string& path) {
+                                          const std::string& path, const MatchContext* context) {
   if (!actual.is_document()) {
     return fail(path, "expected a document, got " + describe(actual));
   }
@@ -71,7 +71,7 @@ std::optional<std::string> match_document(DocumentView expected, const Value& ac
     }
     if (op && *op == "$$unsetOrMatches" && av.is_missing()) continue;
     if (av.is_missing()) return fail(p, "missing; expected " + describe(el.value));
-    if (auto m = match_value(el.value, av, false, p)) return m;
+    if (auto m = match_value(el.value, av, false, p, context)) return m;
   }
   if (!root) {
     for (const auto& el : doc) {
@@ -91,12 +91,12 @@ std::string describe(const Value& value) {
 }
 
 std::optional<std::string> match_value(const Value& expected, const Value& actual, bool root,
-                                       const std::string& path) {
+                                       const std::string& path, const MatchContext* context) {
   if (auto op = special_operator(expected)) {
     Value arg = operand(expected);
     if (*op == "$$unsetOrMatches") {
       if (actual.is_missing()) return std::nullopt;
-      return match_value(arg, actual, root, path);
+      return match_value(arg, actual, root, path, context);
     }
     if (*op == "$$exists") {
       if (arg.truthy() == !actual.is_missing()) return std::nullopt;
@@ -132,11 +132,23 @@ std::optional<std::string> match_value(const Value& expected, const Value& actua
         return fail(path, std::string("not a JSON document: ") + e.what());
       }
       bson::Document holder = bson::make_document("v", parsed);
-      return match_value(arg, holder.get("v"), false, path);
+      return match_value(arg, holder.get("v"), false, path, context);
     }
     if (*op == "$$matchAsRoot") {
       if (!arg.is_document()) return fail(path, "$$matchAsRoot needs a document");
-      return match_document(arg.as_document(), actual, true, path);
+      return match_document(arg.as_document(), actual, true, path, context);
+    }
+    if (*op == "$$sessionLsid" && context && context->session_lsid) {
+      std::string id = arg.is_string() ? std::string(arg.as_string()) : arg.to_json();
+      std::optional<bson::Document> lsid = context->session_lsid(id);
+      if (!lsid) throw SkipTest("$$sessionLsid: the lsid of session " + id + " is unknown");
+      if (actual.is_missing()) return fail(path, "missing; expected the lsid of " + id);
+      bson::Document holder = bson::make_document("v", *lsid);
+      if (auto m = exact_match(holder.get("v"), actual, path)) {
+        return fail(path, "expected the lsid of " + id + " " + lsid->to_json() + ", got " +
+                              describe(actual));
+      }
+      return std::nullopt;
     }
     if (*op == "$$matchesEntity" || *op == "$$sessionLsid" || *op == "$$matchesHexBytes") {
       throw SkipTest("matching operator " + std::string(*op) + " not supported");
@@ -144,7 +156,9 @@ std::optional<std::string> match_value(const Value& expected, const Value& actua
     return fail(path, "unknown matching operator " + std::string(*op));
   }
 
-  if (expected.is_document()) return match_document(expected.as_document(), actual, root, path);
+  if (expected.is_document()) {
+    return match_document(expected.as_document(), actual, root, path, context);
+  }
   if (actual.is_missing()) return fail(path, "missing; expected " + describe(expected));
   if (expected.is_array()) {
     if (!actual.is_array()) return fail(path, "expected an array, got " + describe(actual));
@@ -158,7 +172,9 @@ std::optional<std::string> match_value(const Value& expected, const Value& actua
     }
     for (size_t i = 0; i < want.size(); ++i) {
       // Elements of an array of root-level documents (a find's results) are root-level too.
-      if (auto m = match_value(want[i], got[i], root, child(path, std::to_string(i)))) return m;
+      if (auto m = match_value(want[i], got[i], root, child(path, std::to_string(i)), context)) {
+        return m;
+      }
     }
     return std::nullopt;
   }

@@ -2,9 +2,11 @@
 // Matches" in source/unified-test-format/unified-test-format.md of mongodb/specifications).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
@@ -17,14 +19,22 @@ class SkipTest : public std::runtime_error {
   explicit SkipTest(const std::string& reason) : std::runtime_error(reason) {}
 };
 
+/// What matching needs from the test's entities.
+struct MatchContext {
+  /// The lsid document of session entity `id` ($$sessionLsid); nullopt when unknown.
+  std::function<std::optional<bson::Document>(std::string_view id)> session_lsid;
+};
+
 /// Matches `expected` against `actual` (which may be missing) with the unified format's
 /// rules: special `$$` operators, numbers equal by value across int/long/double, arrays
 /// element-wise with equal length, documents by their expected keys. `root` says `expected`
 /// is a root-level document (or an array of them), whose actual document may carry extra
 /// fields; nested documents may not. Returns nullopt on a match, else "path: why".
-/// Throws SkipTest for operators that need entities the runner does not have.
+/// Throws SkipTest for operators that need entities the runner does not have (or, without a
+/// `context`, any entity).
 std::optional<std::string> match_value(const bson::Value& expected, const bson::Value& actual,
-                                       bool root, const std::string& path);
+                                       bool root, const std::string& path,
+                                       const MatchContext* context = nullptr);
 
 /// Exact comparison used for a test's `outcome`: same fields (in any order), same types,
 /// same values. Returns nullopt when equal, else "path: why".

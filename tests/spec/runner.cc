@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/client/bulk_write.h"
 #include "mongostore/client/client.h"
+#include "mongostore/client/client_session.h"
 #include "mongostore/document_validation_error.h"
 #include "mongostore/error.h"
 #include "spec/known_gaps.h"
@@ -50,6 +52,11 @@ DocumentView document_or_empty(const Value& v) {
   return v.is_document() ? v.as_document() : DocumentView();
 }
 
+/// The elements of an array (empty for anything else).
+DocumentView array_or_empty(const Value& v) {
+  return v.is_array() ? v.as_array() : DocumentView();
+}
+
 // --- runOnRequirements -------------------------------------------------------------------
 
 std::vector<long> parse_version(std::string_view text) {
@@ -73,7 +80,7 @@ int compare_versions(std::string_view a, std::string_view b) {
 }
 
 /// Why one runOnRequirement object is not satisfied by us, or nullopt.
-std::optional<std::string> unmet(DocumentView requirement) {
+std::optional<std::string> unmet(DocumentView requirement, const std::string& topology) {
   for (const auto& el : requirement) {
     std::string_view key = el.key;
     if (key == "minServerVersion") {
@@ -85,11 +92,14 @@ std::optional<std::string> unmet(DocumentView requirement) {
         return std::string("runOnRequirements: maxServerVersion below ") + kServerVersion;
       }
     } else if (key == "topologies") {
-      bool single = false;
+      bool listed = false;
       if (el.value.is_array()) {
-        for (const auto& t : el.value.as_array()) single |= string_of(t.value) == "single";
+        for (const auto& t : el.value.as_array()) listed |= string_of(t.value) == topology;
       }
-      if (!single) return std::string("runOnRequirements: topology is not single");
+      if (!listed) {
+        return "runOnRequirements: topologies " + el.value.to_json() + " (this runs on " +
+               topology + ")";
+      }
     } else if (key == "serverless") {
       if (string_of(el.value) == "require") {
         return std::string("runOnRequirements: serverless required");
@@ -106,13 +116,13 @@ std::optional<std::string> unmet(DocumentView requirement) {
 }
 
 /// Why none of the requirements in `list` (an array, or missing) is satisfied, or nullopt.
-std::optional<std::string> unmet_requirements(const Value& list) {
+std::optional<std::string> unmet_requirements(const Value& list, const std::string& topology) {
   if (!list.is_array()) return std::nullopt;
   std::optional<std::string> first;
   bool any = false;
   for (const auto& el : list.as_array()) {
     any = true;
-    auto why = unmet(document_or_empty(el.value));
+    auto why = unmet(document_or_empty(el.value), topology);
     if (!why) return std::nullopt;
     if (!first) first = why;
   }
@@ -121,11 +131,32 @@ std::optional<std::string> unmet_requirements(const Value& list) {
 
 // --- entities ------------------------------------------------------------------------------
 
+// The command events one client entity observed.
+struct EventLog {
+  std::mutex mutex;
+  std::vector<client::CommandEvent> events;
+  // Which session entity each event's operation ran in ("" for none): a session's lsid is
+  // learnt from the commands its operations send ($$sessionLsid).
+  std::vector<std::string> sessions;
+  std::string current_session;
+};
+
 struct Entity {
-  std::string kind;  // "client", "database", "collection"
+  std::string kind;  // "client", "database", "collection", "session"
   std::string db;
   std::string coll;
   bool unacknowledged = false;  // writeConcern {w: 0} somewhere on its chain
+  std::string client_id;        // the client entity it belongs to (a client: itself)
+  Document spec;                // its createEntities document
+  // A client entity, once created:
+  std::shared_ptr<client::Client> client;
+  std::shared_ptr<EventLog> log;  // null: its commands are not observed
+  std::set<std::string> observe;  // observeEvents
+  std::set<std::string> ignored_commands;
+  // A session entity, once created (reset by endSession):
+  std::shared_ptr<client::ClientSession> session;
+  client::TransactionOptions defaults;
+  std::string state = "none";  // as assertSessionTransactionState names them
 };
 
 bool is_w0(const Value& write_concern) {
@@ -134,9 +165,49 @@ bool is_w0(const Value& write_concern) {
   return w.is_number() && w.number_as_double() == 0;
 }
 
-std::map<std::string, Entity> create_entities(const Value& list) {
-  std::map<std::string, Entity> entities;
-  if (!list.is_array()) return entities;
+/// The transaction options of `options` ({readConcern, writeConcern, maxCommitTimeMS}) over
+/// `base`; throws SkipTest for what TransactionOptions cannot say.
+client::TransactionOptions transaction_options(DocumentView options,
+                                               client::TransactionOptions base) {
+  for (const auto& el : options) {
+    if (el.key == "readConcern") {
+      DocumentView rc = document_or_empty(el.value);
+      for (const auto& f : rc) {
+        if (f.key != "level") throw SkipTest("transaction readConcern." + std::string(f.key));
+      }
+      base.read_concern = string_of(rc.get("level"));
+    } else if (el.key == "writeConcern") {
+      DocumentView wc = document_or_empty(el.value);
+      for (const auto& f : wc) {
+        if (f.key == "w") {
+          base.w = string_of(f.value);
+        } else if (f.key == "journal" || f.key == "j") {
+          base.journal = f.value.truthy();
+          base.default_write_concern = false;
+        } else {
+          throw SkipTest("transaction writeConcern." + std::string(f.key) + " not supported");
+        }
+      }
+    } else if (el.key == "maxCommitTimeMS") {
+      base.max_commit_time = std::chrono::milliseconds(int64_of(el.value));
+    } else {
+      throw SkipTest("transaction option " + std::string(el.key) + " not supported");
+    }
+  }
+  return base;
+}
+
+/// The driver's default: no readConcern and no writeConcern of the transaction's own.
+client::TransactionOptions server_default_transaction_options() {
+  client::TransactionOptions o;
+  o.read_concern.clear();
+  o.default_write_concern = true;
+  return o;
+}
+
+/// Parses createEntities (nothing is created yet: see instantiate()).
+void create_entities(const Value& list, std::map<std::string, Entity>& entities) {
+  if (!list.is_array()) return;
   for (const auto& item : list.as_array()) {
     DocumentView wrapper = document_or_empty(item.value);
     auto it = wrapper.begin();
@@ -146,33 +217,111 @@ std::map<std::string, Entity> create_entities(const Value& list) {
     std::string id = string_of(spec.get("id"));
     Entity e;
     e.kind = kind;
+    e.spec = Document::copy_of(spec);
     if (kind == "client") {
+      e.client_id = id;
       e.unacknowledged = is_w0(spec.get("uriOptions"));
+      for (const auto& el : spec) {
+        std::string_view key = el.key;
+        if (key == "observeEvents") {
+          for (const auto& ev : array_or_empty(el.value)) e.observe.insert(string_of(ev.value));
+        } else if (key == "ignoreCommandMonitoringEvents") {
+          for (const auto& c : array_or_empty(el.value)) {
+            e.ignored_commands.insert(string_of(c.value));
+          }
+        } else if (key != "id" && key != "uriOptions" && key != "useMultipleMongoses") {
+          throw SkipTest("client entity option " + std::string(key) + " not supported");
+        }
+      }
+      for (const auto& name : e.observe) {
+        if (name != "commandStartedEvent" && name != "commandSucceededEvent" &&
+            name != "commandFailedEvent") {
+          throw SkipTest("observeEvents " + name + " not supported");
+        }
+      }
     } else if (kind == "database") {
       auto parent = entities.find(string_of(spec.get("client")));
       if (parent == entities.end()) throw TestFailure("createEntities: unknown client of " + id);
+      e.client_id = parent->second.client_id;
       e.db = string_of(spec.get("databaseName"));
       Value options = spec.get("databaseOptions");
+      for (const auto& el : document_or_empty(options)) {
+        if (el.key != "writeConcern" || !is_w0(el.value)) {
+          throw SkipTest("databaseOptions." + std::string(el.key) + " not supported");
+        }
+      }
       e.unacknowledged =
           parent->second.unacknowledged ||
           (options.is_document() && is_w0(options.as_document().get("writeConcern")));
     } else if (kind == "collection") {
       auto parent = entities.find(string_of(spec.get("database")));
       if (parent == entities.end()) throw TestFailure("createEntities: unknown database of " + id);
+      e.client_id = parent->second.client_id;
       e.db = parent->second.db;
       e.coll = string_of(spec.get("collectionName"));
       Value options = spec.get("collectionOptions");
+      for (const auto& el : document_or_empty(options)) {
+        if (el.key != "writeConcern" || !is_w0(el.value)) {
+          throw SkipTest("collectionOptions." + std::string(el.key) + " not supported");
+        }
+      }
       e.unacknowledged =
           parent->second.unacknowledged ||
           (options.is_document() && is_w0(options.as_document().get("writeConcern")));
     } else if (kind == "session") {
-      throw SkipTest("sessions not supported");
+      auto parent = entities.find(string_of(spec.get("client")));
+      if (parent == entities.end()) throw TestFailure("createEntities: unknown client of " + id);
+      e.client_id = parent->second.client_id;
+      e.defaults = server_default_transaction_options();
+      for (const auto& el : document_or_empty(spec.get("sessionOptions"))) {
+        if (el.key == "defaultTransactionOptions") {
+          e.defaults = transaction_options(document_or_empty(el.value), e.defaults);
+        } else if (el.key != "causalConsistency") {
+          throw SkipTest("sessionOptions." + std::string(el.key) + " not supported");
+        }
+      }
     } else {
       throw SkipTest("entity type " + kind + " not supported");
     }
-    entities[id] = e;
+    entities[id] = std::move(e);
   }
-  return entities;
+}
+
+/// Creates the clients and sessions of `entities` that do not exist yet.
+void instantiate(std::map<std::string, Entity>& entities, const Target& target,
+                 const std::shared_ptr<client::Client>& setup) {
+  std::vector<std::shared_ptr<EventLog>> created;
+  for (auto& [id, e] : entities) {
+    if (e.kind != "client" || e.client) continue;
+    if (!target.entity_client) {
+      e.client = setup;
+      continue;
+    }
+    auto log = std::make_shared<EventLog>();
+    e.log = log;
+    created.push_back(log);
+    e.client = target.entity_client(document_or_empty(e.spec.get("uriOptions")),
+                                    [log](const client::CommandEvent& event) {
+                                      std::lock_guard<std::mutex> lock(log->mutex);
+                                      log->events.push_back(event);
+                                      log->sessions.push_back(log->current_session);
+                                    });
+  }
+  for (auto& [id, e] : entities) {
+    if (e.kind != "session" || e.session || e.state == "ended") continue;
+    client::SessionOptions options;
+    DocumentView session_options = document_or_empty(e.spec.get("sessionOptions"));
+    options.causal_consistency = !session_options.has("causalConsistency") ||
+                                 session_options.get("causalConsistency").truthy();
+    options.default_transaction_options = e.defaults;
+    e.session = entities.at(e.client_id).client->start_session(options);
+  }
+  // What setting new clients up sent (the connect-time ping) is not the test's.
+  for (const auto& log : created) {
+    std::lock_guard<std::mutex> lock(log->mutex);
+    log->events.clear();
+    log->sessions.clear();
+  }
 }
 
 // --- operations ------------------------------------------------------------------------------
@@ -236,6 +385,15 @@ const std::map<std::string_view, OpSpec>& op_specs() {
        {"database", {"collection", "validator", "validationLevel", "validationAction"}, true}},
       {"modifyCollection",
        {"database", {"collection", "validator", "validationLevel", "validationAction"}, true}},
+      {"startTransaction", {"session", {"readConcern", "writeConcern", "maxCommitTimeMS"}, false}},
+      {"commitTransaction", {"session", {}, false}},
+      {"abortTransaction", {"session", {}, false}},
+      {"endSession", {"session", {}, false}},
+      {"failPoint", {"testRunner", {"failPoint", "client"}, false}},
+      {"targetedFailPoint", {"testRunner", {"failPoint", "session"}, false}},
+      {"assertSessionTransactionState", {"testRunner", {"session", "state"}, false}},
+      {"assertSessionUnpinned", {"testRunner", {"session"}, false}},
+      {"createEntities", {"testRunner", {"entities"}, false}},
       {"assertCollectionExists", {"testRunner", {"databaseName", "collectionName"}, false}},
       {"assertCollectionNotExists", {"testRunner", {"databaseName", "collectionName"}, false}},
   };
@@ -294,11 +452,15 @@ void check_bulk_requests(const Value& requests) {
 }
 
 /// Throws SkipTest when the runner cannot run `op` faithfully.
-void check_supported(DocumentView op, const std::map<std::string, Entity>& entities) {
+void check_supported(DocumentView op, const std::map<std::string, Entity>& entities,
+                     const Target& target) {
   std::string name = string_of(op.get("name"));
   std::string object = string_of(op.get("object"));
-  if (name == "failPoint" || name == "targetedFailPoint") {
-    throw SkipTest("failpoints not supported");
+  if ((name == "failPoint" || name == "targetedFailPoint") && !target.admin_command) {
+    throw SkipTest("failpoints need a server (configureFailPoint)");
+  }
+  if (name == "assertSessionPinned") {
+    throw SkipTest("assertSessionPinned: sessions are pinned only to a mongos (sharded)");
   }
   std::string kind = "testRunner";
   bool unacknowledged = false;
@@ -324,7 +486,13 @@ void check_supported(DocumentView op, const std::map<std::string, Entity>& entit
   }
   DocumentView args = document_or_empty(op.get("arguments"));
   for (const auto& el : args) {
-    if (el.key == "session") throw SkipTest("sessions not supported");
+    if (el.key == "session") {
+      auto session = entities.find(string_of(el.value));
+      if (session == entities.end() || session->second.kind != "session") {
+        throw TestFailure(name + ": session " + string_of(el.value) + " is not a session entity");
+      }
+      continue;
+    }
     if (el.key == "sort" && (name == "updateOne" || name == "replaceOne")) {
       throw SkipTest(kUpdateSortSkip);
     }
@@ -343,7 +511,7 @@ void check_supported(DocumentView op, const std::map<std::string, Entity>& entit
       std::string_view key = el.key;
       if (key == "isError" || key == "isClientError" || key == "errorContains" ||
           key == "errorCode" || key == "errorCodeName" || key == "errorLabelsOmit" ||
-          key == "errorResponse") {
+          key == "errorLabelsContain" || key == "errorResponse") {
         continue;
       }
       if (key == "expectResult") {
@@ -714,9 +882,20 @@ std::optional<std::string> match_error(DocumentView expect, const Error& e) {
       "got " + std::string(e.code_name()) + " (" + std::to_string(e.code()) + "): " + e.what();
   for (const auto& el : expect) {
     std::string_view key = el.key;
-    if (key == "isError" || key == "isClientError" || key == "errorLabelsOmit") {
-      // An embedded client has no client/server divide: any error satisfies either, and it
-      // carries no labels.
+    if (key == "isError" || key == "isClientError") {
+      // The seam has no client/server divide in its errors: any error satisfies either.
+      continue;
+    }
+    if (key == "errorLabelsContain" || key == "errorLabelsOmit") {
+      bool contain = key == "errorLabelsContain";
+      std::string labels;
+      for (const auto& l : e.labels()) labels += (labels.empty() ? "" : ", ") + l;
+      for (const auto& l : array_or_empty(el.value)) {
+        if (e.has_label(string_of(l.value)) != contain) {
+          return std::string(contain ? "expected" : "did not expect") + " the error label " +
+                 string_of(l.value) + ", labels [" + labels + "], " + actual;
+        }
+      }
       continue;
     }
     if (key == "errorContains") {
@@ -807,19 +986,207 @@ void check_outcome(client::Client& client, const Value& list) {
 
 // --- one test ------------------------------------------------------------------------------
 
-void run_test(DocumentView file, DocumentView test, const ClientFactory& fresh_client) {
-  if (test.has("skipReason")) throw SkipTest("skipReason: " + string_of(test.get("skipReason")));
-  if (auto why = unmet_requirements(test.get("runOnRequirements"))) throw SkipTest(*why);
+/// The entity `id` of `kind`, or a TestFailure.
+Entity& entity_of(std::map<std::string, Entity>& entities, const std::string& id,
+                  const std::string& kind) {
+  auto it = entities.find(id);
+  if (it == entities.end() || it->second.kind != kind) {
+    throw TestFailure(id + " is not a " + kind + " entity");
+  }
+  return it->second;
+}
 
-  auto entities = create_entities(file.get("createEntities"));
-  Value operations = test.get("operations");
-  if (!operations.is_array()) throw TestFailure("test has no operations array");
-  for (const auto& op : operations.as_array()) {
-    check_supported(document_or_empty(op.value), entities);
+/// The lsid a session's operations sent, from the events of its client; nullopt if none
+/// was seen.
+std::optional<Document> session_lsid(std::map<std::string, Entity>& entities, std::string_view id) {
+  auto it = entities.find(std::string(id));
+  if (it == entities.end() || it->second.kind != "session") return std::nullopt;
+  const Entity& client = entities.at(it->second.client_id);
+  if (!client.log) return std::nullopt;
+  std::lock_guard<std::mutex> lock(client.log->mutex);
+  for (size_t i = 0; i < client.log->events.size(); ++i) {
+    const auto& event = client.log->events[i];
+    if (client.log->sessions[i] != id || event.kind != client::CommandEvent::Kind::kStarted) {
+      continue;
+    }
+    Value lsid = event.document.get("lsid");
+    if (lsid.is_document()) return Document::copy_of(lsid.as_document());
+  }
+  return std::nullopt;
+}
+
+/// Runs an operation on a session entity.
+void session_operation(Entity& session, const std::string& name, DocumentView args) {
+  if (!session.session) throw TestFailure(name + " on an ended session");
+  if (name == "startTransaction") {
+    session.session->start_transaction(transaction_options(args, session.defaults));
+    session.state = "starting";
+  } else if (name == "commitTransaction") {
+    try {
+      session.session->commit_transaction();
+    } catch (...) {
+      // A commit that failed may still be retried; its state stays "committed" in drivers.
+      session.state = "committed";
+      throw;
+    }
+    session.state = "committed";
+  } else if (name == "abortTransaction") {
+    session.session->abort_transaction();
+    session.state = "aborted";
+  } else if (name == "endSession") {
+    session.session.reset();
+    session.state = "ended";
+  } else {
+    throw TestFailure("runner: no implementation for session operation " + name);
+  }
+}
+
+/// The configureFailPoint commands of failPoint / targetedFailPoint, switched off at the end
+/// of the test whatever happened.
+class FailPoints {
+ public:
+  explicit FailPoints(const Target& target) : target_(target) {}
+  ~FailPoints() {
+    for (const auto& name : names_) {
+      try {
+        target_.admin_command(bson::make_document("configureFailPoint", name, "mode", "off"));
+      } catch (...) {
+        // The next test's own setup reports a server that no longer answers.
+      }
+    }
+  }
+  FailPoints(const FailPoints&) = delete;
+  FailPoints& operator=(const FailPoints&) = delete;
+
+  void set(DocumentView fail_point) {
+    names_.insert(string_of(fail_point.get("configureFailPoint")));
+    target_.admin_command(fail_point);
   }
 
-  std::shared_ptr<client::Client> client = fresh_client();
+ private:
+  const Target& target_;
+  std::set<std::string> names_;
+};
+
+std::string event_name(client::CommandEvent::Kind kind) {
+  switch (kind) {
+    case client::CommandEvent::Kind::kStarted:
+      return "commandStartedEvent";
+    case client::CommandEvent::Kind::kSucceeded:
+      return "commandSucceededEvent";
+    case client::CommandEvent::Kind::kFailed:
+      return "commandFailedEvent";
+  }
+  return "";
+}
+
+/// Checks a test's expectEvents against what its clients observed.
+void check_events(const Value& list, std::map<std::string, Entity>& entities) {
+  if (!list.is_array()) return;
+  MatchContext context;
+  context.session_lsid = [&entities](std::string_view id) { return session_lsid(entities, id); };
+  for (const auto& item : list.as_array()) {
+    DocumentView expect = document_or_empty(item.value);
+    std::string id = string_of(expect.get("client"));
+    Entity& client = entity_of(entities, id, "client");
+    if (expect.has("eventType") && string_of(expect.get("eventType")) != "command") {
+      throw SkipTest("expectEvents eventType " + string_of(expect.get("eventType")) +
+                     " not supported");
+    }
+    if (!client.log) throw SkipTest("expectEvents: the commands of this client are not observed");
+    std::vector<client::CommandEvent> got;
+    {
+      std::lock_guard<std::mutex> lock(client.log->mutex);
+      for (const auto& event : client.log->events) {
+        if (!client.observe.contains(event_name(event.kind))) continue;
+        if (client.ignored_commands.contains(event.command_name)) continue;
+        // Drivers' own commands that the spec's runners leave out (not observed as
+        // sensitive, or sent when a client or session is discarded).
+        if (event.command_name == "hello" || event.command_name == "isMaster" ||
+            event.command_name == "endSessions" || event.command_name == "configureFailPoint") {
+          continue;
+        }
+        got.push_back(event);
+      }
+    }
+    std::vector<DocumentView> want;
+    for (const auto& e : array_or_empty(expect.get("events"))) {
+      want.push_back(document_or_empty(e.value));
+    }
+    bool ignore_extra = expect.get("ignoreExtraEvents").truthy();
+    auto list_of = [&got] {
+      std::string names;
+      for (const auto& e : got) names += (names.empty() ? "" : ", ") + e.command_name;
+      return "[" + names + "]";
+    };
+    if (got.size() < want.size() || (!ignore_extra && got.size() != want.size())) {
+      throw TestFailure("expectEvents " + id + ": expected " + std::to_string(want.size()) +
+                        " events, got " + std::to_string(got.size()) + " " + list_of());
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      std::string where = "expectEvents " + id + "[" + std::to_string(i) + "]";
+      auto it = want[i].begin();
+      if (it == want[i].end()) throw TestFailure(where + ": empty event");
+      std::string kind(it->key);
+      if (kind != event_name(got[i].kind)) {
+        throw TestFailure(where + ": expected " + kind + ", got " + event_name(got[i].kind) +
+                          " of " + got[i].command_name + " " + list_of());
+      }
+      for (const auto& field : document_or_empty(it->value)) {
+        std::string_view key = field.key;
+        if (key == "commandName") {
+          if (string_of(field.value) != got[i].command_name) {
+            throw TestFailure(where + ": commandName " + got[i].command_name + ", expected " +
+                              string_of(field.value) + " " + list_of());
+          }
+        } else if (key == "databaseName" && got[i].kind == client::CommandEvent::Kind::kStarted) {
+          if (string_of(field.value) != got[i].database_name) {
+            throw TestFailure(where + ": databaseName " + got[i].database_name + ", expected " +
+                              string_of(field.value));
+          }
+        } else if (key == "command" || key == "reply") {
+          Document holder = bson::make_document("v", got[i].document);
+          if (auto m =
+                  match_value(field.value, holder.get("v"), true, std::string(key), &context)) {
+            throw TestFailure(where + " (" + got[i].command_name + "): " + *m + " in " +
+                              got[i].document.to_json());
+          }
+        } else if (key == "hasServiceId" || key == "hasServerConnectionId") {
+          continue;  // a replica set member has neither service ids nor anything to check
+        } else {
+          throw SkipTest("expectEvents " + kind + "." + std::string(key) + " not supported");
+        }
+      }
+    }
+  }
+}
+
+void run_test(DocumentView file, DocumentView test, const Target& target) {
+  if (test.has("skipReason")) throw SkipTest("skipReason: " + string_of(test.get("skipReason")));
+  if (auto why = unmet_requirements(test.get("runOnRequirements"), target.topology)) {
+    throw SkipTest(*why);
+  }
+
+  std::map<std::string, Entity> entities;
+  create_entities(file.get("createEntities"), entities);
+  Value operations = test.get("operations");
+  if (!operations.is_array()) throw TestFailure("test has no operations array");
+  {
+    // Entities an operation creates (createEntities) are known to the operations after it.
+    std::map<std::string, Entity> known = entities;
+    for (const auto& op : operations.as_array()) {
+      DocumentView o = document_or_empty(op.value);
+      check_supported(o, known, target);
+      if (string_of(o.get("name")) == "createEntities") {
+        create_entities(document_or_empty(o.get("arguments")).get("entities"), known);
+      }
+    }
+  }
+
+  std::shared_ptr<client::Client> client = target.fresh_client();
   load_initial_data(*client, file.get("initialData"));
+  FailPoints fail_points(target);
+  instantiate(entities, target, client);
 
   int index = 0;
   for (const auto& item : operations.as_array()) {
@@ -827,16 +1194,73 @@ void run_test(DocumentView file, DocumentView test, const ClientFactory& fresh_c
     std::string name = string_of(op.get("name"));
     std::string object = string_of(op.get("object"));
     std::string where = "operation " + std::to_string(index++) + " (" + name + ")";
-    const Entity* target = nullptr;
-    if (auto it = entities.find(object); it != entities.end()) target = &it->second;
+    Entity* target_entity = nullptr;
+    if (auto it = entities.find(object); it != entities.end()) target_entity = &it->second;
     DocumentView args = document_or_empty(op.get("arguments"));
     Value expect_error = op.get("expectError");
     bool ignore = op.get("ignoreResultAndError").truthy();
 
+    // The client the operation runs on, and the session it runs in.
+    client::Client* on = client.get();
+    Entity* session = nullptr;
+    if (args.has("session") && object != "testRunner") {
+      session = &entity_of(entities, string_of(args.get("session")), "session");
+      if (!session->session) throw TestFailure(where + ": the session has ended");
+      on = &session->session->client();
+    } else if (target_entity && target_entity->kind == "session") {
+      session = target_entity;
+    } else if (target_entity) {
+      on = entities.at(target_entity->client_id).client.get();
+    }
+    EventLog* log = nullptr;
+    if (target_entity && !target_entity->client_id.empty()) {
+      log = entities.at(target_entity->client_id).log.get();
+    }
+    if (log) {
+      std::lock_guard<std::mutex> lock(log->mutex);
+      for (const auto& [id, e] : entities) {
+        if (&e == session) log->current_session = id;
+      }
+    }
+
     std::optional<OpResult> result;
     try {
-      result = execute(*client, name, target, args);
+      if (target_entity && target_entity->kind == "session") {
+        session_operation(*target_entity, name, args);
+        result = OpResult{};
+      } else if (name == "createEntities") {
+        create_entities(args.get("entities"), entities);
+        instantiate(entities, target, client);
+        result = OpResult{};
+      } else if (name == "failPoint" || name == "targetedFailPoint") {
+        fail_points.set(document_or_empty(args.get("failPoint")));
+        result = OpResult{};
+      } else if (name == "assertSessionTransactionState" || name == "assertSessionUnpinned") {
+        Entity& s = entity_of(entities, string_of(args.get("session")), "session");
+        if (name == "assertSessionTransactionState") {
+          std::string want = string_of(args.get("state"));
+          if (s.state != want) {
+            throw TestFailure(where + ": session state " + s.state + ", expected " + want);
+          }
+          bool in_transaction = s.session && s.session->in_transaction();
+          if (in_transaction != (want == "starting" || want == "in_progress")) {
+            throw TestFailure(where + ": the session says in_transaction() is " +
+                              (in_transaction ? "true" : "false") + " in state " + want);
+          }
+        }
+        // assertSessionUnpinned: no mongos here, so no session is ever pinned.
+        result = OpResult{};
+      } else {
+        result = execute(*on, name, target_entity, args);
+        if (session && session->state == "starting") session->state = "in_progress";
+      }
     } catch (const Error& e) {
+      // The state stays "starting" when a statement failed: the runner cannot tell a
+      // client-side error (nothing sent) from a server's, and only the former is asserted.
+      if (log) {
+        std::lock_guard<std::mutex> lock(log->mutex);
+        log->current_session.clear();
+      }
       if (ignore) continue;
       if (!expect_error.is_document()) {
         throw TestFailure(where + ": unexpected error " + std::string(e.code_name()) + " (" +
@@ -846,8 +1270,14 @@ void run_test(DocumentView file, DocumentView test, const ClientFactory& fresh_c
       continue;
     } catch (const TestFailure&) {
       throw;
+    } catch (const SkipTest&) {
+      throw;
     } catch (const std::exception& e) {
       throw TestFailure(where + ": unexpected non-mongostore exception: " + e.what());
+    }
+    if (log) {
+      std::lock_guard<std::mutex> lock(log->mutex);
+      log->current_session.clear();
     }
     if (ignore) continue;
     if (expect_error.is_document()) {
@@ -862,6 +1292,11 @@ void run_test(DocumentView file, DocumentView test, const ClientFactory& fresh_c
       }
     }
   }
+  // Without client entities of their own (the embedded client), nothing is observed, and
+  // expectEvents is not checked.
+  if (target.entity_client) check_events(test.get("expectEvents"), entities);
+  // Sessions end (aborting what they left open) before the outcome is read.
+  for (auto& [id, e] : entities) e.session.reset();
   check_outcome(*client, test.get("outcome"));
 }
 
@@ -905,6 +1340,12 @@ std::shared_ptr<client::Client> fresh_embedded_client() {
 }
 
 FileResult run_spec_file(const std::string& path, const ClientFactory& fresh_client) {
+  Target target;
+  target.fresh_client = fresh_client;
+  return run_spec_file(path, target);
+}
+
+FileResult run_spec_file(const std::string& path, const Target& target) {
   FileResult out;
   out.file = std::filesystem::path(path).filename().string();
   Document file;
@@ -926,7 +1367,7 @@ FileResult run_spec_file(const std::string& path, const ClientFactory& fresh_cli
   std::string version = string_of(file.get("schemaVersion"));
   if (parse_version(version).empty() || parse_version(version)[0] != 1) {
     file_skip = "unsupported schemaVersion " + version;
-  } else if (auto why = unmet_requirements(file.get("runOnRequirements"))) {
+  } else if (auto why = unmet_requirements(file.get("runOnRequirements"), target.topology)) {
     file_skip = why;
   }
 
@@ -941,7 +1382,7 @@ FileResult run_spec_file(const std::string& path, const ClientFactory& fresh_cli
     r.description = string_of(test.get("description"));
     try {
       if (file_skip) throw SkipTest(*file_skip);
-      run_test(file.view(), test, fresh_client);
+      run_test(file.view(), test, target);
       r.status = Status::kPassed;
     } catch (const SkipTest& s) {
       r.status = Status::kSkipped;

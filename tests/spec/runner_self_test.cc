@@ -4,10 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "mongostore/bson/document.h"
 #include "spec/match.h"
 #include "spec/runner.h"
+#include "spec/serve_target.h"
+#include "support/server_process.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::spec {
@@ -225,6 +228,158 @@ TEST(SpecRunner, RunsBulkWritesAndChecksPartialResults) {
   EXPECT_EQ(status(4), Status::kSkipped);
   EXPECT_EQ(r.tests[4].detail, "option rawData not supported");
   EXPECT_EQ(status(5), Status::kSkipped);
+}
+
+TEST(SpecMatch, SessionLsidMatchesTheSessionsLsidExactly) {
+  Document lsid = Document::from_json(
+      R"({"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}})");
+  MatchContext context;
+  context.session_lsid = [&](std::string_view id) -> std::optional<Document> {
+    if (id == "session0") return lsid;
+    return std::nullopt;
+  };
+  Document expected = Document::from_json(R"({"v": {"lsid": {"$$sessionLsid": "session0"}}})");
+  Document same = bson::make_document("v", bson::make_document("lsid", lsid));
+  EXPECT_FALSE(match_value(expected.get("v"), same.get("v"), true, "", &context));
+  Document other = Document::from_json(
+      R"({"v": {"lsid": {"id": {"$binary": {"base64": "AQAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}}})");
+  EXPECT_TRUE(match_value(expected.get("v"), other.get("v"), true, "", &context));
+  Document missing = Document::from_json(R"({"v": {}})");
+  EXPECT_TRUE(match_value(expected.get("v"), missing.get("v"), true, "", &context));
+  // An unknown session, or no context at all: the test cannot be checked, so it skips.
+  Document unknown = Document::from_json(R"({"v": {"lsid": {"$$sessionLsid": "session9"}}})");
+  EXPECT_THROW(match_value(unknown.get("v"), same.get("v"), true, "", &context), SkipTest);
+  EXPECT_THROW(match_value(expected.get("v"), same.get("v"), true, ""), SkipTest);
+}
+
+// Sessions and transactions: embedded (topology "single", nothing observed) and through
+// `mongostore serve` (topology "replicaset", commands observed, fail points).
+constexpr const char* kTransactionSelfTestFile = R"({
+  "description": "runner transaction self test",
+  "schemaVersion": "1.3",
+  "createEntities": [
+    {"client": {"id": "client0", "observeEvents": ["commandStartedEvent"]}},
+    {"database": {"id": "db0", "client": "client0", "databaseName": "self-db"}},
+    {"collection": {"id": "coll0", "database": "db0", "collectionName": "c"}},
+    {"session": {"id": "session0", "client": "client0"}},
+    {"session": {"id": "session1", "client": "client0"}}
+  ],
+  "initialData": [{"collectionName": "c", "databaseName": "self-db", "documents": []}],
+  "tests": [
+    {"description": "commit",
+     "operations": [
+       {"object": "session0", "name": "startTransaction"},
+       {"object": "testRunner", "name": "assertSessionTransactionState",
+        "arguments": {"session": "session0", "state": "starting"}},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session0", "document": {"_id": 1}}},
+       {"object": "testRunner", "name": "assertSessionTransactionState",
+        "arguments": {"session": "session0", "state": "in_progress"}},
+       {"object": "session0", "name": "commitTransaction"},
+       {"object": "testRunner", "name": "assertSessionTransactionState",
+        "arguments": {"session": "session0", "state": "committed"}}],
+     "expectEvents": [{"client": "client0", "events": [
+       {"commandStartedEvent": {"command": {"insert": "c", "lsid": {"$$sessionLsid": "session0"},
+          "txnNumber": {"$numberLong": "1"}, "startTransaction": true, "autocommit": false,
+          "readConcern": {"$$exists": false}}, "commandName": "insert", "databaseName": "self-db"}},
+       {"commandStartedEvent": {"command": {"commitTransaction": 1,
+          "lsid": {"$$sessionLsid": "session0"}, "writeConcern": {"$$exists": false}},
+          "commandName": "commitTransaction", "databaseName": "admin"}}]}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db", "documents": [{"_id": 1}]}]},
+    {"description": "abort leaves nothing, so this outcome is wrong",
+     "operations": [
+       {"object": "session0", "name": "startTransaction"},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session0", "document": {"_id": 1}}},
+       {"object": "session0", "name": "abortTransaction"}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db", "documents": [{"_id": 1}]}]},
+    {"description": "wrong session in the events",
+     "operations": [
+       {"object": "session0", "name": "startTransaction"},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session0", "document": {"_id": 1}}},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session1", "document": {"_id": 2}}},
+       {"object": "session0", "name": "commitTransaction"}],
+     "expectEvents": [{"client": "client0", "events": [
+       {"commandStartedEvent": {"command": {"lsid": {"$$sessionLsid": "session1"}}}},
+       {"commandStartedEvent": {"command": {"lsid": {"$$sessionLsid": "session1"}}}},
+       {"commandStartedEvent": {"command": {"lsid": {"$$sessionLsid": "session0"}}}}]}]},
+    {"description": "an event too few",
+     "operations": [
+       {"object": "coll0", "name": "insertOne", "arguments": {"document": {"_id": 1}}}],
+     "expectEvents": [{"client": "client0", "events": []}]},
+    {"description": "fail point and labels",
+     "operations": [
+       {"object": "testRunner", "name": "failPoint", "arguments": {"client": "client0",
+        "failPoint": {"configureFailPoint": "failCommand", "mode": {"times": 1},
+                      "data": {"failCommands": ["insert"], "errorCode": 112}}}},
+       {"object": "session0", "name": "startTransaction"},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session0", "document": {"_id": 1}},
+        "expectError": {"errorCodeName": "WriteConflict",
+                        "errorLabelsContain": ["TransientTransactionError"],
+                        "errorLabelsOmit": ["UnknownTransactionCommitResult"]}},
+       {"object": "session0", "name": "abortTransaction"}],
+     "outcome": [{"collectionName": "c", "databaseName": "self-db", "documents": []}]},
+    {"description": "a label that is not there",
+     "operations": [
+       {"object": "testRunner", "name": "failPoint", "arguments": {"client": "client0",
+        "failPoint": {"configureFailPoint": "failCommand", "mode": {"times": 1},
+                      "data": {"failCommands": ["insert"], "errorCode": 112}}}},
+       {"object": "session0", "name": "startTransaction"},
+       {"object": "coll0", "name": "insertOne",
+        "arguments": {"session": "session0", "document": {"_id": 1}},
+        "expectError": {"errorLabelsOmit": ["TransientTransactionError"]}}]},
+    {"description": "needs a replica set", "runOnRequirements": [{"topologies": ["replicaset"]}],
+     "operations": []}
+  ]
+})";
+
+FileResult run_transaction_self_test(const Target& target) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.path());
+  std::string path = dir.sub("txn.json");
+  std::ofstream(path) << kTransactionSelfTestFile;
+  return run_spec_file(path, target);
+}
+
+TEST(SpecRunner, RunsSessionsAndTransactionsEmbeddedAsSingleTopology) {
+  FileResult r = run_transaction_self_test(Target{});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.tests.size(), 7u);
+  auto status = [&](size_t i) { return r.tests[i].status; };
+  EXPECT_EQ(status(0), Status::kPassed) << r.tests[0].detail;  // events not observed here
+  EXPECT_EQ(status(1), Status::kFailed);
+  EXPECT_NE(r.tests[1].detail.find("outcome"), std::string::npos) << r.tests[1].detail;
+  EXPECT_EQ(status(2), Status::kPassed) << r.tests[2].detail;
+  EXPECT_EQ(status(3), Status::kPassed) << r.tests[3].detail;
+  EXPECT_EQ(status(4), Status::kSkipped);
+  EXPECT_EQ(r.tests[4].detail, "failpoints need a server (configureFailPoint)");
+  EXPECT_EQ(status(6), Status::kSkipped);
+  EXPECT_NE(r.tests[6].detail.find("this runs on single"), std::string::npos) << r.tests[6].detail;
+}
+
+TEST(SpecRunner, ChecksEventsLabelsAndFailPointsThroughServeAsAReplicaSet) {
+  testing::ServerProcess server({"--memory", "--enableTestCommands"});
+  FileResult r = run_transaction_self_test(serve_target(server));
+  ASSERT_EQ(r.error, "");
+  for (const auto& t : r.tests) std::cout << t.description << ": " << t.detail << "\n";
+  ASSERT_EQ(r.tests.size(), 7u);
+  auto status = [&](size_t i) { return r.tests[i].status; };
+  EXPECT_EQ(status(0), Status::kPassed) << r.tests[0].detail;
+  EXPECT_EQ(status(1), Status::kFailed);
+  EXPECT_EQ(status(2), Status::kFailed);
+  EXPECT_NE(r.tests[2].detail.find("lsid of session1"), std::string::npos) << r.tests[2].detail;
+  EXPECT_EQ(status(3), Status::kFailed);
+  EXPECT_NE(r.tests[3].detail.find("expected 0 events, got 1"), std::string::npos)
+      << r.tests[3].detail;
+  EXPECT_EQ(status(4), Status::kPassed) << r.tests[4].detail;
+  EXPECT_EQ(status(5), Status::kFailed);
+  EXPECT_NE(r.tests[5].detail.find("did not expect the error label TransientTransactionError"),
+            std::string::npos)
+      << r.tests[5].detail;
+  EXPECT_EQ(status(6), Status::kPassed) << r.tests[6].detail;
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// MongoDB's unified-format CRUD specification tests, one gtest case per spec file.
+// MongoDB's unified-format specification tests, one gtest case per spec file: the CRUD files
+// embedded and through `mongostore serve`, the transactions files through `mongostore serve`
+// (a one-member replica set, with --enableTestCommands for the failCommand fail point).
 //
 // Each test of a file is passed, failed (ADD_FAILURE with its description and the mismatch)
 // or skipped with a reason (see runner.h). The totals and a tally of skip reasons are printed
@@ -14,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "client/remote_client.h"
+#include "mongostore/error.h"
 #include "spec/runner.h"
+#include "spec/serve_target.h"
 #include "support/server_process.h"
 
 namespace mongostore::spec {
@@ -30,6 +35,12 @@ std::vector<FileResult>& all_results() {
 
 /// The same files run through `mongostore serve` with the remote (libmongoc) client.
 std::vector<FileResult>& all_server_results() {
+  static std::vector<FileResult> results;
+  return results;
+}
+
+/// The transactions files, through `mongostore serve`.
+std::vector<FileResult>& all_transactions_results() {
   static std::vector<FileResult> results;
   return results;
 }
@@ -80,11 +91,34 @@ std::string escape_cell(std::string s) {
   return out;
 }
 
+/// The transactions files' totals, per file and by skip reason.
+void print_transactions_totals() {
+  const auto& results = all_transactions_results();
+  if (results.empty()) return;
+  Totals t = totals_of(results);
+  std::cout << "\ntransactions spec tests through mongostore serve: " << t.passed << " passed, "
+            << t.failed << " failed, " << t.skipped << " skipped (" << results.size()
+            << " files)\n";
+  std::vector<const FileResult*> files;
+  for (const auto& f : results) {
+    files.push_back(&f);
+    std::cout << "  " << f.file << ": " << f.count(Status::kPassed) << " passed, "
+              << f.count(Status::kFailed) + (f.error.empty() ? 0 : 1) << " failed, "
+              << f.count(Status::kSkipped) << " skipped\n";
+  }
+  std::cout << "transactions skip reasons:\n";
+  for (const auto& [reason, n] : tally(files)) std::cout << "  " << n << "  " << reason << "\n";
+  std::cout << std::flush;
+}
+
 class ReportEnvironment : public ::testing::Environment {
  public:
   void TearDown() override {
     const auto& results = all_results();
-    if (results.empty()) return;
+    if (results.empty()) {
+      print_transactions_totals();
+      return;
+    }
     int passed = 0, failed = 0, skipped = 0;
     std::vector<const FileResult*> files;
     for (const auto& f : results) {
@@ -107,6 +141,7 @@ class ReportEnvironment : public ::testing::Environment {
     }
     std::cout << "\n" << totals << "\n" << server_totals << "\nskip reasons:\n";
     for (const auto& [reason, n] : reasons) std::cout << "  " << n << "  " << reason << "\n";
+    print_transactions_totals();
     std::cout << std::flush;
 
     const char* report = std::getenv("MONGOSTORE_SPEC_REPORT");
@@ -183,6 +218,20 @@ std::vector<std::string> spec_files() {
   return files;
 }
 
+std::string g_transactions_missing_reason;
+
+/// The transactions spec files; a single empty entry when the data is absent.
+std::vector<std::string> transactions_files() {
+  std::string dir = specs_dir(&g_transactions_missing_reason);
+  if (dir.empty()) return {""};
+  auto files = list_spec_files(dir + "/transactions");
+  if (files.empty()) {
+    g_transactions_missing_reason = "no *.json files in " + dir + "/transactions";
+    return {""};
+  }
+  return files;
+}
+
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   if (info.param.empty()) return "SpecsMissing";
   std::string base = info.param.substr(info.param.find_last_of('/') + 1);
@@ -253,8 +302,38 @@ void report(const FileResult& result) {
   }
 }
 
+// The transactions files: through a serve with fail points, in replica-set topology. Every
+// client entity is a remote client of its own whose commands are observed (expectEvents).
+// One server for all the files (starting one costs most of a second): each test starts from
+// dropped databases, switches its fail points off and ends its sessions.
+class TransactionsSpecFileThroughServer : public ::testing::TestWithParam<std::string> {
+ public:
+  static void SetUpTestSuite() {
+    server_ = new testing::ServerProcess({"--memory", "--enableTestCommands"});
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+ protected:
+  static testing::ServerProcess* server_;
+};
+testing::ServerProcess* TransactionsSpecFileThroughServer::server_ = nullptr;
+
+TEST_P(TransactionsSpecFileThroughServer, Run) {
+  if (GetParam().empty()) GTEST_SKIP() << g_transactions_missing_reason;
+  testing::ServerProcess& server = *server_;
+  Target target = serve_target(server);
+  FileResult result = run_spec_file(GetParam(), target);
+  all_transactions_results().push_back(result);
+  report(result);
+}
+
 INSTANTIATE_TEST_SUITE_P(Crud, SpecFile, ::testing::ValuesIn(spec_files()), test_name);
 INSTANTIATE_TEST_SUITE_P(Crud, SpecFileThroughServer, ::testing::ValuesIn(spec_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Transactions, TransactionsSpecFileThroughServer,
+                         ::testing::ValuesIn(transactions_files()), test_name);
 
 }  // namespace
 }  // namespace mongostore::spec

@@ -37,10 +37,19 @@ class Client;
 /// Options of one transaction.
 struct TransactionOptions {
   /// readConcern level: "snapshot" (the default: what the embedded engine gives anyway),
-  /// "majority" or "local". The embedded backend reads one snapshot whatever the level.
+  /// "majority" or "local"; empty: none is sent (the deployment's default, as a driver's
+  /// transaction without options). The embedded backend reads one snapshot whatever the level.
   std::string read_concern = "snapshot";
   /// writeConcern of the commit: journaled (j: true, the default) or not.
   bool journal = true;
+  /// writeConcern `w` of the commit: empty (none), "majority", or a number such as "1". The
+  /// embedded backend is one node, for which "majority" and "1" are the same; it refuses
+  /// others (BadValue).
+  std::string w;
+  /// Remote backend: the commit carries no `j` (so no writeConcern at all unless `w` is set):
+  /// the deployment's default, as a driver's transaction without options. The embedded
+  /// backend journals as `journal` says.
+  bool default_write_concern = false;
   /// maxCommitTimeMS; unset: none.
   std::optional<std::chrono::milliseconds> max_commit_time;
 };

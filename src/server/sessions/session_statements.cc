@@ -186,6 +186,23 @@ void label_transaction_error(Error& e, std::string_view command) {
       if (e.code() == kLockTimeout) e.add_label(kTransientTransactionError);
       break;
   }
+  // A statement (not a commit) that failed because the node is not (or no longer) primary:
+  // the whole transaction may succeed on the next primary, so mongod labels the errors of
+  // its NotPrimaryError category transient too. mongostore never steps down; these come
+  // from the failCommand fail point.
+  if (command != "commitTransaction") {
+    switch (e.code()) {
+      case 189:    // PrimarySteppedDown
+      case 10107:  // NotWritablePrimary
+      case 11602:  // InterruptedDueToReplStateChange
+      case 13435:  // NotPrimaryNoSecondaryOk
+      case 13436:  // NotPrimaryOrSecondary
+        e.add_label(kTransientTransactionError);
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 void label_retryable_write_error(Error& e) {
