@@ -33,6 +33,7 @@
 #include "records/lease_child_process.h"
 #include "records/record_types.h"
 #include "support/server_process.h"
+#include "support/temp_dir.h"
 
 namespace mongostore::records::testing {
 namespace {
@@ -308,6 +309,20 @@ TEST_F(LeaseProcesses, AStalledFsckIsDisplacedByAForcedOneAndGetsLeaseLost) {
   slow->send("fsck");
   std::string again = slow->reply();
   EXPECT_TRUE(starts_with(again, "ok ")) << again;
+}
+
+// Why the embedded durable backend has no two-process variant of the tests above: a second
+// process cannot open a data directory another process has open (the engine locks it).
+TEST(LeaseProcessesEmbedded, ASecondProcessCannotOpenTheSameDurableDataDirectory) {
+  mongostore::testing::TempDir dir;
+  RecordStoreOptions o;
+  o.database = kDatabase;
+  o.families = std::vector<EntryFamily>{};
+  RecordStore store = RecordStore::connect("embedded:" + dir.sub("data"), o);
+  LeaseChild other("embedded:" + dir.sub("data"), kDatabase, kStale, /*transactions=*/true);
+  std::string first = other.reply();
+  EXPECT_TRUE(starts_with(first, "fatal ")) << first;
+  EXPECT_NE(first.find("is locked by another process"), std::string::npos) << first;
 }
 
 }  // namespace
