@@ -10,7 +10,8 @@
 // Every wait is bounded and generous (60 s): a reply that never comes fails the test with
 // what was asked, instead of hanging it or depending on the machine's speed. The destructor
 // closes the child's stdin (it exits at end of input) and reaps it; one that does not exit
-// within 30 s is killed and the test fails.
+// within 30 s is killed, and one that exits with another status than expected (0 unless
+// told), e.g. a sanitizer's report, fails the test.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -63,13 +64,19 @@ class LeaseChild {
     if (pid_ > 0) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
       int status = 0;
-      while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      pid_t reaped;
+      while ((reaped = ::waitpid(pid_, &status, WNOHANG)) == 0) {
         if (std::chrono::steady_clock::now() > deadline) {
           ADD_FAILURE() << "the lease child " << pid_ << " did not exit at end of input";
           kill();
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      // A sanitizer's report at exit (a leak) shows as another status.
+      if (reaped == pid_ && !(WIFEXITED(status) && WEXITSTATUS(status) == exit_status_)) {
+        ADD_FAILURE() << "the lease child exited with wait status " << status << ", expected exit "
+                      << exit_status_;
       }
     }
     if (from_child_ >= 0) ::close(from_child_);
@@ -78,6 +85,8 @@ class LeaseChild {
   LeaseChild& operator=(const LeaseChild&) = delete;
 
   pid_t pid() const { return pid_; }
+  /// The exit status the destructor expects (default 0).
+  void expect_exit_status(int status) { exit_status_ = status; }
 
   void send(const std::string& line) {
     last_sent_ = line;
@@ -136,6 +145,7 @@ class LeaseChild {
   int from_child_ = -1;
   std::string buffer_;
   std::string last_sent_;
+  int exit_status_ = 0;
 };
 
 }  // namespace mongostore::records::testing

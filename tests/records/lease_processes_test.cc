@@ -320,6 +320,7 @@ TEST(LeaseProcessesEmbedded, ASecondProcessCannotOpenTheSameDurableDataDirectory
   o.families = std::vector<EntryFamily>{};
   RecordStore store = RecordStore::connect("embedded:" + dir.sub("data"), o);
   LeaseChild other("embedded:" + dir.sub("data"), kDatabase, kStale, /*transactions=*/true);
+  other.expect_exit_status(1);  // it cannot open the store
   std::string first = other.reply();
   EXPECT_TRUE(starts_with(first, "fatal ")) << first;
   EXPECT_NE(first.find("is locked by another process"), std::string::npos) << first;

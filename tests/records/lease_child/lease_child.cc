@@ -16,8 +16,9 @@
 //                    holding the fsck lease)
 //   quit             exits 0
 // A command that throws answers "err <class> <code> <code name> <message>" (class:
-// StoreLockedError, LeaseLostError or Error). End of input ends the process (a parent that died
-// takes its child with it), also in the middle of `hold` or `fsck-slow`.
+// StoreLockedError, LeaseLostError or Error). End of input ends the process normally (a parent
+// that died takes its child with it), also in the middle of `hold` (the transaction aborts) or
+// `fsck-slow`.
 #include <poll.h>
 #include <unistd.h>
 
@@ -37,10 +38,14 @@ using namespace mongostore;
 using namespace mongostore::records;
 using mongostore::records::testing::Author;
 
+// Thrown at end of input: unwinds whatever runs (a transaction aborts, an fsck releases its
+// lease) and ends the process normally, so the sanitizers' exit checks run.
+struct EndOfInput {};
+
 // Lines from stdin, read with poll so `hold` can keep saving between commands.
 class LineReader {
  public:
-  // The next line; std::nullopt after `timeout` without one; exits the process at EOF.
+  // The next line; std::nullopt after `timeout` without one; EndOfInput at end of input.
   std::optional<std::string> next(std::chrono::milliseconds timeout) {
     for (;;) {
       auto nl = buffer_.find('\n');
@@ -55,7 +60,7 @@ class LineReader {
       if (ready < 0) continue;  // EINTR
       char chunk[256];
       ssize_t got = ::read(STDIN_FILENO, chunk, sizeof chunk);
-      if (got <= 0) std::_Exit(0);  // the parent is gone
+      if (got <= 0) throw EndOfInput{};  // the parent closed it, or is gone
       buffer_.append(chunk, static_cast<size_t>(got));
     }
   }
@@ -151,6 +156,8 @@ int main(int argc, char** argv) {
         say(failure("Error", e));
       }
     }
+  } catch (const EndOfInput&) {
+    return 0;
   } catch (const std::exception& e) {
     say("fatal " + one_line(e.what()));
     return 1;
