@@ -384,12 +384,14 @@ class Fsck {
       counts.examined += static_cast<int64_t>(unreachable.size());
       for (size_t begin = 0; begin < unreachable.size(); begin += kBatch) {
         size_t end = std::min(unreachable.size(), begin + kBatch);
-        for (size_t i = begin; i < end; ++i) {
-          // One point delete per sid (see read_by_sid); the role condition keeps a `main`
-          // document out of reach whatever happens.
-          counts.deleted +=
-              coll(table).delete_one(make_document("_id", unreachable[i], "_httk_role", "dep"));
-        }
+        // One `_id` $in per batch, as the mark reads (read_by_sid): one command, not one per
+        // sid (a round trip each through a server). The role condition keeps a `main`
+        // document out of reach whatever happens.
+        bson::DocumentBuilder filter;
+        filter.open_document("_id").open_array("$in");
+        for (size_t i = begin; i < end; ++i) filter.push(unreachable[i]);
+        filter.close().close().append("_httk_role", "dep");
+        counts.deleted += coll(table).delete_many(filter.finish());
         lease.refresh();
       }
     }

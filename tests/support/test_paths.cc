@@ -14,4 +14,8 @@ const char* content_id_vectors_default() {
   return MONGOSTORE_CONTENT_ID_VECTORS_DEFAULT;
 }
 
+const char* lease_child_path() {
+  return MONGOSTORE_LEASE_CHILD_PATH;
+}
+
 }  // namespace mongostore::testing

@@ -19,4 +19,7 @@ const char* specs_dir_default();
 /// The compiled-in default of $MONGOSTORE_CONTENT_ID_VECTORS (httk's golden content ids).
 const char* content_id_vectors_default();
 
+/// The second process of the RecordStore lease tests (tests/records/lease_child/).
+const char* lease_child_path();
+
 }  // namespace mongostore::testing

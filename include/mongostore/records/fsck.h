@@ -26,8 +26,9 @@
 //     top).
 //  6. Mark: every `main` document of the known collections and every sid a dispatch names are
 //     roots; references and child records are followed breadth-first, in batches of 500 sids
-//     (each read by an `_id` point lookup: see src/records/fsck.cc).
-//  7. Sweep (with `collect_garbage`, unless blocked): `dep` documents not marked are deleted.
+//     (each batch read by one `_id` $in: see src/records/fsck.cc).
+//  7. Sweep (with `collect_garbage`, unless blocked): `dep` documents not marked are deleted
+//     (one `_id` $in per batch of 500).
 //     `main` documents are never deleted; counters are never touched, so sids stay unique.
 //  8. Clear this store's identity caches; release the lease (also on error).
 // LeaseLostError when another process took the lease over (force, after it went stale) while
