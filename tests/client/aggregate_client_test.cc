@@ -75,3 +75,33 @@ TEST(AggregateClient, GroupLookupAndOut) {
 
 }  // namespace
 }  // namespace mongostore::client
+
+namespace mongostore::client {
+namespace {
+
+// Issue 27: expressions compare strings under the collection's default collation, through
+// the seam as in the engine.
+TEST(AggregateClient, ExpressionsCompareUnderTheCollectionDefaultCollation) {
+  auto c = connect("embedded:memory");
+  auto db = c->database("db");
+  CollectionOptions options;
+  options.collation = make_document("locale", "en", "strength", 2);
+  db.create_collection("names", options);
+  auto names = db.collection("names");
+  names.insert_one(make_document("_id", 1, "name", "Ada"));
+  auto rows =
+      names
+          .aggregate({make_document(
+              "$project", make_document("same", make_document("$eq", make_array("$name", "ADA"))))})
+          ->to_vector();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].get("same").as_bool());
+  auto found = names
+                   .find(make_document(
+                       "$expr", make_document("$in", make_array("$name", make_array("ada")))))
+                   ->to_vector();
+  EXPECT_EQ(found.size(), 1u);
+}
+
+}  // namespace
+}  // namespace mongostore::client

@@ -41,9 +41,11 @@ struct CompiledFilter;
 /// $expr: the aggregation layer, which sits above the matcher, installs the compiler that
 /// turns an $expr argument into a test of the whole document (Engine::open does it). The
 /// compiled test may point into the filter, which the Matcher keeps alive. Until one is
-/// installed, $expr fails with NotImplemented (238).
+/// installed, $expr fails with NotImplemented (238). `collation` is the filter's (null:
+/// simple): the expression compares strings under it, as in MongoDB.
 using ExprPredicate = std::function<bool(bson::DocumentView)>;
-using ExprCompiler = ExprPredicate (*)(const bson::Value& expression);
+using ExprCompiler = ExprPredicate (*)(const bson::Value& expression,
+                                       std::shared_ptr<const Collation> collation);
 void install_expr_compiler(ExprCompiler compiler);
 
 /// Where a filter is compiled, for the operators mongod allows only in some contexts.

@@ -33,9 +33,10 @@ namespace mongostore::engine {
 
 /// Turns an update pipeline into the function from stored to updated document.
 using UpdatePipelineFunction = std::function<bson::Document(bson::DocumentView original)>;
-/// Compiles `stages`; `let` ({name: expression}) defines $$name for the stages' expressions.
-using UpdatePipelineCompiler = UpdatePipelineFunction (*)(bson::DocumentView stages,
-                                                          bson::DocumentView let);
+/// Compiles `stages`; `let` ({name: expression}) defines $$name for the stages' expressions,
+/// which compare strings under `collation` (null: simple).
+using UpdatePipelineCompiler = UpdatePipelineFunction (*)(
+    bson::DocumentView stages, bson::DocumentView let, std::shared_ptr<const Collation> collation);
 void install_update_pipeline_compiler(UpdatePipelineCompiler compiler);
 
 class Update {
@@ -53,7 +54,9 @@ class Update {
   /// NotImplemented until the aggregation layer installed its compiler, InvalidOptions (72)
   /// for a stage not allowed in an update, and the stages' own parse errors.
   /// `let`: variables ({name: expression}) the stages' expressions can read as $$name.
-  static Update compile_pipeline(bson::DocumentView stages, bson::DocumentView let = {});
+  /// `collation` (null: simple): the stages' expressions compare strings under it.
+  static Update compile_pipeline(bson::DocumentView stages, bson::DocumentView let = {},
+                                 std::shared_ptr<const Collation> collation = nullptr);
 
   /// True when the update is a replacement document.
   bool is_replacement() const;

@@ -5,6 +5,7 @@
 
 #include "mongostore/bson/index_key.h"
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 #include "engine/update/decimal_math.h"
 
@@ -199,7 +200,7 @@ class MinMaxAcc : public Accumulator {
       seen_ = true;
       return;
     }
-    int c = bson::compare_values(v, best_.view());
+    int c = compare_in_scope(v, best_.view());
     if (is_max_ ? c > 0 : c < 0) best_ = OwnedValue(v);
   }
   OwnedValue result() const override { return seen_ ? best_ : null_value(); }
@@ -271,7 +272,12 @@ class AddToSetAcc : public Accumulator {
  public:
   void add(const Value& v) override {
     if (v.is_missing()) return;
-    std::string key = bson::encode_index_key(v);
+    // Values equal under the run's collation are one element, as in MongoDB.
+    const Collation* collation = CollationScope::current();
+    std::string key =
+        bson::encode_index_key(collation != nullptr && Collation::collation_sensitive(v)
+                                   ? collation->comparison_key(v).view()
+                                   : v);
     if (!seen_.insert(key).second) return;
     bytes_ += v.size() + key.size() + 32;
     values_.emplace_back(v);

@@ -7,6 +7,7 @@
 #include <deque>
 #include <set>
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -81,7 +82,7 @@ class FirstLastN : public KeepsValues {
 
 struct ValueOrder {
   bool operator()(const OwnedValue& a, const OwnedValue& b) const {
-    return bson::compare_values(a.view(), b.view()) < 0;
+    return compare_in_scope(a.view(), b.view()) < 0;
   }
 };
 
@@ -92,7 +93,7 @@ class MinMaxN : public KeepsValues {
     if (nullish(v)) return;
     if (kept_.size() == n_) {
       auto worst = max_ ? kept_.begin() : std::prev(kept_.end());
-      int c = bson::compare_values(v, worst->view());
+      int c = compare_in_scope(v, worst->view());
       if (max_ ? c <= 0 : c >= 0) return;
       bytes_ -= worst->view().size();
       kept_.erase(worst);
@@ -170,7 +171,7 @@ class TopBottomN : public Accumulator {
   };
   bool before(const Entry& a, const Entry& b) const {
     for (size_t i = 0; i < a.keys.size() && i < b.keys.size(); ++i) {
-      int c = bson::compare_values(a.keys[i].view(), b.keys[i].view());
+      int c = compare_in_scope(a.keys[i].view(), b.keys[i].view());
       if (descending_[i]) c = -c;
       if (c != 0) return c < 0;
     }

@@ -3,6 +3,7 @@
 // expressions $sum $avg $min $max (over an array argument or over several arguments).
 #include <limits>
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -32,8 +33,9 @@ class InNode : public ExprNode {
       fail(40081, "$in requires an array as a second argument, found: " + type_name(*array));
     }
     Value n = needle.view();
-    if (n.type() == BsonType::kString) {
-      // The common case (ids): a string equals only a string (or a symbol) with those bytes.
+    if (n.type() == BsonType::kString && CollationScope::current() == nullptr) {
+      // The common case (ids), without a collation: a string equals only a string (or a symbol)
+      // with those bytes.
       std::string_view wanted = n.as_string();
       for (const bson::Element& e : array->as_array()) {
         BsonType t = e.value.type();
@@ -44,7 +46,7 @@ class InNode : public ExprNode {
       return make_value(false);
     }
     for (const bson::Element& e : array->as_array()) {
-      if (bson::values_equal(e.value, n)) return make_value(true);
+      if (equal_in_scope(e.value, n)) return make_value(true);
     }
     return make_value(false);
   }
@@ -194,7 +196,7 @@ OwnedValue op_index_of_array(std::string_view, std::vector<OwnedValue>& a) {
     end = std::min<int64_t>(end, i);
   }
   for (int64_t i = start; i < end; ++i) {
-    if (bson::values_equal(el[static_cast<size_t>(i)], a[1].view())) {
+    if (equal_in_scope(el[static_cast<size_t>(i)], a[1].view())) {
       return make_value(static_cast<int32_t>(i));
     }
   }
@@ -429,7 +431,7 @@ class SortArrayNode : public ExprNode {
       std::vector<std::pair<std::string, size_t>> keyed;
       for (size_t i = 0; i < elements.size(); ++i) {
         DocumentView d = elements[i].is_document() ? elements[i].as_document() : kEmpty.view();
-        keyed.emplace_back(by_fields_->key_for(d), i);
+        keyed.emplace_back(by_fields_->key_for(d, CollationScope::current()), i);
       }
       std::stable_sort(keyed.begin(), keyed.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -438,7 +440,7 @@ class SortArrayNode : public ExprNode {
       return make_array_value(sorted);
     }
     std::stable_sort(elements.begin(), elements.end(), [this](const Value& a, const Value& b) {
-      int c = bson::compare_values(a, b);
+      int c = compare_in_scope(a, b);
       return descending_ ? c > 0 : c < 0;
     });
     return make_array_value(elements);

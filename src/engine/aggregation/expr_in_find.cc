@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/aggregation/collation_scope.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/limits.h"
@@ -12,13 +13,14 @@
 namespace mongostore::engine {
 namespace {
 
-ExprPredicate compile_expr(const bson::Value& spec) {
+ExprPredicate compile_expr(const bson::Value& spec, std::shared_ptr<const Collation> collation) {
   Expression expression = Expression::compile(spec);
   // The filter is evaluated lazily (a getMore may come much later): it keeps the $$NOW of
-  // the command that compiled it.
+  // the command that compiled it, and compares strings under the filter's collation.
   bson::DateTime now = NowScope::now();
-  return [expression, now](bson::DocumentView document) {
+  return [expression, now, collation](bson::DocumentView document) {
     NowScope scope(now);
+    aggregation_detail::CollationScope strings(collation.get());
     return expression.evaluate(document).view().truthy();
   };
 }

@@ -1,6 +1,7 @@
 // Comparison ($cmp $eq $ne $gt $gte $lt $lte), boolean ($and $or $not) and conditional
 // ($cond $ifNull $switch) expressions. Comparisons use MongoDB's total order of values, in
 // which a missing value sorts below null.
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -9,7 +10,7 @@ namespace {
 
 EagerFn comparison(int which) {
   return [which](std::string_view, std::vector<OwnedValue>& args) -> OwnedValue {
-    int c = bson::compare_values(args[0].view(), args[1].view());
+    int c = compare_in_scope(args[0].view(), args[1].view());  // under the collation
     switch (which) {
       case 0:
         return make_value(static_cast<int32_t>(c < 0 ? -1 : (c > 0 ? 1 : 0)));

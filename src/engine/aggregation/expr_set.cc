@@ -5,6 +5,7 @@
 // array's order.
 #include <set>
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 
 namespace mongostore::engine::aggregation_detail {
@@ -12,7 +13,7 @@ namespace mongostore::engine::aggregation_detail {
 namespace {
 
 struct ValueLess {
-  bool operator()(const Value& a, const Value& b) const { return bson::compare_values(a, b) < 0; }
+  bool operator()(const Value& a, const Value& b) const { return compare_in_scope(a, b) < 0; }
 };
 using ValueSet = std::set<Value, ValueLess>;
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/limits.h"
@@ -28,10 +29,16 @@ using aggregation_detail::StagePtr;
 // The documents a pipeline returns: each must be a document MongoDB could return (at most
 // 16 MB plus its 16 KB of internal slack), so a result too large is BSONObjectTooLarge
 // instead of an oversized reply.
+// A pipeline's result: checks each document's size, and evaluates the stages (which run
+// lazily, a getMore's worth at a time) under the run's collation, so that expressions
+// compare strings under it (see CollationScope).
 class SizeCheckedSource : public DocumentSource {
  public:
-  explicit SizeCheckedSource(std::unique_ptr<DocumentSource> inner) : inner_(std::move(inner)) {}
+  SizeCheckedSource(std::unique_ptr<DocumentSource> inner,
+                    std::shared_ptr<const Collation> collation)
+      : inner_(std::move(inner)), collation_(std::move(collation)) {}
   std::optional<bson::Document> next() override {
+    aggregation_detail::CollationScope scope(collation_.get());
     std::optional<bson::Document> d = inner_->next();
     if (d && d->size() > kMaxInternalDocumentSize) {
       aggregation_detail::fail(ErrorCode::kBSONObjectTooLarge,
@@ -44,6 +51,7 @@ class SizeCheckedSource : public DocumentSource {
 
  private:
   std::unique_ptr<DocumentSource> inner_;
+  std::shared_ptr<const Collation> collation_;
 };
 
 StagePtr parse_stage(const bson::Document& stage) {
@@ -207,8 +215,11 @@ std::unique_ptr<DocumentSource> Pipeline::run(std::unique_ptr<DocumentSource> in
                              [](const auto& v) { return v.first == "NOW"; });
   if (!has_now) ctx->variables.emplace_back("NOW", aggregation_detail::make_value(NowScope::now()));
   std::unique_ptr<DocumentSource> current = std::move(input);
-  for (const StagePtr& s : stages_) current = s->apply(std::move(current), ctx);
-  return std::make_unique<SizeCheckedSource>(std::move(current));
+  {
+    aggregation_detail::CollationScope scope(context.collation.get());
+    for (const StagePtr& s : stages_) current = s->apply(std::move(current), ctx);
+  }
+  return std::make_unique<SizeCheckedSource>(std::move(current), context.collation);
 }
 
 }  // namespace mongostore::engine

@@ -3,6 +3,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/aggregation/collation_scope.h"
 #include "engine/aggregation/internal.h"
 #include "engine/aggregation/spill.h"
 #include "mongostore/bson/index_key.h"
@@ -221,10 +222,10 @@ class BucketStage : public Stage {
       Value key = v.view();
       if (key.is_missing()) key = null_.get("");
       size_t slot = n;
-      if (bson::compare_values(key, boundaries_.front().view()) >= 0 &&
-          bson::compare_values(key, boundaries_.back().view()) < 0) {
+      if (compare_in_scope(key, boundaries_.front().view()) >= 0 &&
+          compare_in_scope(key, boundaries_.back().view()) < 0) {
         for (size_t i = 0; i < n; ++i) {
-          if (bson::compare_values(key, boundaries_[i + 1].view()) < 0) {
+          if (compare_in_scope(key, boundaries_[i + 1].view()) < 0) {
             slot = i;
             break;
           }
@@ -353,7 +354,7 @@ StagePtr parse_bucket(const Value& spec) {
            "type. Found conflicting types " +
                type_name(a) + " and " + type_name(b) + ".");
     }
-    if (bson::compare_values(a, b) >= 0) {
+    if (compare_in_scope(a, b) >= 0) {
       fail(40194,
            "The 'boundaries' option to $bucket must be sorted in ascending order, but "
            "elements " +
@@ -365,8 +366,8 @@ StagePtr parse_bucket(const Value& spec) {
   if (def) {
     Value d = def->view();
     if (bson::type_bracket(d.type()) == bson::type_bracket(boundaries[0].view().type()) &&
-        bson::compare_values(d, boundaries.front().view()) >= 0 &&
-        bson::compare_values(d, boundaries.back().view()) < 0) {
+        compare_in_scope(d, boundaries.front().view()) >= 0 &&
+        compare_in_scope(d, boundaries.back().view()) < 0) {
       fail(40199,
            "The $bucket 'default' field must be less than the lowest boundary or greater "
            "than or equal to the highest boundary.");

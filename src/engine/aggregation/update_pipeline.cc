@@ -15,7 +15,8 @@ namespace {
 constexpr std::array<std::string_view, 6> kUpdateStages = {
     "$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith"};
 
-UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages, bson::DocumentView let) {
+UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages, bson::DocumentView let,
+                                               std::shared_ptr<const Collation> collation) {
   size_t index = 0;
   for (const bson::Element& e : stages) {
     if (!e.value.is_document() || e.value.as_document().empty()) {
@@ -39,10 +40,12 @@ UpdatePipelineFunction compile_update_pipeline(bson::DocumentView stages, bson::
   // Every document an updateMany rewrites gets the same $$NOW: the command's.
   bson::Document now = bson::make_document("", NowScope::now());
   variables.emplace_back("NOW", bson::OwnedValue(now.get("")));
-  return [pipeline, variables](bson::DocumentView original) {
+  AggregationContext context;
+  context.collation = std::move(collation);  // the update's: its expressions compare under it
+  return [pipeline, variables, context](bson::DocumentView original) {
     std::vector<bson::Document> input;
     input.push_back(bson::Document::copy_of(original));
-    auto out = pipeline.run(make_vector_source(std::move(input)), AggregationContext{}, variables);
+    auto out = pipeline.run(make_vector_source(std::move(input)), context, variables);
     std::optional<bson::Document> updated = out->next();
     if (!updated) {
       throw Error(ErrorCode::kInternalError, "update pipeline produced no document");

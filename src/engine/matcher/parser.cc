@@ -172,7 +172,7 @@ class Parser {
     }
     if (name == "$expr") {
       if (ExprCompiler compile = installed_expr_compiler())
-        return std::make_unique<ExprNode>(compile(v));
+        return std::make_unique<ExprNode>(compile(v, options_.collation));
     }
     if (name == "$jsonSchema") {
       if (!options_.allow_json_schema) {

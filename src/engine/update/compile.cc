@@ -279,7 +279,8 @@ void install_update_pipeline_compiler(UpdatePipelineCompiler compiler) {
   pipeline_compiler.store(compiler);
 }
 
-Update Update::compile_pipeline(DocumentView stages, DocumentView let) {
+Update Update::compile_pipeline(DocumentView stages, DocumentView let,
+                                std::shared_ptr<const Collation> collation) {
   UpdatePipelineCompiler compiler = pipeline_compiler.load();
   if (compiler == nullptr) {
     throw Error(ErrorCode::kNotImplemented,
@@ -289,7 +290,7 @@ Update Update::compile_pipeline(DocumentView stages, DocumentView let) {
   check_input_depth(let, "let");
   auto impl = std::make_shared<Impl>();
   impl->source = bson::Document::copy_of(stages);
-  impl->pipeline = compiler(impl->source.view(), let);
+  impl->pipeline = compiler(impl->source.view(), let, std::move(collation));
   return Update(std::move(impl));
 }
 

@@ -26,8 +26,9 @@ std::optional<bson::Document> WriteCommands::find_and_modify(
                 "arrayFilters may not be specified for pipeline-style updates");
   }
   if (update != nullptr) {
-    compiled = options.update_is_pipeline ? Update::compile_pipeline(*update, options.let)
-                                          : Update::compile(*update, filters, matcher.collation());
+    compiled = options.update_is_pipeline
+                   ? Update::compile_pipeline(*update, options.let, matcher.collation())
+                   : Update::compile(*update, filters, matcher.collation());
   }
   Projection projection = Projection::compile(options.projection.view(), &matcher);
   bool upsert = options.upsert && update != nullptr;

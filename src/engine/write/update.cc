@@ -53,7 +53,7 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
                 "arrayFilters may not be specified for pipeline-style updates");
   }
   Update compiled = options.update_is_pipeline
-                        ? Update::compile_pipeline(update, options.let)
+                        ? Update::compile_pipeline(update, options.let, matcher.collation())
                         : Update::compile(update, filters, matcher.collation());
   if (multi && compiled.is_replacement()) {
     throw Error(ErrorCode::kFailedToParse,
