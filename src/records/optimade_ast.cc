@@ -57,6 +57,21 @@ std::string_view operator_text(Operator op) {
   return "?";
 }
 
+Operator mirrored(Operator op) {
+  switch (op) {
+    case Operator::kLt:
+      return Operator::kGt;
+    case Operator::kLe:
+      return Operator::kGe;
+    case Operator::kGt:
+      return Operator::kLt;
+    case Operator::kGe:
+      return Operator::kLe;
+    default:
+      return op;
+  }
+}
+
 bool operator==(const Logical& a, const Logical& b) {
   return a.op == b.op && a.operands == b.operands;
 }

@@ -440,21 +440,6 @@ class Translator {
     }
     throw FilterTranslationError("internal", "OPTIMADE filter: not a comparison operator");
   }
-  // `c op p` is `p mirror(op) c`.
-  static o::Operator mirror(o::Operator op) {
-    switch (op) {
-      case o::Operator::kLt:
-        return o::Operator::kGt;
-      case o::Operator::kLe:
-        return o::Operator::kGe;
-      case o::Operator::kGt:
-        return o::Operator::kLt;
-      case o::Operator::kGe:
-        return o::Operator::kLe;
-      default:
-        return op;
-    }
-  }
   static std::string op_text(o::Operator op) { return std::string(o::operator_text(op)); }
 
   Condition property_vs_constant(const Prop& p, o::Operator op, const o::Value& c) {
@@ -513,7 +498,7 @@ class Translator {
     }
     if (left_property) return property_vs_constant(resolve(c.left.property_name()), c.op, c.right);
     if (fuzzy(c.op)) not_implemented(op_text(c.op) + " with a constant on the left");
-    return property_vs_constant(resolve(c.right.property_name()), mirror(c.op), c.left);
+    return property_vs_constant(resolve(c.right.property_name()), o::mirrored(c.op), c.left);
   }
 
   Condition node(const o::BareProperty& b) {

@@ -412,6 +412,21 @@ TEST(OptimadeFilterParser, TheTableHasAtLeast150Cases) {
   EXPECT_GE(valid_cases().size() + invalid_cases().size(), 150u);
 }
 
+// `c op p` is `p mirrored(op) c`: the orderings turn round, the rest stay; twice is the identity.
+TEST(OptimadeOperator, MirroredSwapsTheSidesOfAnOrdering) {
+  EXPECT_EQ(optimade::mirrored(Operator::kLt), Operator::kGt);
+  EXPECT_EQ(optimade::mirrored(Operator::kLe), Operator::kGe);
+  EXPECT_EQ(optimade::mirrored(Operator::kGt), Operator::kLt);
+  EXPECT_EQ(optimade::mirrored(Operator::kGe), Operator::kLe);
+  for (Operator op : {Operator::kEq, Operator::kNe, Operator::kContains, Operator::kStartsWith,
+                      Operator::kEndsWith}) {
+    EXPECT_EQ(optimade::mirrored(op), op) << optimade::operator_text(op);
+  }
+  for (Operator op : {Operator::kLt, Operator::kLe, Operator::kGt, Operator::kGe}) {
+    EXPECT_EQ(optimade::mirrored(optimade::mirrored(op)), op) << optimade::operator_text(op);
+  }
+}
+
 TEST(OptimadeFilterParser, ParsesEveryValidFilterToItsTree) {
   for (const ValidCase& c : valid_cases()) {
     SCOPED_TRACE(c.filter);

@@ -96,6 +96,11 @@ enum class Operator { kEq, kNe, kLt, kLe, kGt, kGe, kContains, kStartsWith, kEnd
 /// The operator as the canonical filter text writes it ("=", "STARTS WITH", ...).
 std::string_view operator_text(Operator op);
 
+/// The operator with its sides swapped: `c op p` holds exactly when `p mirrored(op) c` does
+/// (`<` becomes `>`, `<=` becomes `>=`; the others are symmetric or have no mirror and are
+/// returned as they are).
+Operator mirrored(Operator op);
+
 /// One entry of a HAS value list: `op value`; an entry written without an operator is kEq.
 struct Operand {
   Operator op = Operator::kEq;

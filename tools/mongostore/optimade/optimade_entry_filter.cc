@@ -60,22 +60,6 @@ bool holds(const std::string& value, o::Operator op, const std::string& text) {
   return false;
 }
 
-// `constant op property` read as `property mirrored(op) constant`.
-o::Operator mirrored(o::Operator op) {
-  switch (op) {
-    case o::Operator::kLt:
-      return o::Operator::kGt;
-    case o::Operator::kLe:
-      return o::Operator::kGe;
-    case o::Operator::kGt:
-      return o::Operator::kLt;
-    case o::Operator::kGe:
-      return o::Operator::kLe;
-    default:
-      return op;
-  }
-}
-
 CompareOp compare_op(o::Operator op) {
   switch (op) {
     case o::Operator::kNe:
@@ -198,7 +182,7 @@ class Translator {
           "type-mismatch", std::string("'") + name_of(which) + "' is a string, compared with a " +
                                (other.kind() == o::Value::Kind::kNumber ? "number" : "boolean"));
     }
-    o::Operator op = left != Own::kNone ? c.op : mirrored(c.op);
+    o::Operator op = left != Own::kNone ? c.op : o::mirrored(c.op);
     const std::string& text = other.text();
     if (which == Own::kType) {
       return holds(type_.name(), op, text) ? records::always_true() : records::always_false();
