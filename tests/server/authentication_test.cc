@@ -10,6 +10,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "server/auth/scram.h"
+#include "server/auth_server_test.h"
 #include "server/server_command_test.h"
 
 namespace mongostore::testing {
@@ -19,42 +20,14 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-class AuthenticationTest : public ::testing::Test {
+class AuthenticationTest : public AuthServerTest {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new ServerProcess({"--memory", "--auth"});
-    // The localhost exception: the first user, from loopback, while none exists.
-    MongocClient first(server_->uri("serverSelectionTimeoutMS=5000"));
-    CommandOutcome made =
-        first.run("admin", make_document("createUser", "root", "pwd", "rootpw", "roles",
-                                         make_array(make_document("role", "root", "db", "admin"))));
-    ASSERT_TRUE(made.succeeded) << made.reply.to_json();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  static std::string uri_as(const std::string& user, const std::string& pwd,
-                            const std::string& options) {
-    std::string uri = server_->uri("serverSelectionTimeoutMS=5000&" + options);
-    return "mongodb://" + user + ":" + pwd + "@" + uri.substr(std::string("mongodb://").size());
-  }
-
-  static std::unique_ptr<MongocClient> root() {
-    return std::make_unique<MongocClient>(uri_as("root", "rootpw", "authSource=admin"));
-  }
-
   static int64_t count_in(const std::string& db, const std::string& coll) {
     CommandOutcome out = root()->run(db, make_document("count", coll));
     EXPECT_TRUE(out.succeeded) << out.reply.to_json();
     return int_at(out.reply, "n");
   }
-
-  static ServerProcess* server_;
 };
-
-ServerProcess* AuthenticationTest::server_ = nullptr;
 
 // The string at `field` of the first document of the array at `array` ("" when absent).
 std::string first_of(bson::DocumentView doc, std::string_view array, std::string_view field) {

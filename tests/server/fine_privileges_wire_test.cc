@@ -12,6 +12,7 @@
 #include <string>
 
 #include "mongostore/bson/builder.h"
+#include "server/auth_server_test.h"
 #include "server/reply_path.h"
 #include "server/server_command_test.h"
 
@@ -27,30 +28,10 @@ Document lsid(uint8_t seed) {
   return make_document("id", bson::BinaryView{4, std::span<const uint8_t>(uuid, 16)});
 }
 
-class FinePrivilegesWireTest : public ::testing::Test {
+class FinePrivilegesWireTest : public AuthServerTest {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new ServerProcess({"--memory", "--auth"});
-    MongocClient first(server_->uri("serverSelectionTimeoutMS=5000"));
-    CommandOutcome made =
-        first.run("admin", make_document("createUser", "root", "pwd", "rootpw", "roles",
-                                         make_array(make_document("role", "root", "db", "admin"))));
-    ASSERT_TRUE(made.succeeded) << made.reply.to_json();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
   static std::unique_ptr<MongocClient> as(const std::string& user, const std::string& db) {
-    std::string uri = server_->uri("serverSelectionTimeoutMS=5000&authSource=" + db);
-    return std::make_unique<MongocClient>("mongodb://" + user + ":pw@" +
-                                          uri.substr(std::string("mongodb://").size()));
-  }
-  static std::unique_ptr<MongocClient> root() {
-    std::string uri = server_->uri("serverSelectionTimeoutMS=5000&authSource=admin");
-    return std::make_unique<MongocClient>("mongodb://root:rootpw@" +
-                                          uri.substr(std::string("mongodb://").size()));
+    return std::make_unique<MongocClient>(uri_as(user, "pw", "authSource=" + db));
   }
   // Creates `user` (password "pw") on `db` with `roles` ([{role, db}]).
   static void make_user(const std::string& user, const std::string& db, const bson::Array& roles) {
@@ -76,11 +57,7 @@ class FinePrivilegesWireTest : public ::testing::Test {
     }
     return found;
   }
-
-  static ServerProcess* server_;
 };
-
-ServerProcess* FinePrivilegesWireTest::server_ = nullptr;
 
 TEST_F(FinePrivilegesWireTest, ListDatabasesListsOnlyTheUsersDatabasesWithoutThePrivilege) {
   insert("ledger", "entries", 1);
