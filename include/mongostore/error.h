@@ -76,6 +76,7 @@ enum class ErrorCode : int32_t {
   kCannotIndexParallelArrays = 171,
   kQueryPlanKilled = 175,
   kIndexBuildAborted = 276,
+  kUnsatisfiableCommitQuorum = 278,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
   kLockBusy = 46,
   kExceededTimeLimit = 50,

@@ -167,6 +167,8 @@ std::string_view code_name(int32_t code) {
       return "APIStrictError";
     case 276:
       return "IndexBuildAborted";
+    case 278:
+      return "UnsatisfiableCommitQuorum";
     case 292:
       return "QueryExceededMemoryLimitNoDiskUseAllowed";
     case 10334:

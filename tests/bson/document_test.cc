@@ -979,6 +979,7 @@ TEST(ErrorTest, CodesAndNames) {
   EXPECT_EQ(code_name(ErrorCode::kTypeMismatch), "TypeMismatch");
   EXPECT_EQ(code_name(ErrorCode::kDuplicateKey), "DuplicateKey");
   EXPECT_EQ(code_name(999), "UnknownError");
+  EXPECT_EQ(code_name(278), "UnsatisfiableCommitQuorum");
   // Named codes above 10000 are not locations (a failCommand fail point raises them).
   EXPECT_EQ(code_name(11601), "Interrupted");
   EXPECT_EQ(code_name(11602), "InterruptedDueToReplStateChange");

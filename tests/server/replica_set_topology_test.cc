@@ -158,7 +158,7 @@ TEST_F(ReplicaSetTopologyTest, IndexBuildsTakeTheCommitQuorumsOneMemberSatisfies
   EXPECT_EQ(ok_of(create("a", make_document("q", "majority"))), 1.0);
   EXPECT_EQ(ok_of(create("b", make_document("q", "votingMembers"))), 1.0);
   EXPECT_EQ(ok_of(create("c", make_document("q", 1))), 1.0);
-  EXPECT_EQ(int_at(create("d", make_document("q", 2)), "code"), 100);
+  EXPECT_EQ(int_at(create("d", make_document("q", 2)), "code"), 278);  // UnsatisfiableCommitQuorum
   EXPECT_EQ(int_at(create("e", make_document("q", "dc")), "code"), 79);
 }
 

@@ -38,7 +38,8 @@ void create_indexes(const CommandContext& ctx, DocumentBuilder& b) {
           ErrorCode::kFailedToParse,
           "commitQuorum must be a non-negative number or a string; found " + quorum.to_json());
     } else if (n > 1) {
-      throw Error(ErrorCode::kUnsatisfiableWriteConcern, "Not enough data-bearing nodes");
+      throw Error(ErrorCode::kUnsatisfiableCommitQuorum,
+                  "Commit quorum cannot be satisfied with the current replica set configuration");
     }
   }
   bool existed = ctx.engine.collection_exists(ctx.db, coll);
