@@ -269,5 +269,40 @@ TEST_F(CollationIndex, ListIndexesAndExplainShowTheCollation) {
   EXPECT_EQ(e_->find("db", "c", make_document("_id", "KEY"))->to_vector().size(), 0u);
 }
 
+TEST_F(CollationIndex, AKeyPatternTwoIndexesShareNamesNeither) {
+  fill("c");
+  e_->create_index("db", "c", make_document("s", 1),
+                   make_document("collation", make_document("locale", "fr_CA")));
+  e_->create_index(
+      "db", "c", make_document("s", 1),
+      make_document("name", "s_simple", "collation", make_document("locale", "simple")));
+  // A hint by the shared key pattern fails as mongod's planner (IndexNotFound); by name works.
+  FindOptions hinted;
+  hinted.hint.keys = make_document("s", 1);
+  try {
+    e_->find("db", "c", make_document("s", "A"), hinted)->to_vector();
+    ADD_FAILURE() << "a hint by a key pattern two indexes share is ambiguous";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 27) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Hint matched multiple indexes"), std::string::npos);
+  }
+  hinted.hint.keys = Document();
+  hinted.hint.name = "s_simple";
+  EXPECT_EQ(ids("c", make_document("s", "A"), hinted), (std::vector<int32_t>{26}));
+  // dropIndexes by the shared key pattern fails AmbiguousIndexKeyPattern and drops nothing.
+  try {
+    e_->drop_index("db", "c", make_document("s", 1).view());
+    ADD_FAILURE() << "dropIndexes by a key pattern two indexes share is ambiguous";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 181) << e.what();
+    EXPECT_EQ(e.code_name(), "AmbiguousIndexKeyPattern");
+  }
+  EXPECT_EQ(e_->list_indexes("db", "c").size(), 3u);
+  // By name it drops one; then the key pattern names the other.
+  e_->drop_index("db", "c", "s_simple");
+  e_->drop_index("db", "c", make_document("s", 1).view());
+  EXPECT_EQ(e_->list_indexes("db", "c").size(), 1u);
+}
+
 }  // namespace
 }  // namespace mongostore::engine

@@ -145,10 +145,19 @@ void IndexCatalog::drop_where(OperationContext& op, std::string_view db, std::st
   auto next = std::make_shared<IndexList>();
   std::shared_ptr<IndexEntry> dropped;
   for (const auto& ix : *current) {
-    if (!dropped && pred(ix->descriptor)) {
+    if (!pred(ix->descriptor)) {
+      next->push_back(ix);
+    } else if (!dropped) {
       dropped = ix;
     } else {
-      next->push_back(ix);
+      // As mongod: a key pattern two indexes share (under different collations) names
+      // neither (names are unique, so only a key pattern gets here).
+      throw Error(ErrorCode::kAmbiguousIndexKeyPattern,
+                  "index keyPattern " + dropped->descriptor.key_pattern().to_json() +
+                      " matches more than one index, identify it by name instead. Conflicting "
+                      "indexes: " +
+                      dropped->descriptor.to_document().to_json() + ", " +
+                      ix->descriptor.to_document().to_json());
     }
   }
   if (!dropped) throw Error(ErrorCode::kIndexNotFound, not_found);
