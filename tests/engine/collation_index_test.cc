@@ -176,6 +176,21 @@ TEST_F(CollationIndex, UniqueIndexCollidesAsTheCollationCompares) {
     std::string hex(kv.as_string());
     EXPECT_FALSE(hex.empty());
     EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos) << hex;
+    // As mongod: the index's collation (full form) and which fields are hex encoded.
+    EXPECT_EQ(e.collation().get("locale").as_string(), "en");
+    EXPECT_EQ(e.collation().get("strength").number_as_double(), 2);
+    EXPECT_EQ(e.hex_encoded(), (std::vector<bool>{true}));
+  }
+  // A simple unique index reports the plain value, no collation, nothing hex encoded.
+  e_->create_index("db", "w", make_document("plain", 1), make_document("unique", true));
+  e_->insert_one("db", "w", make_document("_id", 10, "plain", "x"));
+  try {
+    e_->insert_one("db", "w", make_document("_id", 11, "plain", "x"));
+    ADD_FAILURE() << "x and x are one key";
+  } catch (const DuplicateKeyError& e) {
+    EXPECT_EQ(e.key_value().view(), make_document("plain", "x").view());
+    EXPECT_TRUE(e.collation().empty());
+    EXPECT_EQ(e.hex_encoded(), (std::vector<bool>{false}));
   }
   // Accents still differ at strength 2.
   e_->insert_one("db", "u", make_document("_id", 3, "name", "Muller"));

@@ -128,8 +128,11 @@ TEST_F(CollationCommandsTest, CollectionDefaultCollation) {
   Document dup = must_run(
       "coll", make_document("insert", "d", "documents", make_array(make_document("_id", "K"))));
   ASSERT_TRUE(dup.get("writeErrors").is_array()) << dup.to_json();
-  EXPECT_EQ(int_at(dup.get("writeErrors").as_array().begin()->value.as_document(), "code"), 11000)
-      << dup.to_json();
+  DocumentView write_error = dup.get("writeErrors").as_array().begin()->value.as_document();
+  EXPECT_EQ(int_at(write_error, "code"), 11000) << dup.to_json();
+  // As mongod: the key value is the sort key in hex, said by hexEncoded, with the collation.
+  EXPECT_EQ(write_error.get("hexEncoded").as_array(), make_array(true).view()) << dup.to_json();
+  EXPECT_EQ(write_error.get("collation").as_document(), collation) << dup.to_json();
   must_run("coll",
            make_document("delete", "d", "deletes",
                          make_array(make_document("q", make_document("_id", "K"), "limit", 1))));
