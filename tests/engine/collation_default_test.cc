@@ -200,5 +200,67 @@ TEST(CollationDefault, TheIdIndexHasIt) {
   std::filesystem::remove_all(dir);
 }
 
+// As mongod, a validator is compiled with the collection's default collation: its string
+// comparisons (and its $expr's) go by it; $jsonSchema's enum stays exact, as mongod's. After
+// a collMod and a restart too.
+TEST(CollationDefault, TheValidatorComparesUnderIt) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mongostore-collation-validator-" + std::to_string(std::random_device{}()));
+  EngineOptions o;
+  o.path = dir.string();
+  auto code = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return 0;
+  };
+  auto check = [&](Engine& e, int id) {
+    EXPECT_EQ(code([&] { e.insert_one("db", "v", make_document("_id", id, "kind", "BOOK")); }), 0);
+    EXPECT_EQ(code([&] { e.insert_one("db", "v", make_document("_id", id + 1, "kind", "pen")); }),
+              121);
+    EXPECT_EQ(
+        code([&] { e.insert_one("db", "x", make_document("_id", id, "kind", "Book", "n", 1)); }),
+        0);
+    // $jsonSchema's enum compares exactly (mongod's does not take the collation).
+    EXPECT_EQ(code([&] { e.insert_one("db", "j", make_document("_id", id, "kind", "BOOK")); }),
+              121);
+    EXPECT_EQ(code([&] { e.insert_one("db", "j", make_document("_id", id, "kind", "book")); }), 0);
+  };
+  {
+    auto e = Engine::open(o);
+    e->create_collection(
+        "db", "v",
+        make_document("collation", ci(), "validator",
+                      make_document("kind", make_document("$in", make_array("book", "cd")))));
+    e->create_collection(
+        "db", "x",
+        make_document("collation", ci(), "validator",
+                      make_document("$expr", make_document("$eq", make_array("$kind", "book")))));
+    e->create_collection(
+        "db", "j",
+        make_document(
+            "collation", ci(), "validator",
+            make_document(
+                "$jsonSchema",
+                make_document("properties",
+                              make_document("kind", make_document("enum", make_array("book")))))));
+    check(*e, 1);
+    // A validator collMod sets is compiled with the collation too.
+    e->modify_collection("db", "v", make_document("validator", make_document("kind", "book")));
+    EXPECT_EQ(code([&] { e->insert_one("db", "v", make_document("_id", 10, "kind", "Book")); }), 0);
+    e->modify_collection(
+        "db", "v",
+        make_document("validator",
+                      make_document("kind", make_document("$in", make_array("book", "cd")))));
+  }
+  {
+    auto e = Engine::open(o);  // the catalog's validators are compiled with it after a restart
+    check(*e, 20);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mongostore::engine

@@ -61,7 +61,7 @@ void CollectionCatalog::create(OperationContext& op, std::string_view db, std::s
   bson::Document validation_spec = validation_options.finish();
   CollectionValidation::refuse_on_namespace(validation_spec.view(), db, coll);
   auto validation = std::make_shared<const CollectionValidation>(
-      CollectionValidation::parse(validation_spec.view(), "create"));
+      CollectionValidation::parse(validation_spec.view(), "create", collation));
   if (!create_if_missing(op, db, coll, std::move(validation), std::move(collation)).second) {
     throw Error(ErrorCode::kNamespaceExists, "Collection " + ns_of(db, coll) + " already exists.");
   }

@@ -42,7 +42,7 @@ std::map<std::string, std::shared_ptr<CollectionEntry>> DurableCatalog::load() {
         }
         bson::Document v = validation.finish();
         entry->set_validation(std::make_shared<const CollectionValidation>(
-            CollectionValidation::parse(v.view(), "create")));
+            CollectionValidation::parse(v.view(), "create", entry->default_collation)));
       }
       referenced[entry->table_uri] = true;
       auto indexes = std::make_shared<IndexList>();
