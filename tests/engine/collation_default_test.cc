@@ -186,6 +186,11 @@ TEST(CollationDefault, TheIdIndexHasIt) {
     e->insert_one("db", "plain", make_document("_id", "a"));
     e->insert_one("db", "plain", make_document("_id", "A"));
     EXPECT_EQ(e->list_indexes("db", "plain").size(), 1u);
+    // There a query on a string `_id` under a collation is no point lookup of the plain key.
+    FindOptions under;
+    under.collation = ci();
+    EXPECT_EQ(e->find("db", "plain", make_document("_id", "A"), under)->to_vector().size(), 2u);
+    EXPECT_EQ(e->count_documents("db", "plain", make_document("_id", "a")), 1);
   }
   {
     auto e = Engine::open(o);
