@@ -75,6 +75,7 @@ enum class ErrorCode : int32_t {
   kCannotBackfillArray = 34,
   kCannotIndexParallelArrays = 171,
   kQueryPlanKilled = 175,
+  kAmbiguousIndexKeyPattern = 181,
   kIndexBuildAborted = 276,
   kUnsatisfiableCommitQuorum = 278,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,

@@ -65,6 +65,8 @@ std::string_view code_name(int32_t code) {
       return "NamespaceNotFound";
     case 27:
       return "IndexNotFound";
+    case 181:
+      return "AmbiguousIndexKeyPattern";
     case 28:
       return "PathNotViable";
     case 30:

@@ -57,7 +57,8 @@ bson::Document document_or_empty(const bson::Value& v) {
   std::string message = string_or(error.get("errmsg"), fallback);
   if (code == static_cast<int32_t>(ErrorCode::kDuplicateKey)) {
     throw engine::DuplicateKeyError(std::move(message), document_or_empty(error.get("keyPattern")),
-                                    document_or_empty(error.get("keyValue")));
+                                    document_or_empty(error.get("keyValue")),
+                                    document_or_empty(error.get("collation")));
   }
   if (code == static_cast<int32_t>(ErrorCode::kDocumentValidationFailure)) {
     throw DocumentValidationError(document_or_empty(error.get("errInfo")), std::move(message));

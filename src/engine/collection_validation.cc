@@ -71,12 +71,16 @@ void CollectionValidation::set_validator(bson::DocumentView validator) {
   refuse_banned(validator, 0);
   validator_ = bson::Document::copy_of(validator);
   // Compiled again from the copy this object keeps, so nothing points into the caller's bytes.
-  matcher_ = std::make_shared<const Matcher>(Matcher::compile(validator_.view()));
+  MatcherOptions options;
+  options.collation = collation_;
+  matcher_ = std::make_shared<const Matcher>(Matcher::compile(validator_.view(), options));
 }
 
 CollectionValidation CollectionValidation::parse(bson::DocumentView options,
-                                                 std::string_view command) {
+                                                 std::string_view command,
+                                                 std::shared_ptr<const Collation> collation) {
   CollectionValidation out;
+  out.collation_ = std::move(collation);
   for (const bson::Element& e : options) {
     if (e.key == "validator") {
       if (!e.value.is_document()) wrong_type(command, e.key, "object");
@@ -125,7 +129,7 @@ void CollectionValidation::refuse_on_namespace(bson::DocumentView options, std::
 }
 
 CollectionValidation CollectionValidation::modified(bson::DocumentView changes) const {
-  CollectionValidation parsed = parse(changes, "collMod");
+  CollectionValidation parsed = parse(changes, "collMod", collation_);
   CollectionValidation out = *this;
   out.warned_ = std::make_shared<std::atomic<bool>>(false);
   if (!changes.get("validator").is_missing()) {

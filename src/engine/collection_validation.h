@@ -31,8 +31,10 @@ class CollectionValidation {
   /// for a validator that is not a document or a level/action that is not a string, BadValue
   /// (2) for an unknown level/action or an operator validators may not use ($where, $text,
   /// $near, $nearSphere, $geoNear), and the matcher's own error for a malformed filter or
-  /// $jsonSchema.
-  static CollectionValidation parse(bson::DocumentView options, std::string_view command);
+  /// $jsonSchema. The validator is compiled with `collation` (the collection's default; null:
+  /// simple), as mongod compiles it: its string comparisons and its $expr go by it.
+  static CollectionValidation parse(bson::DocumentView options, std::string_view command,
+                                    std::shared_ptr<const Collation> collation = nullptr);
 
   /// Refuses a non-empty `validator` in `options` where mongod does: InvalidOptions (72)
   /// "Document validators not allowed on system collection <db>.<coll>" for `system.*`
@@ -43,7 +45,7 @@ class CollectionValidation {
                                   std::string_view coll);
 
   /// This one with the fields collMod sets in `changes` replaced (an empty validator removes
-  /// it, as on mongod).
+  /// it, as on mongod); a new validator is compiled with this one's collation.
   CollectionValidation modified(bson::DocumentView changes) const;
 
   /// The options as listCollections shows them: only what was set, in mongod's order
@@ -61,8 +63,9 @@ class CollectionValidation {
   bool has_validator() const { return matcher_ != nullptr; }
 
  private:
-  bson::Document validator_;                // as given (may be empty)
-  std::shared_ptr<const Matcher> matcher_;  // null when the validator is empty
+  bson::Document validator_;                    // as given (may be empty)
+  std::shared_ptr<const Matcher> matcher_;      // null when the validator is empty
+  std::shared_ptr<const Collation> collation_;  // the validator's (null: simple)
   std::optional<ValidationLevel> level_;
   std::optional<ValidationAction> action_;
   std::shared_ptr<std::atomic<bool>> warned_ = std::make_shared<std::atomic<bool>>(false);

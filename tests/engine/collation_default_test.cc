@@ -138,5 +138,134 @@ TEST(CollationDefault, SurvivesARestart) {
   std::filesystem::remove_all(dir);
 }
 
+// As mongod, the `_id` index has the collection's default collation: `_id` values it finds
+// equal collide, and a query on `_id` under it reads that index; after a restart too.
+TEST(CollationDefault, TheIdIndexHasIt) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mongostore-collation-id-" + std::to_string(std::random_device{}()));
+  EngineOptions o;
+  o.path = dir.string();
+  auto check = [](Engine& e) {
+    try {
+      e.insert_one("db", "k", make_document("_id", "A", "n", 2));
+      ADD_FAILURE() << "_id \"a\" and \"A\" are one key at strength 2";
+    } catch (const DuplicateKeyError& err) {
+      EXPECT_EQ(err.code(), 11000);
+      EXPECT_NE(std::string(err.what()).find("index: _id_ collation: {"), std::string::npos)
+          << err.what();
+      EXPECT_EQ(err.key_pattern().view(), make_document("_id", 1).view());
+    }
+    // A find by `_id` under the default collation matches case-insensitively, from the index.
+    auto found = e.find("db", "k", make_document("_id", "A"))->to_vector();
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].get("_id").as_string(), "a");
+    Document plan = e.explain_find("db", "k", make_document("_id", "A"));
+    EXPECT_EQ(plan.get_path("queryPlanner.winningPlan.inputStage.indexName").as_string(), "_id_")
+        << plan.view().to_json();
+    FindOptions simple;
+    simple.collation = make_document("locale", "simple");
+    EXPECT_EQ(e.find("db", "k", make_document("_id", "A"), simple)->to_vector().size(), 0u);
+    // listIndexes shows one `_id_`, with the collation; dropIndexes("*") keeps it.
+    auto indexes = e.list_indexes("db", "k");
+    ASSERT_EQ(indexes.size(), 2u);
+    EXPECT_EQ(indexes[0].get("name").as_string(), "_id_");
+    EXPECT_EQ(indexes[0].get("collation").as_document().get("strength").number_as_double(), 2)
+        << indexes[0].view().to_json();
+    EXPECT_TRUE(indexes[0].get("unique").is_missing());
+    EXPECT_THROW(e.drop_index("db", "k", "_id_"), Error);
+  };
+  {
+    auto e = Engine::open(o);
+    e->create_collection("db", "k", make_document("collation", ci()));
+    e->create_collection("db", "plain");
+    e->insert_one("db", "k", make_document("_id", "a", "n", 1));
+    e->insert_one("db", "k", make_document("_id", 1, "n", 1));
+    e->create_index("db", "k", make_document("n", 1));
+    check(*e);
+    // Without a default collation `_id` stays simple: "a" and "A" are two documents.
+    e->insert_one("db", "plain", make_document("_id", "a"));
+    e->insert_one("db", "plain", make_document("_id", "A"));
+    EXPECT_EQ(e->list_indexes("db", "plain").size(), 1u);
+    // There a query on a string `_id` under a collation is no point lookup of the plain key.
+    FindOptions under;
+    under.collation = ci();
+    EXPECT_EQ(e->find("db", "plain", make_document("_id", "A"), under)->to_vector().size(), 2u);
+    EXPECT_EQ(e->count_documents("db", "plain", make_document("_id", "a")), 1);
+  }
+  {
+    auto e = Engine::open(o);
+    check(*e);
+    e->drop_index("db", "k", "*");
+    EXPECT_EQ(e->list_indexes("db", "k").size(), 1u);
+    EXPECT_THROW(e->insert_one("db", "k", make_document("_id", "A")), DuplicateKeyError);
+    e->delete_one("db", "k", make_document("_id", "A"));
+    e->insert_one("db", "k", make_document("_id", "A"));  // the key went with the document
+    EXPECT_EQ(e->count_documents("db", "plain", make_document()), 2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// As mongod, a validator is compiled with the collection's default collation: its string
+// comparisons (and its $expr's) go by it; $jsonSchema's enum stays exact, as mongod's. After
+// a collMod and a restart too.
+TEST(CollationDefault, TheValidatorComparesUnderIt) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mongostore-collation-validator-" + std::to_string(std::random_device{}()));
+  EngineOptions o;
+  o.path = dir.string();
+  auto code = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return 0;
+  };
+  auto check = [&](Engine& e, int id) {
+    EXPECT_EQ(code([&] { e.insert_one("db", "v", make_document("_id", id, "kind", "BOOK")); }), 0);
+    EXPECT_EQ(code([&] { e.insert_one("db", "v", make_document("_id", id + 1, "kind", "pen")); }),
+              121);
+    EXPECT_EQ(
+        code([&] { e.insert_one("db", "x", make_document("_id", id, "kind", "Book", "n", 1)); }),
+        0);
+    // $jsonSchema's enum compares exactly (mongod's does not take the collation).
+    EXPECT_EQ(code([&] { e.insert_one("db", "j", make_document("_id", id, "kind", "BOOK")); }),
+              121);
+    EXPECT_EQ(code([&] { e.insert_one("db", "j", make_document("_id", id, "kind", "book")); }), 0);
+  };
+  {
+    auto e = Engine::open(o);
+    e->create_collection(
+        "db", "v",
+        make_document("collation", ci(), "validator",
+                      make_document("kind", make_document("$in", make_array("book", "cd")))));
+    e->create_collection(
+        "db", "x",
+        make_document("collation", ci(), "validator",
+                      make_document("$expr", make_document("$eq", make_array("$kind", "book")))));
+    e->create_collection(
+        "db", "j",
+        make_document(
+            "collation", ci(), "validator",
+            make_document(
+                "$jsonSchema",
+                make_document("properties",
+                              make_document("kind", make_document("enum", make_array("book")))))));
+    check(*e, 1);
+    // A validator collMod sets is compiled with the collation too.
+    e->modify_collection("db", "v", make_document("validator", make_document("kind", "book")));
+    EXPECT_EQ(code([&] { e->insert_one("db", "v", make_document("_id", 10, "kind", "Book")); }), 0);
+    e->modify_collection(
+        "db", "v",
+        make_document("validator",
+                      make_document("kind", make_document("$in", make_array("book", "cd")))));
+  }
+  {
+    auto e = Engine::open(o);  // the catalog's validators are compiled with it after a restart
+    check(*e, 20);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mongostore::engine

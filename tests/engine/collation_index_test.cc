@@ -176,6 +176,21 @@ TEST_F(CollationIndex, UniqueIndexCollidesAsTheCollationCompares) {
     std::string hex(kv.as_string());
     EXPECT_FALSE(hex.empty());
     EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos) << hex;
+    // As mongod: the index's collation (full form) and which fields are hex encoded.
+    EXPECT_EQ(e.collation().get("locale").as_string(), "en");
+    EXPECT_EQ(e.collation().get("strength").number_as_double(), 2);
+    EXPECT_EQ(e.hex_encoded(), (std::vector<bool>{true}));
+  }
+  // A simple unique index reports the plain value, no collation, nothing hex encoded.
+  e_->create_index("db", "w", make_document("plain", 1), make_document("unique", true));
+  e_->insert_one("db", "w", make_document("_id", 10, "plain", "x"));
+  try {
+    e_->insert_one("db", "w", make_document("_id", 11, "plain", "x"));
+    ADD_FAILURE() << "x and x are one key";
+  } catch (const DuplicateKeyError& e) {
+    EXPECT_EQ(e.key_value().view(), make_document("plain", "x").view());
+    EXPECT_TRUE(e.collation().empty());
+    EXPECT_EQ(e.hex_encoded(), (std::vector<bool>{false}));
   }
   // Accents still differ at strength 2.
   e_->insert_one("db", "u", make_document("_id", 3, "name", "Muller"));
@@ -267,6 +282,41 @@ TEST_F(CollationIndex, ListIndexesAndExplainShowTheCollation) {
   EXPECT_TRUE(uses_index(p, "_id_1")) << p;
   EXPECT_EQ(e_->find("db", "c", make_document("_id", "KEY"), by_id)->to_vector().size(), 1u);
   EXPECT_EQ(e_->find("db", "c", make_document("_id", "KEY"))->to_vector().size(), 0u);
+}
+
+TEST_F(CollationIndex, AKeyPatternTwoIndexesShareNamesNeither) {
+  fill("c");
+  e_->create_index("db", "c", make_document("s", 1),
+                   make_document("collation", make_document("locale", "fr_CA")));
+  e_->create_index(
+      "db", "c", make_document("s", 1),
+      make_document("name", "s_simple", "collation", make_document("locale", "simple")));
+  // A hint by the shared key pattern fails as mongod's planner (IndexNotFound); by name works.
+  FindOptions hinted;
+  hinted.hint.keys = make_document("s", 1);
+  try {
+    e_->find("db", "c", make_document("s", "A"), hinted)->to_vector();
+    ADD_FAILURE() << "a hint by a key pattern two indexes share is ambiguous";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 27) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Hint matched multiple indexes"), std::string::npos);
+  }
+  hinted.hint.keys = Document();
+  hinted.hint.name = "s_simple";
+  EXPECT_EQ(ids("c", make_document("s", "A"), hinted), (std::vector<int32_t>{26}));
+  // dropIndexes by the shared key pattern fails AmbiguousIndexKeyPattern and drops nothing.
+  try {
+    e_->drop_index("db", "c", make_document("s", 1).view());
+    ADD_FAILURE() << "dropIndexes by a key pattern two indexes share is ambiguous";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), 181) << e.what();
+    EXPECT_EQ(e.code_name(), "AmbiguousIndexKeyPattern");
+  }
+  EXPECT_EQ(e_->list_indexes("db", "c").size(), 3u);
+  // By name it drops one; then the key pattern names the other.
+  e_->drop_index("db", "c", "s_simple");
+  e_->drop_index("db", "c", make_document("s", 1).view());
+  EXPECT_EQ(e_->list_indexes("db", "c").size(), 1u);
 }
 
 }  // namespace

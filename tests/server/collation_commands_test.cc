@@ -120,6 +120,22 @@ TEST_F(CollationCommandsTest, CollectionDefaultCollation) {
   EXPECT_EQ(int_at(collation, "strength"), 2);
   EXPECT_EQ(collation.get("caseFirst").as_string(), "off");
   EXPECT_EQ(collation.get("version").as_string(), "57.1");
+  // The `_id` index has it too (as mongod): `_id` "k" and "K" collide.
+  EXPECT_EQ(info.get("idIndex").as_document().get("collation").as_document(), collation)
+      << info.to_json();
+  must_run("coll",
+           make_document("insert", "d", "documents", make_array(make_document("_id", "k"))));
+  Document dup = must_run(
+      "coll", make_document("insert", "d", "documents", make_array(make_document("_id", "K"))));
+  ASSERT_TRUE(dup.get("writeErrors").is_array()) << dup.to_json();
+  DocumentView write_error = dup.get("writeErrors").as_array().begin()->value.as_document();
+  EXPECT_EQ(int_at(write_error, "code"), 11000) << dup.to_json();
+  // As mongod: the key value is the sort key in hex, said by hexEncoded, with the collation.
+  EXPECT_EQ(write_error.get("hexEncoded").as_array(), make_array(true).view()) << dup.to_json();
+  EXPECT_EQ(write_error.get("collation").as_document(), collation) << dup.to_json();
+  must_run("coll",
+           make_document("delete", "d", "deletes",
+                         make_array(make_document("q", make_document("_id", "K"), "limit", 1))));
   Document li = must_run("coll", make_document("listIndexes", "d"));
   bool found = false;
   for (const auto& e : li.get("cursor").as_document().get("firstBatch").as_array()) {

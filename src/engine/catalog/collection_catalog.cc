@@ -61,7 +61,7 @@ void CollectionCatalog::create(OperationContext& op, std::string_view db, std::s
   bson::Document validation_spec = validation_options.finish();
   CollectionValidation::refuse_on_namespace(validation_spec.view(), db, coll);
   auto validation = std::make_shared<const CollectionValidation>(
-      CollectionValidation::parse(validation_spec.view(), "create"));
+      CollectionValidation::parse(validation_spec.view(), "create", collation));
   if (!create_if_missing(op, db, coll, std::move(validation), std::move(collation)).second) {
     throw Error(ErrorCode::kNamespaceExists, "Collection " + ns_of(db, coll) + " already exists.");
   }
@@ -238,7 +238,19 @@ std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_m
   if (validation) entry->set_validation(std::move(validation));
   entry->default_collation = std::move(default_collation);
   connection_.create_table(entry->table_uri, kRecordTableConfig);
-  bson::Document record = DurableCatalog::record(*entry, IndexList{});
+  if (entry->default_collation) {
+    // As mongod, the `_id` index has the collection's default collation: the record table is
+    // keyed by the plain `_id`, so a unique `_id_` index of that collation is kept beside it
+    // (`_id` values the collation finds equal collide; `_id` queries under it read it).
+    auto id_index = std::make_shared<IndexEntry>();
+    id_index->descriptor = IndexDescriptor::parse(
+        bson::make_document("_id", 1).view(),
+        bson::make_document("name", "_id_", "unique", true).view(), entry->default_collation);
+    id_index->table_uri = durable_.new_table_uri("index");
+    connection_.create_table(id_index->table_uri, kRecordTableConfig);
+    entry->set_indexes(std::make_shared<const IndexList>(IndexList{id_index}));
+  }
+  bson::Document record = DurableCatalog::record(*entry, *entry->indexes());
   // Always in a unit of work of its own, even when the caller runs in a multi-document
   // transaction: the table exists from here on (WiredTiger's create is not transactional),
   // so its catalog record commits now too, and the map changes with it.

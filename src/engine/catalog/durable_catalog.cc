@@ -42,7 +42,7 @@ std::map<std::string, std::shared_ptr<CollectionEntry>> DurableCatalog::load() {
         }
         bson::Document v = validation.finish();
         entry->set_validation(std::make_shared<const CollectionValidation>(
-            CollectionValidation::parse(v.view(), "create")));
+            CollectionValidation::parse(v.view(), "create", entry->default_collation)));
       }
       referenced[entry->table_uri] = true;
       auto indexes = std::make_shared<IndexList>();
@@ -105,7 +105,9 @@ bson::Document DurableCatalog::record(const CollectionEntry& entry, const IndexL
   b.append("table", entry.table_uri);
   b.append("options", entry.options());
   b.open_array("indexes");
-  b.push(id_index_spec());
+  // A collection with a default collation keeps its `_id_` index (of that collation) among
+  // the indexes; records from before, and collections without one, have only this spec.
+  if (indexes.empty() || !indexes.front()->descriptor.is_id_index()) b.push(id_index_spec());
   for (const auto& ix : indexes) {
     b.push(ix->descriptor.to_catalog(ix->table_uri, ix->multikey.load()));
   }

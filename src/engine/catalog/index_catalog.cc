@@ -1,5 +1,7 @@
 #include "engine/catalog/index_catalog.h"
 
+#include <algorithm>
+
 #include "engine/index_key_generator.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
@@ -93,11 +95,23 @@ std::vector<bson::Document> IndexCatalog::list(std::string_view db, std::string_
     throw Error(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns_of(db, coll));
   }
   std::vector<bson::Document> out;
-  out.push_back(DurableCatalog::id_index_spec());
   // Hold the list: a range-for over *entry->indexes() would outlive the temporary pointer,
   // and a concurrent index build or drop replaces the list (a use-after-free ASan caught).
   const auto indexes = entry->indexes();
-  for (const auto& ix : *indexes) out.push_back(ix->descriptor.to_document());
+  for (const auto& ix : *indexes) {
+    if (!ix->descriptor.is_id_index()) {
+      out.push_back(ix->descriptor.to_document());
+      continue;
+    }
+    // The `_id_` index of a default collation: as mongod lists it (no `unique`).
+    bson::DocumentBuilder b;
+    b.append_elements(DurableCatalog::id_index_spec().view());
+    b.append("collation", ix->descriptor.to_document().view().get("collation"));
+    out.push_back(b.finish());
+  }
+  if (indexes->empty() || !indexes->front()->descriptor.is_id_index()) {
+    out.insert(out.begin(), DurableCatalog::id_index_spec());
+  }
   return out;
 }
 
@@ -105,9 +119,12 @@ void IndexCatalog::drop(OperationContext& op, std::string_view db, std::string_v
                         std::string_view name) {
   if (name == "*") {  // dropIndexes("*"): every index but _id_
     auto entry = collections_.lookup(db, coll);
-    while (entry && !entry->indexes()->empty()) {
-      std::string first = entry->indexes()->front()->descriptor.name();
-      drop(op, db, coll, first);
+    while (entry) {
+      const auto indexes = entry->indexes();
+      auto it = std::find_if(indexes->begin(), indexes->end(),
+                             [](const auto& ix) { return !ix->descriptor.is_id_index(); });
+      if (it == indexes->end()) break;
+      drop(op, db, coll, (*it)->descriptor.name());
     }
     if (!entry) {
       throw Error(ErrorCode::kNamespaceNotFound, "ns not found " + ns_of(db, coll));
@@ -145,10 +162,19 @@ void IndexCatalog::drop_where(OperationContext& op, std::string_view db, std::st
   auto next = std::make_shared<IndexList>();
   std::shared_ptr<IndexEntry> dropped;
   for (const auto& ix : *current) {
-    if (!dropped && pred(ix->descriptor)) {
+    if (!pred(ix->descriptor)) {
+      next->push_back(ix);
+    } else if (!dropped) {
       dropped = ix;
     } else {
-      next->push_back(ix);
+      // As mongod: a key pattern two indexes share (under different collations) names
+      // neither (names are unique, so only a key pattern gets here).
+      throw Error(ErrorCode::kAmbiguousIndexKeyPattern,
+                  "index keyPattern " + dropped->descriptor.key_pattern().to_json() +
+                      " matches more than one index, identify it by name instead. Conflicting "
+                      "indexes: " +
+                      dropped->descriptor.to_document().to_json() + ", " +
+                      ix->descriptor.to_document().to_json());
     }
   }
   if (!dropped) throw Error(ErrorCode::kIndexNotFound, not_found);

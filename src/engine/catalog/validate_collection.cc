@@ -52,7 +52,9 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
         }
       }
     }
-    result.keys_per_index.emplace_back("_id_", result.records);
+    if (indexes->empty() || !indexes->front()->descriptor.is_id_index()) {
+      result.keys_per_index.emplace_back("_id_", result.records);  // the record table's
+    }
     for (size_t i = 0; i < indexes->size(); ++i) {
       const IndexEntry& ix = *(*indexes)[i];
       CursorHandle ic(s, ix.table_uri);

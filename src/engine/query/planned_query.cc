@@ -41,12 +41,23 @@ std::shared_ptr<IndexEntry> hinted_index(const CollectionEntry& entry, const Ind
     }
   }
   const auto indexes = entry.indexes();  // held: see IndexCatalog::list
+  std::shared_ptr<IndexEntry> found;
   for (const auto& ix : *indexes) {
     if (hint.name.empty() ? ix->descriptor.key_pattern() == hint.keys.view()
                           : ix->descriptor.name() == hint.name) {
-      return ix;
+      if (!found) {
+        found = ix;
+        continue;
+      }
+      // As mongod's planner: a key pattern two indexes share (under different collations)
+      // is no hint (IndexNotFound, 27).
+      throw Error(ErrorCode::kIndexNotFound,
+                  "error processing query: planner returned error :: caused by :: Hint matched "
+                  "multiple indexes, must hint by index name. Matched: " +
+                      found->descriptor.name() + " and " + ix->descriptor.name());
     }
   }
+  if (found) return found;
   throw Error(ErrorCode::kBadValue,
               "error processing query: planner returned error :: "
               "caused by :: hint provided does not correspond to an "

@@ -155,6 +155,9 @@ std::vector<bson::Document> QueryExecutor::read_batch(
   }
   if (*started) check_not_dropped(*entry);
   std::optional<bson::Value> id = pinned_id(matcher);
+  // The record table holds plain `_id` keys: a pinned `_id` holding a string under a
+  // non-simple collation may match other `_id`s, so it is no point lookup then (as the planner).
+  if (id && matcher.collation() != nullptr && Collation::collation_sensitive(*id)) id.reset();
   // The body may run more than once (a retried snapshot), so it works on copies of the
   // cursor state and publishes them only after the snapshot succeeded.
   struct State {

@@ -54,7 +54,8 @@ void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
   throw DuplicateKeyError("E11000 duplicate key error collection: " + ns + " index: " + d.name() +
                               " collation: " + collation->spec().to_json() +
                               " dup key: " + described,
-                          bson::Document::copy_of(d.key_pattern()), kv.finish());
+                          bson::Document::copy_of(d.key_pattern()), kv.finish(),
+                          bson::Document::copy_of(collation->spec().view()));
 }
 
 void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,

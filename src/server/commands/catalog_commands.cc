@@ -96,8 +96,10 @@ void list_collections(const CommandContext& ctx, DocumentBuilder& b) {
     info.open_document("idIndex")
         .append("v", 2)
         .append("key", bson::make_document("_id", 1))
-        .append("name", "_id_")
-        .close();
+        .append("name", "_id_");
+    // As mongod: the `_id` index has the collection's default collation.
+    if (bson::Value c = options.get("collation"); c.is_document()) info.append("collation", c);
+    info.close();
     Document described = info.finish();
     if (!matcher.matches(described.view())) continue;
     if (name_only) {

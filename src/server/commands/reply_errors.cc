@@ -15,6 +15,13 @@ void append_error_fields(bson::DocumentBuilder& b, const Error& e) {
   if (const auto* dup = dynamic_cast<const engine::DuplicateKeyError*>(&e)) {
     b.append("keyPattern", dup->key_pattern());
     b.append("keyValue", dup->key_value());
+    if (!dup->collation().empty()) {
+      // As mongod: which keyValue fields are hex-encoded sort keys, and under what collation.
+      b.open_array("hexEncoded");
+      for (bool hex : dup->hex_encoded()) b.push(hex);
+      b.close();
+      b.append("collation", dup->collation());
+    }
   }
   if (const auto* invalid = dynamic_cast<const DocumentValidationError*>(&e)) {
     b.append("errInfo", invalid->err_info());
