@@ -51,16 +51,13 @@
 #include <vector>
 
 #include "bench_args.h"
+#include "bench_paths.h"
 #include "exec_workload.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/client/client.h"
 #include "mongostore/exec/execution_store.h"
 #include "server_child.h"
-
-#ifndef MONGOSTORE_TOOL_PATH
-#define MONGOSTORE_TOOL_PATH "mongostore"
-#endif
 
 using namespace mongostore;
 using bson::Document;
@@ -365,7 +362,7 @@ struct Args {
   int idle = 100000, busy = 10, sweep_runs = 300, baseline_runs = 11;
   int history_commits = 300, history_durable_commits = 150;
   bool remote = true;
-  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string tool = mongostore::bench::tool_path();
   std::string scratch;
 };
 

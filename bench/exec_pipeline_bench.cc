@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bench_args.h"
+#include "bench_paths.h"
 #include "exec_workload.h"
 #include "mongostore/client/client.h"
 #include "mongostore/exec/async_execution_store.h"
@@ -59,7 +60,7 @@ struct Args {
   int rounds = 10;
   std::string in_flight = "1,4,16,64";
   bool durable = true;
-  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string tool = mongostore::bench::tool_path();
 };
 
 std::vector<int> parse_list(const std::string& text) {

@@ -29,13 +29,10 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "server_child.h"
-
-#ifndef MONGOSTORE_TOOL_PATH
-#define MONGOSTORE_TOOL_PATH "mongostore"
-#endif
 
 using namespace mongostore;
 using bson::Document;
@@ -99,7 +96,7 @@ void keep_best(Latency& best, const std::vector<double>& v) {
 int main(int argc, char** argv) {
   int64_t ops = 10000, docs = 1000;
   int trials = 3;
-  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string tool = mongostore::bench::tool_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--ops")

@@ -23,13 +23,10 @@
 #include <thread>
 #include <vector>
 
+#include "bench_paths.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "server_child.h"
-
-#ifndef MONGOSTORE_TOOL_PATH
-#define MONGOSTORE_TOOL_PATH "mongostore"
-#endif
 
 using namespace mongostore;
 using bson::make_document;
@@ -42,7 +39,7 @@ struct Args {
   double seconds = 3;
   int pings = 2000;
   int workers = 0;  // the measured server's --workers (0: its default)
-  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string tool = mongostore::bench::tool_path();
 };
 
 // A durable server in a fresh directory, removed afterwards.

@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_paths.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/client/client_session.h"
@@ -46,10 +47,6 @@
 #include "mongostore/engine/transaction.h"
 #include "mongostore/error.h"
 #include "server_child.h"
-
-#ifndef MONGOSTORE_TOOL_PATH
-#define MONGOSTORE_TOOL_PATH "mongostore"
-#endif
 
 using namespace mongostore;
 using bson::Document;
@@ -286,7 +283,7 @@ struct Args {
   int64_t ops = 20000;
   int64_t durable_ops = 1000;
   int trials = 2;
-  std::string tool = MONGOSTORE_TOOL_PATH;
+  std::string tool = mongostore::bench::tool_path();
   bool remote = true;
 };
 
