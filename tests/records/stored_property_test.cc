@@ -76,6 +76,16 @@ inline auto declare_record(Tag<PlainPrism>) {
       .storage_name("plain_prism");
 }
 
+// A record referring to a prism: its properties are reached through the reference.
+struct Mount {
+  std::string name;
+  std::shared_ptr<const Prism> prism;
+};
+inline auto declare_record(Tag<Mount>) {
+  return record<Mount>("mongostore.tests.Mount", field("name", &Mount::name),
+                       field("prism", &Mount::prism));
+}
+
 // by_value dedup, which compares the stored properties like the fields.
 struct Tally {
   std::string name;
@@ -269,6 +279,21 @@ TEST_P(StoredPropertyContract, PropertiesAreQueriedSortedOutputAndPagedLikeField
   } while (cursor && pages < 10);
   EXPECT_EQ(pages, 3);
   EXPECT_EQ(seen, (std::vector<std::string>{"P10", "P9", "P8", "P7", "P6", "P5", "P4", "P3"}));
+
+  // Through a reference, by function and by name.
+  auto big = std::make_shared<const Prism>(make_prism("P20", 20, 20.0));
+  store.save(Mount{"big", big});
+  store.save(Mount{"small", std::make_shared<const Prism>(make_prism("P1", 1, 1.0))});
+  Searcher mounts = store.searcher();
+  Var m = mounts.variable<Mount>();
+  mounts.add((m.field("prism").field(&volume_of) > Value(1000.0)) &
+             (m.field("prism").field("labels").length(CompareOp::kEq, 0)));
+  mounts.output(m.field("name"), "name");
+  mounts.output(m.field("prism").field(&Prism::doubled), "doubled");
+  ResultSet mounted = mounts.results();
+  ASSERT_EQ(mounted.size(), 1u);
+  EXPECT_EQ(mounted[0]["name"].as<std::string>(), "big");
+  EXPECT_EQ(mounted[0]["doubled"].as<int64_t>(), 40);
 
   // A free function that computes no property of the record, and a property of another type.
   Searcher bad = store.searcher();
