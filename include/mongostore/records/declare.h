@@ -51,7 +51,7 @@
 //                     property("nsites", &Structure::nsites),
 //                     property("label", [](const Structure& s) { return s.formula + "!"; }));
 //
-// The function is called with `const T&` once per save (on a dedup hit its value is not
+// The function is called with `const T&` at most once per save (on a dedup hit its value is not
 // compared with the stored one: it follows from the identity fields). Its result type is any
 // field type except a record: scalars, encoded values, matrices, lists of those, and
 // std::optional of a non-list (None omits the keys); a record or list of records is
