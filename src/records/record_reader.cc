@@ -86,6 +86,16 @@ Value::RecordPtr RecordReader::build(const SchemaPtr& schema, int64_t sid) {
       values.emplace_back();
       continue;
     }
+    if (field.derived()) {
+      // A stored property's stored value is only what queries see: a typed fetch recomputes
+      // it (httk never decodes it), so one that is missing or malformed reads as None.
+      try {
+        values.push_back(decode_field(f.as_document(), field, resolve));
+      } catch (const Error&) {
+        values.emplace_back();
+      }
+      continue;
+    }
     try {
       values.push_back(decode_field(f.as_document(), field, resolve));
     } catch (const RecordNotFound&) {

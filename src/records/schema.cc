@@ -184,6 +184,14 @@ RecordSchema::RecordSchema(std::string identity_name, std::string storage_name, 
     if (f.role() == FieldRole::kChild && (f.indexed || f.unique)) {
       throw SchemaError(where + ": a child list cannot be indexed or unique");
     }
+    if (f.derived()) {
+      const FieldType& value = f.type.kind == FieldKind::kList ? *f.type.element : f.type;
+      if (value.kind == FieldKind::kReference) {
+        throw SchemaError(where +
+                          ": a stored property of records (a reference or a list of records) "
+                          "is not supported");
+      }
+    }
   }
   // An optional child `c` reserves `c_present` (httk's presence column of the SQL backend).
   for (const FieldSchema& f : fields_) {

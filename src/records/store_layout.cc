@@ -118,7 +118,7 @@ CJ field_json(const RecordSchema& schema, const FieldSchema& f) {
                     {"codec_name", std::string(codec_name(f.type))},
                     {"shape", shape},
                     {"optional", f.optional},
-                    {"derived", false},
+                    {"derived", f.derived()},
                     {"container", container},
                     {"identity_skipped", f.identity == Identity::kIdentitySkip},
                     {"columns", child ? CJ(CJ::Array{}) : columns_json(f, false)},

@@ -88,8 +88,9 @@ FieldSchema field_of(const std::string& table, const std::string& name, bson::Do
     out.type = std::move(vt);
   }
   out.optional = f.get("optional").truthy();
-  out.identity = f.get("identity_skipped").truthy() ? records::Identity::kIdentitySkip
-                                                    : records::Identity::kIncluded;
+  out.identity = f.get("derived").truthy()            ? records::Identity::kDerived
+                 : f.get("identity_skipped").truthy() ? records::Identity::kIdentitySkip
+                                                      : records::Identity::kIncluded;
   if (f.get("columns").is_array()) {
     for (const bson::Element& c : f.get("columns").as_array()) {
       if (!c.value.is_document()) continue;

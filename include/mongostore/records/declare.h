@@ -38,6 +38,33 @@
 // Any other member type does not compile; a reserved or repeated name throws SchemaError the
 // first time the record type is used.
 //
+// Stored properties (httk's @stored_property): a value computed from the record by a function,
+// written with the record under `f` like a field of the function's result type, queryable,
+// sortable and pageable like a field, left out of the content id and never read back: the
+// typed record has no member for it, the function recomputes it whenever it is wanted.
+//
+//   double volume_of(const Structure& s);                    // a free function
+//   struct Structure { ...; int64_t nsites() const { return sites.size(); } };  // or a method
+//
+//   record<Structure>("app.Structure", field("formula", &Structure::formula),
+//                     property("volume", &volume_of, indexed),
+//                     property("nsites", &Structure::nsites),
+//                     property("label", [](const Structure& s) { return s.formula + "!"; }));
+//
+// The function is called with `const T&` at most once per save (on a dedup hit its value is not
+// compared with the stored one: it follows from the identity fields). Its result type is any
+// field type except a record: scalars, encoded values, matrices, lists of those, and
+// std::optional of a non-list (None omits the keys); a record or list of records is
+// SchemaError.
+// Modifiers: indexed, unique, as_tuple; identity_skip, skip and nullable are SchemaError (a
+// property is never part of the identity; return std::optional for None). A free function or
+// a method also names the property in queries (`s.field(&volume_of)`,
+// `s.field(&Structure::nsites)`); a lambda's property is named by its name (`s.field("label")`).
+// The function must be deterministic. A changed function changes what the typed record
+// computes, not the values already stored, which are what the searcher sees: a content_id
+// dedup hit rewrites nothing, by_value dedup compares stored properties too (so it inserts a
+// new record), and the schema fingerprint does not see a function's body.
+//
 // Thread safety: a declaration is built once per type (a function-local static) and is
 // immutable after; conversions may run concurrently.
 #pragma once
@@ -371,6 +398,96 @@ FieldDecl<T> field(std::string name, M T::*member, Mods... modifiers) {
   return decl;
 }
 
+/// A key identifying a free function `R (*)(const T&)` a stored property is computed by.
+template <class F>
+std::string function_key_of(F function) {
+  static_assert(std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>);
+  std::string key(typeid(F).name());
+  key.push_back('\0');
+  key.append(reinterpret_cast<const char*>(&function), sizeof function);
+  return key;
+}
+
+/// A stored property before it knows its record type: `record<T>` resolves it into a
+/// FieldDecl<T> (the result type of calling `compute` with `const T&`).
+template <class F>
+struct PropertyDecl {
+  std::string name;
+  F compute;
+  std::vector<FieldModifier> modifiers;
+
+  template <class T>
+  FieldDecl<T> resolve() const {
+    static_assert(std::is_invocable_v<const F&, const T&>,
+                  "a stored property's function takes the record as `const T&`");
+    using Result = std::remove_cvref_t<std::invoke_result_t<const F&, const T&>>;
+    using Traits = FieldTraits<Result>;
+    FieldDecl<T> decl;
+    if constexpr (std::is_member_function_pointer_v<F>) {
+      decl.member_key = member_key_of(compute);
+    } else if constexpr (std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>) {
+      decl.member_key = function_key_of(compute);
+    }
+    decl.schema.name = name;
+    decl.schema.type = Traits::type();
+    decl.schema.optional = Traits::kOptional;
+    decl.schema.identity = Identity::kDerived;
+    for (FieldModifier m : modifiers) {
+      switch (m.kind) {
+        case FieldModifier::kIndexed:
+          decl.schema.indexed = true;
+          break;
+        case FieldModifier::kUnique:
+          decl.schema.unique = true;
+          break;
+        case FieldModifier::kAsTuple:
+          if (decl.schema.type.kind != FieldKind::kList) {
+            throw SchemaError("stored property '" + name + "': as_tuple applies to lists only");
+          }
+          decl.schema.type.tuple = true;
+          break;
+        case FieldModifier::kIdentitySkip:
+        case FieldModifier::kSkip:
+          throw SchemaError("stored property '" + name +
+                            "': identity_skip and skip do not apply (a stored property is "
+                            "stored and never part of the identity)");
+        case FieldModifier::kNullable:
+          throw SchemaError("stored property '" + name +
+                            "': nullable does not apply (return std::optional for None)");
+      }
+    }
+    const bool allow_null = Traits::kOptional;
+    decl.to = [compute = compute, allow_null, field_name = name](const T& object, ToDynamic& ctx) {
+      Value v = Traits::to(std::invoke(compute, object), ctx);
+      if (v.is_null() && !allow_null) {
+        throw SchemaError("stored property " + field_name +
+                          " cannot be None (return std::optional)");
+      }
+      return v;
+    };
+    // Never read back: the typed record has no member for it (RecordType::from_dynamic).
+    decl.from = [](T&, const Value&, FromDynamic&) {};
+    return decl;
+  }
+};
+
+/// A stored property named `name`, computed by `compute` (a free function, a const method or
+/// any callable taking `const T&`); see the top of this file.
+template <class F, class... Mods>
+PropertyDecl<F> property(std::string name, F compute, Mods... modifiers) {
+  static_assert((std::is_same_v<Mods, FieldModifier> && ...), "field modifiers only");
+  return PropertyDecl<F>{std::move(name), std::move(compute), {modifiers...}};
+}
+
+template <class T>
+FieldDecl<T> resolve_decl(FieldDecl<T> decl) {
+  return decl;
+}
+template <class T, class F>
+FieldDecl<T> resolve_decl(const PropertyDecl<F>& decl) {
+  return decl.template resolve<T>();
+}
+
 /// The declaration of record type T: build it with record<T>(...) and the setters below.
 template <class T>
 class RecordDecl {
@@ -413,7 +530,8 @@ class RecordDecl {
 template <class T, class... Fields>
 RecordDecl<T> record(std::string identity_name, Fields... fields) {
   static_assert(std::is_default_constructible_v<T>, "a record type must be default-constructible");
-  return RecordDecl<T>(std::move(identity_name), std::vector<FieldDecl<T>>{std::move(fields)...});
+  return RecordDecl<T>(std::move(identity_name),
+                       std::vector<FieldDecl<T>>{resolve_decl<T>(std::move(fields))...});
 }
 
 /// The resolved declaration of T: its runtime schema and the conversions of its fields.
@@ -425,14 +543,17 @@ class RecordType {
     return type;
   }
   const std::shared_ptr<const RecordSchema>& schema() const { return schema_; }
-  /// The name of the field declared on `member`; SchemaError when no field reads it.
+  /// The name of the field declared on `member` (a data member, or the method of a stored
+  /// property); SchemaError when no field reads it.
   template <class M>
   const std::string& field_name(M T::*member) const {
-    const std::string key = member_key_of(member);
-    for (const auto& f : fields_) {
-      if (f.member_key == key) return f.schema.name;
-    }
-    throw SchemaError(schema_->identity_name() + " declares no field on this member");
+    return name_of_key(member_key_of(member), "member");
+  }
+  /// The name of the stored property computed by the free function `compute`; SchemaError
+  /// when no property is.
+  template <class R>
+  const std::string& field_name(R (*compute)(const T&)) const {
+    return name_of_key(function_key_of(compute), "function");
   }
 
   Value::RecordPtr to_dynamic(const T& object, ToDynamic& ctx) const {
@@ -451,7 +572,8 @@ class RecordType {
   T from_dynamic(const DynamicRecord& record, FromDynamic& ctx) const {
     T object{};
     for (size_t i = 0; i < fields_.size(); ++i) {
-      if (fields_[i].schema.identity == Identity::kSkip) continue;
+      // A stored property's stored value is not trusted: its function recomputes it.
+      if (fields_[i].schema.identity == Identity::kSkip || fields_[i].schema.derived()) continue;
       fields_[i].from(object, record.fields()[i], ctx);
     }
     return object;
@@ -467,6 +589,12 @@ class RecordType {
     schema_ = std::make_shared<const RecordSchema>(
         decl.identity_name_, std::move(storage), decl.dedup_, std::move(schemas),
         std::move(decl.indexes_), std::move(decl.page_indexes_));
+  }
+  const std::string& name_of_key(const std::string& key, const char* what) const {
+    for (const auto& f : fields_) {
+      if (!f.member_key.empty() && f.member_key == key) return f.schema.name;
+    }
+    throw SchemaError(schema_->identity_name() + " declares no field on this " + what);
   }
   static std::string_view last_component(std::string_view name) {
     size_t dot = name.rfind('.');

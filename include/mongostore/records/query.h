@@ -145,6 +145,11 @@ class FieldRef {
   FieldRef field(M T::*member) const {
     return field(RecordType<T>::get().field_name(member));
   }
+  /// A stored property of the target by the free function that computes it (declare.h).
+  template <Declared T, class R>
+  FieldRef field(R (*compute)(const T&)) const {
+    return field(RecordType<T>::get().field_name(compute));
+  }
 
   Condition is_in(std::vector<Value> values) const;
   /// Children (list fields): has / has_any hold when some element is one of `values`;
@@ -202,6 +207,17 @@ class Var {
                         " used on a variable of " + schema_->identity_name());
     }
     return field(RecordType<T>::get().field_name(member));
+  }
+  /// A stored property by the free function that computes it (declare.h); a property computed
+  /// by a method is named by its member pointer above. SchemaError when T is not this
+  /// variable's type.
+  template <Declared T, class R>
+  FieldRef field(R (*compute)(const T&)) const {
+    if (RecordType<T>::get().schema() != schema_) {
+      throw SchemaError("property of " + RecordType<T>::get().schema()->identity_name() +
+                        " used on a variable of " + schema_->identity_name());
+    }
+    return field(RecordType<T>::get().field_name(compute));
   }
   FieldRef sid() const { return special(PathEnd::kSid); }
   FieldRef logical_id() const { return special(PathEnd::kLogicalId); }

@@ -46,6 +46,11 @@ enum class Identity {
   kIncluded,      // stored and part of the content id
   kIdentitySkip,  // stored, left out of the content id, compared on a dedup hit
   kSkip,          // neither stored nor part of the identity (keeps the C++ default on fetch)
+  // A stored property (httk `derived`): a value computed from the record when it is saved,
+  // stored and queryable like a field, left out of the content id and not compared on a dedup
+  // hit (it follows from the identity fields), never read back into a typed record (the
+  // declaration recomputes it). Scalar, encoded, matrix or list of scalar/encoded values only.
+  kDerived,
 };
 
 enum class FieldKind {
@@ -101,6 +106,8 @@ struct FieldSchema {
   /// element (child); in stored order.
   std::vector<Column> columns() const;
   bool stored() const { return identity != Identity::kSkip; }
+  /// A stored property (Identity::kDerived).
+  bool derived() const { return identity == Identity::kDerived; }
 };
 
 /// One key of a page order a record declares (RecordDecl::page_index): a stored scalar,
@@ -116,7 +123,9 @@ class RecordSchema {
   /// (`sid`, `content_id`, `_httk_role`, `store_timestamp`, `logical_id`, and `c_present`
   /// beside an optional child `c`), an empty name, a name with '.' or a leading '$', a list of
   /// lists, a unique or indexed child, a composite index naming an unknown, child or repeated
-  /// field; a storage name starting with `_httk_` or `system.` is refused too.
+  /// field; a storage name starting with `_httk_` or `system.` is refused too; a stored
+  /// property (Identity::kDerived) that is a reference or a list of records (not supported:
+  /// saving it would save a computed record graph).
   /// `page_indexes` (declared page orders) are checked like composite indexes, and at most
   /// 31 keys each (the sid is the last key of a compound index of at most 32).
   RecordSchema(std::string identity_name, std::string storage_name, Dedup dedup,
