@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "mongostore/records/optimade_filter.h"
+#include "mongostore/records/query.h"
 
 namespace mongostore::records::optimade {
 
@@ -70,6 +71,28 @@ Operator mirrored(Operator op) {
     default:
       return op;
   }
+}
+
+std::optional<CompareOp> compare_op(Operator op) {
+  switch (op) {
+    case Operator::kEq:
+      return CompareOp::kEq;
+    case Operator::kNe:
+      return CompareOp::kNe;
+    case Operator::kLt:
+      return CompareOp::kLt;
+    case Operator::kLe:
+      return CompareOp::kLe;
+    case Operator::kGt:
+      return CompareOp::kGt;
+    case Operator::kGe:
+      return CompareOp::kGe;
+    case Operator::kContains:
+    case Operator::kStartsWith:
+    case Operator::kEndsWith:
+      break;
+  }
+  return std::nullopt;
 }
 
 bool operator==(const Logical& a, const Logical& b) {

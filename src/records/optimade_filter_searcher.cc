@@ -421,23 +421,9 @@ class Translator {
     return op == o::Operator::kContains || op == o::Operator::kStartsWith ||
            op == o::Operator::kEndsWith;
   }
+  // Callers have dealt with the fuzzy operators before: one reaching here is a bug.
   static CompareOp compare_op(o::Operator op) {
-    switch (op) {
-      case o::Operator::kEq:
-        return CompareOp::kEq;
-      case o::Operator::kNe:
-        return CompareOp::kNe;
-      case o::Operator::kLt:
-        return CompareOp::kLt;
-      case o::Operator::kLe:
-        return CompareOp::kLe;
-      case o::Operator::kGt:
-        return CompareOp::kGt;
-      case o::Operator::kGe:
-        return CompareOp::kGe;
-      default:
-        break;
-    }
+    if (std::optional<CompareOp> compare = o::compare_op(op)) return *compare;
     throw FilterTranslationError("internal", "OPTIMADE filter: not a comparison operator");
   }
   static std::string op_text(o::Operator op) { return std::string(o::operator_text(op)); }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mongostore/records/errors.h"
+#include "mongostore/records/query.h"
 
 namespace mongostore::records {
 namespace {
@@ -425,6 +426,22 @@ TEST(OptimadeOperator, MirroredSwapsTheSidesOfAnOrdering) {
   for (Operator op : {Operator::kLt, Operator::kLe, Operator::kGt, Operator::kGe}) {
     EXPECT_EQ(optimade::mirrored(optimade::mirrored(op)), op) << optimade::operator_text(op);
   }
+}
+
+// Each comparison has the searcher's operator of the same meaning; the fuzzy operators have
+// none. Mirroring commutes with the mapping (the searcher's kLt of `c > p` is the mirror's).
+TEST(OptimadeOperator, CompareOpMapsTheComparisonsOnly) {
+  EXPECT_EQ(optimade::compare_op(Operator::kEq), CompareOp::kEq);
+  EXPECT_EQ(optimade::compare_op(Operator::kNe), CompareOp::kNe);
+  EXPECT_EQ(optimade::compare_op(Operator::kLt), CompareOp::kLt);
+  EXPECT_EQ(optimade::compare_op(Operator::kLe), CompareOp::kLe);
+  EXPECT_EQ(optimade::compare_op(Operator::kGt), CompareOp::kGt);
+  EXPECT_EQ(optimade::compare_op(Operator::kGe), CompareOp::kGe);
+  for (Operator op : {Operator::kContains, Operator::kStartsWith, Operator::kEndsWith}) {
+    EXPECT_FALSE(optimade::compare_op(op).has_value()) << optimade::operator_text(op);
+  }
+  EXPECT_EQ(optimade::compare_op(optimade::mirrored(Operator::kGt)), CompareOp::kLt);
+  EXPECT_EQ(optimade::compare_op(optimade::mirrored(Operator::kGe)), CompareOp::kLe);
 }
 
 TEST(OptimadeFilterParser, ParsesEveryValidFilterToItsTree) {

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -49,6 +50,10 @@ namespace mongostore::records {
 inline constexpr std::size_t kMaxOptimadeFilterBytes = 100'000;
 /// The deepest parenthesis nesting accepted.
 inline constexpr int kMaxOptimadeFilterDepth = 100;
+
+// The searcher's comparison operator (mongostore/records/query.h), declared opaquely so that
+// the parser does not depend on the searcher's headers.
+enum class CompareOp;
 
 namespace optimade {
 
@@ -100,6 +105,10 @@ std::string_view operator_text(Operator op);
 /// (`<` becomes `>`, `<=` becomes `>=`; the others are symmetric or have no mirror and are
 /// returned as they are).
 Operator mirrored(Operator op);
+
+/// The searcher's CompareOp of a comparison operator (`=` is kEq, `<=` is kLe, ...); nullopt
+/// for the fuzzy string operators (CONTAINS, STARTS WITH, ENDS WITH), which have none.
+std::optional<CompareOp> compare_op(Operator op);
 
 /// One entry of a HAS value list: `op value`; an entry written without an operator is kEq.
 struct Operand {

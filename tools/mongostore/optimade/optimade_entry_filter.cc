@@ -60,23 +60,6 @@ bool holds(const std::string& value, o::Operator op, const std::string& text) {
   return false;
 }
 
-CompareOp compare_op(o::Operator op) {
-  switch (op) {
-    case o::Operator::kNe:
-      return CompareOp::kNe;
-    case o::Operator::kLt:
-      return CompareOp::kLt;
-    case o::Operator::kLe:
-      return CompareOp::kLe;
-    case o::Operator::kGt:
-      return CompareOp::kGt;
-    case o::Operator::kGe:
-      return CompareOp::kGe;
-    default:
-      return CompareOp::kEq;
-  }
-}
-
 // AND / OR of `parts` as a tree of logarithmic depth (a filter may chain thousands).
 Condition balanced(const std::vector<Condition>& parts, size_t begin, size_t end, bool conj) {
   if (end - begin == 1) return parts[begin];
@@ -192,6 +175,9 @@ class Translator {
 
   Condition immutable_id(o::Operator op, const std::string& text) {
     records::FieldRef content = record_.content_id();
+    if (std::optional<CompareOp> compare = o::compare_op(op)) {
+      return content.compare(*compare, records::Value(text));
+    }
     switch (op) {
       case o::Operator::kContains:
         return content.contains(text);
@@ -200,8 +186,11 @@ class Translator {
       case o::Operator::kEndsWith:
         return content.ends_with(text);
       default:
-        return content.compare(compare_op(op), records::Value(text));
+        break;
     }
+    throw FilterTranslationError("internal",
+                                 "OPTIMADE filter: an operator neither compares nor "
+                                 "matches a string");
   }
 
   Condition id(o::Operator op, const std::string& text) {
