@@ -95,6 +95,31 @@ std::optional<CompareOp> compare_op(Operator op) {
   return std::nullopt;
 }
 
+namespace {
+
+void splice(const Logical& logical, Logical::Op op, std::vector<const Expression*>& out) {
+  for (const Expression& e : logical.operands) {
+    const Logical* inner = e.get_if<Logical>();
+    if (inner != nullptr && inner->op == op) {
+      splice(*inner, op, out);  // as deep as the parser's nesting limit
+    } else {
+      out.push_back(&e);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<const Expression*> chained_operands(const Logical& logical) {
+  std::vector<const Expression*> out;
+  if (logical.op == Logical::Op::kNot) {
+    for (const Expression& e : logical.operands) out.push_back(&e);
+    return out;
+  }
+  splice(logical, logical.op, out);
+  return out;
+}
+
 bool operator==(const Logical& a, const Logical& b) {
   return a.op == b.op && a.operands == b.operands;
 }

@@ -444,6 +444,25 @@ TEST(OptimadeOperator, CompareOpMapsTheComparisonsOnly) {
   EXPECT_EQ(optimade::compare_op(optimade::mirrored(Operator::kGe)), CompareOp::kLe);
 }
 
+// Same-operator chains are spliced whatever the parentheses; another operator, or NOT,
+// stays one operand.
+TEST(OptimadeOperator, ChainedOperandsSpliceTheSameOperator) {
+  auto texts = [](std::string_view filter) {
+    OptimadeFilter f = parse_optimade_filter(filter);
+    std::vector<std::string> out;
+    for (const Expression* e : optimade::chained_operands(*f.root().get_if<Logical>())) {
+      out.push_back(print_optimade_filter(*e));
+    }
+    return out;
+  };
+  using Texts = std::vector<std::string>;
+  EXPECT_EQ(texts("(a = 1 AND b = 2) AND (c = 3 AND (d = 4 AND e = 5))"),
+            (Texts{"a = 1", "b = 2", "c = 3", "d = 4", "e = 5"}));
+  EXPECT_EQ(texts("a = 1 OR (b = 2 AND c = 3) OR (d = 4 OR e = 5)"),
+            (Texts{"a = 1", "b = 2 AND c = 3", "d = 4", "e = 5"}));
+  EXPECT_EQ(texts("NOT (a = 1 AND b = 2)"), (Texts{"a = 1 AND b = 2"}));
+}
+
 TEST(OptimadeFilterParser, ParsesEveryValidFilterToItsTree) {
   for (const ValidCase& c : valid_cases()) {
     SCOPED_TRACE(c.filter);

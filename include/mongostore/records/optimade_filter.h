@@ -200,6 +200,12 @@ class Expression {
 
 bool operator==(const Logical& a, const Logical& b);
 
+/// The operands of an AND or OR node with those of its operands of the same operator spliced
+/// in, recursively, in order: `(a AND b) AND c` gives a, b, c (the operators are associative,
+/// in OPTIMADE's three-valued logic too), so a translation builds one balanced tree instead
+/// of one level per parenthesis. A NOT node's one operand as it is.
+std::vector<const Expression*> chained_operands(const Logical& logical);
+
 }  // namespace optimade
 
 /// A parsed OPTIMADE filter: an immutable syntax tree.
