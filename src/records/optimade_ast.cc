@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "mongostore/records/optimade_filter.h"
+#include "mongostore/records/query.h"
 
 namespace mongostore::records::optimade {
 
@@ -70,6 +71,53 @@ Operator mirrored(Operator op) {
     default:
       return op;
   }
+}
+
+std::optional<CompareOp> compare_op(Operator op) {
+  switch (op) {
+    case Operator::kEq:
+      return CompareOp::kEq;
+    case Operator::kNe:
+      return CompareOp::kNe;
+    case Operator::kLt:
+      return CompareOp::kLt;
+    case Operator::kLe:
+      return CompareOp::kLe;
+    case Operator::kGt:
+      return CompareOp::kGt;
+    case Operator::kGe:
+      return CompareOp::kGe;
+    case Operator::kContains:
+    case Operator::kStartsWith:
+    case Operator::kEndsWith:
+      break;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+void splice(const Logical& logical, Logical::Op op, std::vector<const Expression*>& out) {
+  for (const Expression& e : logical.operands) {
+    const Logical* inner = e.get_if<Logical>();
+    if (inner != nullptr && inner->op == op) {
+      splice(*inner, op, out);  // as deep as the parser's nesting limit
+    } else {
+      out.push_back(&e);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<const Expression*> chained_operands(const Logical& logical) {
+  std::vector<const Expression*> out;
+  if (logical.op == Logical::Op::kNot) {
+    for (const Expression& e : logical.operands) out.push_back(&e);
+    return out;
+  }
+  splice(logical, logical.op, out);
+  return out;
 }
 
 bool operator==(const Logical& a, const Logical& b) {

@@ -121,21 +121,6 @@ struct Prop {
   }
 };
 
-// The conjunction (or disjunction) of `parts` as a balanced tree: a chain of n operands (a
-// filter may hold thousands) is log2(n) deep, so compiling it recurses little.
-Condition balanced(std::vector<Condition> parts, bool conjunction) {
-  if (parts.empty()) return conjunction ? always_true() : always_false();
-  while (parts.size() > 1) {
-    std::vector<Condition> next;
-    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-      next.push_back(conjunction ? (parts[i] & parts[i + 1]) : (parts[i] | parts[i + 1]));
-    }
-    if (parts.size() % 2) next.push_back(parts.back());
-    parts = std::move(next);
-  }
-  return parts[0];
-}
-
 class Translator {
  public:
   Translator(const Var& var, const OptimadeTranslationOptions& options)
@@ -421,23 +406,9 @@ class Translator {
     return op == o::Operator::kContains || op == o::Operator::kStartsWith ||
            op == o::Operator::kEndsWith;
   }
+  // Callers have dealt with the fuzzy operators before: one reaching here is a bug.
   static CompareOp compare_op(o::Operator op) {
-    switch (op) {
-      case o::Operator::kEq:
-        return CompareOp::kEq;
-      case o::Operator::kNe:
-        return CompareOp::kNe;
-      case o::Operator::kLt:
-        return CompareOp::kLt;
-      case o::Operator::kLe:
-        return CompareOp::kLe;
-      case o::Operator::kGt:
-        return CompareOp::kGt;
-      case o::Operator::kGe:
-        return CompareOp::kGe;
-      default:
-        break;
-    }
+    if (std::optional<CompareOp> compare = o::compare_op(op)) return *compare;
     throw FilterTranslationError("internal", "OPTIMADE filter: not a comparison operator");
   }
   static std::string op_text(o::Operator op) { return std::string(o::operator_text(op)); }
@@ -557,7 +528,7 @@ class Translator {
     }
     std::vector<Condition> parts;
     for (const auto& tuple : h.tuples) parts.push_back(element(p, tuple[0]));
-    return balanced(std::move(parts), h.quantifier == Q::kAll);
+    return h.quantifier == Q::kAll ? all_of(std::move(parts)) : any_of(std::move(parts));
   }
 
   // The sid of a related record's id "<type>-<sid>", or -1 (no record) for another form.
@@ -589,7 +560,7 @@ class Translator {
       if (h.quantifier != Q::kAll) return ref.has_any(sids);
       std::vector<Condition> all;
       for (const Value& sid : sids) all.push_back(ref.has(sid));
-      return balanced(std::move(all), true);
+      return all_of(std::move(all));
     }
     if (h.quantifier == Q::kOnly) {
       sids.insert(sids.begin(), kNull);  // the empty list has only what is listed
@@ -649,22 +620,9 @@ class Translator {
 
   Condition node(const o::Logical& l) {
     if (l.op == o::Logical::Op::kNot) return ~expression(l.operands[0]);
-    // `(a AND b) AND c` is `a AND b AND c` (AND and OR are associative in three-valued logic
-    // too): one balanced tree, not one level per parenthesis.
     std::vector<Condition> parts;
-    collect(l, l.op, parts);
-    return balanced(std::move(parts), l.op == o::Logical::Op::kAnd);
-  }
-
-  void collect(const o::Logical& l, o::Logical::Op op, std::vector<Condition>& parts) {
-    for (const o::Expression& e : l.operands) {
-      const o::Logical* inner = e.get_if<o::Logical>();
-      if (inner && inner->op == op) {
-        collect(*inner, op, parts);
-      } else {
-        parts.push_back(expression(e));
-      }
-    }
+    for (const o::Expression* e : o::chained_operands(l)) parts.push_back(expression(*e));
+    return l.op == o::Logical::Op::kAnd ? all_of(std::move(parts)) : any_of(std::move(parts));
   }
 
   const Var& var_;

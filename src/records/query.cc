@@ -55,6 +55,31 @@ Condition operator|(const Condition& a, const Condition& b) {
   n.children = {a.ptr(), b.ptr()};
   return Condition(node(std::move(n)));
 }
+namespace {
+
+Condition balanced(std::vector<Condition> parts, bool conjunction) {
+  if (parts.empty()) return conjunction ? always_true() : always_false();
+  while (parts.size() > 1) {
+    std::vector<Condition> next;
+    next.reserve((parts.size() + 1) / 2);
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      next.push_back(conjunction ? (parts[i] & parts[i + 1]) : (parts[i] | parts[i + 1]));
+    }
+    if (parts.size() % 2) next.push_back(parts.back());
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
+}  // namespace
+
+Condition all_of(std::vector<Condition> parts) {
+  return balanced(std::move(parts), true);
+}
+Condition any_of(std::vector<Condition> parts) {
+  return balanced(std::move(parts), false);
+}
+
 Condition operator~(const Condition& a) {
   CondNode n;
   n.kind = CondNode::Kind::kNot;

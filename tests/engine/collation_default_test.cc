@@ -13,6 +13,7 @@
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/error.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -42,9 +43,7 @@ void fill(Engine& e) {
 }
 
 TEST(CollationDefault, OperationsAndIndexesInheritItAndSimpleOverridesIt) {
-  EngineOptions o;
-  o.durability = Durability::kInMemory;
-  auto e = Engine::open(o);
+  auto e = testing::memory_engine();
   fill(*e);
   // collection_options: the full form, as listCollections shows it.
   Document options = e->collection_options("db", "c");

@@ -9,6 +9,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/error.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -24,9 +25,7 @@ Document ci() {
 class EngineCollation : public ::testing::Test {
  protected:
   void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
+    e_ = testing::memory_engine();
     const char* names[] = {"Müller", "muller", "MÜLLER", "Zoë", "adam", "Adam", "10", "9"};
     int id = 1;
     for (const char* n : names) {

@@ -9,6 +9,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -27,9 +28,7 @@ Document ci() {
 class CollationExpression : public ::testing::Test {
  protected:
   void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
+    e_ = testing::memory_engine();
     e_->insert_one("db", "c", J(R"({"_id": 1, "a": "abc", "b": "ABC", "arr": ["x", "Y"]})"));
   }
   // The one document the pipeline [{$project: {_id: 0, r: <expr>}}] gives, its r.

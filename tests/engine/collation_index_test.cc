@@ -11,6 +11,7 @@
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/error.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -40,11 +41,7 @@ std::vector<Document> collations() {
 
 class CollationIndex : public ::testing::Test {
  protected:
-  void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
-  }
+  void SetUp() override { e_ = testing::memory_engine(); }
   void fill(const std::string& coll) {
     int id = 1;
     for (const char* s : kStrings) {

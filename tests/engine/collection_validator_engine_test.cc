@@ -10,6 +10,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -19,10 +20,7 @@ using bson::make_array;
 using bson::make_document;
 
 std::shared_ptr<Engine> memory_engine() {
-  EngineOptions o;
-  o.durability = Durability::kInMemory;
-  o.cache_size_mb = 64;
-  return Engine::open(o);
+  return testing::memory_engine(/*cache_size_mb=*/64);
 }
 
 int32_t code_of(const std::function<void()>& f) {

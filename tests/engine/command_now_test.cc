@@ -7,6 +7,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -23,9 +24,7 @@ constexpr bson::DateTime kThen{1'700'000'000'000};
 class CommandNow : public ::testing::Test {
  protected:
   void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
+    e_ = testing::memory_engine();
     std::vector<Document> docs;
     for (int i = 0; i < 3000; ++i) {
       docs.push_back(make_document("_id", i, "due", bson::DateTime{kThen.millis + i % 3 - 1}));

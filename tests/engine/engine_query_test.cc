@@ -5,6 +5,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -15,11 +16,7 @@ using bson::make_document;
 
 class EngineQuery : public ::testing::Test {
  protected:
-  void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
-  }
+  void SetUp() override { e_ = testing::memory_engine(); }
   std::vector<int32_t> ids(const Document& filter, FindOptions o = {}) {
     std::vector<int32_t> out;
     for (const auto& d : e_->find("db", "c", filter, o)->to_vector()) {

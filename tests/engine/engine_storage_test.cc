@@ -8,6 +8,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "support/error_code.h"
+#include "support/memory_engine.h"
 #include "support/temp_dir.h"
 
 namespace mongostore::engine {
@@ -17,11 +18,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-std::shared_ptr<Engine> memory_engine() {
-  EngineOptions o;
-  o.durability = Durability::kInMemory;
-  return Engine::open(o);
-}
+using testing::memory_engine;
 
 std::shared_ptr<Engine> durable_engine(const std::string& path,
                                        Durability d = Durability::kDurable) {

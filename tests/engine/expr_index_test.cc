@@ -9,6 +9,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "support/explain.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -22,11 +23,7 @@ Document J(std::string_view json) {
 
 class ExprIndex : public ::testing::Test {
  protected:
-  void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
-  }
+  void SetUp() override { e_ = testing::memory_engine(); }
   Document explain(std::string_view filter, FindOptions o = {}) {
     return e_->explain_find("db", "c", J(filter), o);
   }
@@ -175,9 +172,7 @@ namespace {
 // A $lookup joining on `_id` through `let` + $expr (the form the RecordStore's searcher
 // writes) gives what MongoDB gives, and what the equality form gives where the two agree.
 TEST(ExprLookup, LetJoinOnIdThroughTheEngine) {
-  EngineOptions o;
-  o.durability = Durability::kInMemory;
-  auto e = Engine::open(o);
+  auto e = testing::memory_engine();
   for (int i = 0; i < 50; ++i) {
     e->insert_one("db", "customers", make_document("_id", i, "name", "c" + std::to_string(i)));
   }

@@ -9,6 +9,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "support/explain.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -20,9 +21,7 @@ using bson::make_document;
 class IdIndex : public ::testing::Test {
  protected:
   void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
+    e_ = testing::memory_engine();
     for (int32_t i = 0; i < 200; ++i) {
       e_->insert_one("db", "c", make_document("_id", i, "even", i % 2 == 0));
     }

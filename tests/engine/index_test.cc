@@ -13,6 +13,7 @@
 #include "mongostore/bson/compare.h"
 #include "mongostore/engine/engine.h"
 #include "support/explain.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -21,11 +22,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-std::shared_ptr<Engine> memory_engine() {
-  EngineOptions o;
-  o.durability = Durability::kInMemory;
-  return Engine::open(o);
-}
+using testing::memory_engine;
 
 class EngineIndex : public ::testing::Test {
  protected:

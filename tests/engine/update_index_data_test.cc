@@ -15,6 +15,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/engine/update.h"
+#include "support/memory_engine.h"
 
 namespace mongostore::engine {
 namespace {
@@ -96,9 +97,7 @@ TEST(UpdateIndexData, ReplacementsPipelinesAndUnknownFiltersAffectEverything) {
 class UpdateIndexDataEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-    EngineOptions o;
-    o.durability = Durability::kInMemory;
-    e_ = Engine::open(o);
+    e_ = testing::memory_engine();
     for (const char* keys : {R"({"a": 1})", R"({"a.b": 1})", R"({"a.bc": 1})", R"({"a.b.c": 1})",
                              R"({"x": 1})", R"({"y": 1})", R"({"arr.v": 1})", R"({"t": 1})",
                              R"({"n": 1, "a.b.c": -1})", R"({"other": 1})"}) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mongostore/records/errors.h"
+#include "mongostore/records/query.h"
 
 namespace mongostore::records {
 namespace {
@@ -425,6 +426,41 @@ TEST(OptimadeOperator, MirroredSwapsTheSidesOfAnOrdering) {
   for (Operator op : {Operator::kLt, Operator::kLe, Operator::kGt, Operator::kGe}) {
     EXPECT_EQ(optimade::mirrored(optimade::mirrored(op)), op) << optimade::operator_text(op);
   }
+}
+
+// Each comparison has the searcher's operator of the same meaning; the fuzzy operators have
+// none. Mirroring commutes with the mapping (the searcher's kLt of `c > p` is the mirror's).
+TEST(OptimadeOperator, CompareOpMapsTheComparisonsOnly) {
+  EXPECT_EQ(optimade::compare_op(Operator::kEq), CompareOp::kEq);
+  EXPECT_EQ(optimade::compare_op(Operator::kNe), CompareOp::kNe);
+  EXPECT_EQ(optimade::compare_op(Operator::kLt), CompareOp::kLt);
+  EXPECT_EQ(optimade::compare_op(Operator::kLe), CompareOp::kLe);
+  EXPECT_EQ(optimade::compare_op(Operator::kGt), CompareOp::kGt);
+  EXPECT_EQ(optimade::compare_op(Operator::kGe), CompareOp::kGe);
+  for (Operator op : {Operator::kContains, Operator::kStartsWith, Operator::kEndsWith}) {
+    EXPECT_FALSE(optimade::compare_op(op).has_value()) << optimade::operator_text(op);
+  }
+  EXPECT_EQ(optimade::compare_op(optimade::mirrored(Operator::kGt)), CompareOp::kLt);
+  EXPECT_EQ(optimade::compare_op(optimade::mirrored(Operator::kGe)), CompareOp::kLe);
+}
+
+// Same-operator chains are spliced whatever the parentheses; another operator, or NOT,
+// stays one operand.
+TEST(OptimadeOperator, ChainedOperandsSpliceTheSameOperator) {
+  auto texts = [](std::string_view filter) {
+    OptimadeFilter f = parse_optimade_filter(filter);
+    std::vector<std::string> out;
+    for (const Expression* e : optimade::chained_operands(*f.root().get_if<Logical>())) {
+      out.push_back(print_optimade_filter(*e));
+    }
+    return out;
+  };
+  using Texts = std::vector<std::string>;
+  EXPECT_EQ(texts("(a = 1 AND b = 2) AND (c = 3 AND (d = 4 AND e = 5))"),
+            (Texts{"a = 1", "b = 2", "c = 3", "d = 4", "e = 5"}));
+  EXPECT_EQ(texts("a = 1 OR (b = 2 AND c = 3) OR (d = 4 OR e = 5)"),
+            (Texts{"a = 1", "b = 2 AND c = 3", "d = 4", "e = 5"}));
+  EXPECT_EQ(texts("NOT (a = 1 AND b = 2)"), (Texts{"a = 1 AND b = 2"}));
 }
 
 TEST(OptimadeFilterParser, ParsesEveryValidFilterToItsTree) {

@@ -1,6 +1,8 @@
 // A fixture for suites that talk to one `mongostore serve --memory --auth` over the wire:
 // the server is started once per suite, its first user (root / rootpw, role root) is made
 // through the localhost exception, and `uri_as` / `root()` log clients in as any user.
+// Suites that need a server of their own (other flags, TLS) make its root user with
+// make_root_user().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,16 +15,22 @@
 
 namespace mongostore::testing {
 
+/// Makes the first user of a `serve --auth` server, root / rootpw with the role root on admin,
+/// through the localhost exception (from loopback, while no user exists), as a client of
+/// `uri` (the server's URI with whatever options reach it, e.g. TLS). The outcome is the
+/// createUser command's: check `succeeded`.
+inline CommandOutcome make_root_user(const std::string& uri) {
+  return MongocClient(uri).run(
+      "admin",
+      bson::make_document("createUser", "root", "pwd", "rootpw", "roles",
+                          bson::make_array(bson::make_document("role", "root", "db", "admin"))));
+}
+
 class AuthServerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     server_ = new ServerProcess({"--memory", "--auth"});
-    // The localhost exception: the first user, from loopback, while none exists.
-    MongocClient first(server_->uri("serverSelectionTimeoutMS=5000"));
-    CommandOutcome made = first.run(
-        "admin",
-        bson::make_document("createUser", "root", "pwd", "rootpw", "roles",
-                            bson::make_array(bson::make_document("role", "root", "db", "admin"))));
+    CommandOutcome made = make_root_user(server_->uri("serverSelectionTimeoutMS=5000"));
     ASSERT_TRUE(made.succeeded) << made.reply.to_json();
   }
   static void TearDownTestSuite() {

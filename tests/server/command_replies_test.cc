@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mongostore/bson/builder.h"
-#include "server/mongoc_test_client.h"
-#include "support/server_process.h"
+#include "server/reply_path.h"
+#include "server/server_command_test.h"
 
 namespace mongostore::testing {
 namespace {
@@ -22,18 +22,6 @@ using bson::Document;
 using bson::DocumentView;
 using bson::make_array;
 using bson::make_document;
-
-int64_t int_of(DocumentView doc, std::string_view path) {
-  int64_t out = 0;
-  EXPECT_TRUE(doc.get_path(path).number_as_exact_int64(&out)) << path << " in " << doc.to_json();
-  return out;
-}
-
-double ok_of(const Document& reply) {
-  bson::Value ok = reply.get("ok");
-  EXPECT_TRUE(ok.is_number()) << reply.to_json();
-  return ok.is_number() ? ok.number_as_double() : -1;
-}
 
 std::set<int64_t> ids_of(DocumentView batch) {
   std::set<int64_t> ids;
@@ -56,19 +44,8 @@ bool contains_name(DocumentView array, std::string_view name) {
 }
 
 // One server for the suite (each test uses its own database), so the suite stays fast.
-class CommandRepliesTest : public ::testing::Test {
+class CommandRepliesTest : public ServerCommandTest {
  protected:
-  static void SetUpTestSuite() { server_ = new ServerProcess(); }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    client_ = std::make_unique<MongocClient>(
-        server_->uri("serverSelectionTimeoutMS=5000&connectTimeoutMS=5000"));
-    ASSERT_NE(client_->get(), nullptr);
-  }
-
   // Inserts {_id: 1..n, v: i % 3} into db.coll through the insert command.
   void insert_numbered(const std::string& db, const std::string& coll, int n) {
     bson::DocumentBuilder docs;
@@ -77,35 +54,18 @@ class CommandRepliesTest : public ::testing::Test {
     cmd.append("insert", coll).append("documents", docs.finish_array());
     CommandOutcome out = client_->run(db, cmd.finish());
     ASSERT_TRUE(out.succeeded) << out.error.message;
-    ASSERT_EQ(int_of(out.reply, "n"), n) << out.reply.to_json();
+    ASSERT_EQ(int_at(out.reply, "n"), n) << out.reply.to_json();
   }
 
-  Document must_run(const std::string& db, const Document& command) {
-    CommandOutcome out = client_->run(db, command);
-    EXPECT_TRUE(out.succeeded) << command.to_json() << ": " << out.error.message << " "
-                               << out.reply.to_json();
-    EXPECT_EQ(ok_of(out.reply), 1.0) << out.reply.to_json();
-    return out.reply;
-  }
-
-  // The server's error reply for `command`, checked to be {ok: 0, code, codeName, errmsg}.
+  // ServerCommandTest's check of the error reply, and the driver's error carries its code.
   Document must_fail(const std::string& db, const Document& command, int32_t code,
                      std::string_view code_name) {
     CommandOutcome out = client_->run(db, command);
-    EXPECT_FALSE(out.succeeded) << command.to_json() << " " << out.reply.to_json();
-    EXPECT_EQ(ok_of(out.reply), 0.0) << out.reply.to_json();
-    EXPECT_EQ(int_of(out.reply, "code"), code) << out.reply.to_json();
-    EXPECT_EQ(out.reply.get("codeName").as_string(), code_name) << out.reply.to_json();
-    EXPECT_TRUE(out.reply.get("errmsg").is_string()) << out.reply.to_json();
+    expect_error_reply(command, out, code, code_name);
     EXPECT_EQ(static_cast<int32_t>(out.error.code), code) << out.error.message;
     return out.reply;
   }
-
-  static ServerProcess* server_;
-  std::unique_ptr<MongocClient> client_;
 };
-
-ServerProcess* CommandRepliesTest::server_ = nullptr;
 
 TEST_F(CommandRepliesTest, UnknownCommandIsCommandNotFound) {
   must_fail("db", make_document("frobnicate", 1), 59, "CommandNotFound");
@@ -118,18 +78,18 @@ TEST_F(CommandRepliesTest, DuplicateKeyInOrderedInsertStopsAtTheFailingIndex) {
       make_array(make_document("_id", 10), make_document("_id", 1), make_document("_id", 11)));
   CommandOutcome out = client_->run("dupdb", cmd);
   // A write error is not a command error: ok is 1 and the failure is in writeErrors.
-  EXPECT_EQ(ok_of(out.reply), 1.0) << out.reply.to_json();
-  EXPECT_EQ(int_of(out.reply, "n"), 1);
+  EXPECT_EQ(ok_in(out.reply), 1.0) << out.reply.to_json();
+  EXPECT_EQ(int_at(out.reply, "n"), 1);
   DocumentView errors = out.reply.get("writeErrors").as_array();
   ASSERT_EQ(errors.count(), 1u) << out.reply.to_json();
   DocumentView error = errors.begin()->value.as_document();
-  EXPECT_EQ(int_of(error, "index"), 1);
-  EXPECT_EQ(int_of(error, "code"), 11000);
+  EXPECT_EQ(int_at(error, "index"), 1);
+  EXPECT_EQ(int_at(error, "code"), 11000);
   ASSERT_TRUE(error.get("errmsg").is_string());
   EXPECT_EQ(error.get("errmsg").as_string().substr(0, 6), "E11000");
   // Ordered: the document after the failure was not inserted.
   Document count = must_run("dupdb", make_document("count", "coll"));
-  EXPECT_EQ(int_of(count, "n"), 2);
+  EXPECT_EQ(int_at(count, "n"), 2);
 }
 
 TEST_F(CommandRepliesTest, DuplicateKeyInUnorderedInsertContinues) {
@@ -137,14 +97,14 @@ TEST_F(CommandRepliesTest, DuplicateKeyInUnorderedInsertContinues) {
                                make_array(make_document("_id", 1), make_document("_id", 1),
                                           make_document("_id", 2), make_document("_id", 2)));
   CommandOutcome out = client_->run("unordered", cmd);
-  EXPECT_EQ(ok_of(out.reply), 1.0) << out.reply.to_json();
-  EXPECT_EQ(int_of(out.reply, "n"), 2);
+  EXPECT_EQ(ok_in(out.reply), 1.0) << out.reply.to_json();
+  EXPECT_EQ(int_at(out.reply, "n"), 2);
   DocumentView errors = out.reply.get("writeErrors").as_array();
   ASSERT_EQ(errors.count(), 2u) << out.reply.to_json();
   std::vector<int64_t> indexes;
   for (const bson::Element& e : errors) {
-    indexes.push_back(int_of(e.value.as_document(), "index"));
-    EXPECT_EQ(int_of(e.value.as_document(), "code"), 11000);
+    indexes.push_back(int_at(e.value.as_document(), "index"));
+    EXPECT_EQ(int_at(e.value.as_document(), "code"), 11000);
   }
   EXPECT_EQ(indexes, (std::vector<int64_t>{1, 3}));
 }
@@ -171,7 +131,7 @@ TEST_F(CommandRepliesTest, FindPagesThroughFirstBatchAndGetMore) {
   DocumentView cursor = first.get("cursor").as_document();
   EXPECT_EQ(cursor.get("ns").as_string(), "db.coll");
   EXPECT_EQ(ids_of(cursor.get("firstBatch").as_array()), (std::set<int64_t>{1, 2}));
-  int64_t id = int_of(cursor, "id");
+  int64_t id = int_at(cursor, "id");
   ASSERT_NE(id, 0);
 
   // Three documents remain: a getMore of 2 returns two and keeps the cursor open.
@@ -180,7 +140,7 @@ TEST_F(CommandRepliesTest, FindPagesThroughFirstBatchAndGetMore) {
   DocumentView next = more.get("cursor").as_document();
   EXPECT_EQ(next.get("ns").as_string(), "db.coll");
   EXPECT_EQ(ids_of(next.get("nextBatch").as_array()), (std::set<int64_t>{3, 4}));
-  EXPECT_EQ(int_of(next, "id"), id);
+  EXPECT_EQ(int_at(next, "id"), id);
 
   // The rest, then id 0 (mongod may need one more, empty, batch to see the end).
   std::set<int64_t> rest;
@@ -190,7 +150,7 @@ TEST_F(CommandRepliesTest, FindPagesThroughFirstBatchAndGetMore) {
         must_run("db", make_document("getMore", id, "collection", "coll", "batchSize", 2));
     DocumentView c = page.get("cursor").as_document();
     for (int64_t i : ids_of(c.get("nextBatch").as_array())) rest.insert(i);
-    current = int_of(c, "id");
+    current = int_at(c, "id");
   }
   EXPECT_EQ(current, 0);
   EXPECT_EQ(rest, (std::set<int64_t>{5}));
@@ -202,10 +162,10 @@ TEST_F(CommandRepliesTest, FindPagesThroughFirstBatchAndGetMore) {
 TEST_F(CommandRepliesTest, FindThatFitsInOneBatchReturnsIdZero) {
   insert_numbered("onebatch", "coll", 3);
   Document reply = must_run("onebatch", make_document("find", "coll"));
-  EXPECT_EQ(int_of(reply, "cursor.id"), 0);
+  EXPECT_EQ(int_at(reply, "cursor.id"), 0);
   EXPECT_EQ(reply.get_path("cursor.firstBatch").as_array().count(), 3u);
   Document missing = must_run("onebatch", make_document("find", "nosuchcoll"));
-  EXPECT_EQ(int_of(missing, "cursor.id"), 0);
+  EXPECT_EQ(int_at(missing, "cursor.id"), 0);
   EXPECT_EQ(missing.get_path("cursor.firstBatch").as_array().count(), 0u);
 }
 
@@ -232,17 +192,17 @@ TEST_F(CommandRepliesTest, MongocCursorReadsEveryDocumentAcrossGetMores) {
 TEST_F(CommandRepliesTest, KillCursorsClosesTheCursor) {
   insert_numbered("kill", "coll", 4);
   Document first = must_run("kill", make_document("find", "coll", "batchSize", 1));
-  int64_t id = int_of(first, "cursor.id");
+  int64_t id = int_at(first, "cursor.id");
   ASSERT_NE(id, 0);
   int64_t bogus = id ^ 0x5555;
   Document killed =
       must_run("kill", make_document("killCursors", "coll", "cursors", make_array(id, bogus)));
   DocumentView cursors_killed = killed.get("cursorsKilled").as_array();
   ASSERT_EQ(cursors_killed.count(), 1u) << killed.to_json();
-  EXPECT_EQ(int_of(cursors_killed, "0"), id);
+  EXPECT_EQ(int_at(cursors_killed, "0"), id);
   DocumentView not_found = killed.get("cursorsNotFound").as_array();
   ASSERT_EQ(not_found.count(), 1u) << killed.to_json();
-  EXPECT_EQ(int_of(not_found, "0"), bogus);
+  EXPECT_EQ(int_at(not_found, "0"), bogus);
   EXPECT_TRUE(killed.get("cursorsAlive").is_array());
   EXPECT_TRUE(killed.get("cursorsUnknown").is_array());
   must_fail("kill", make_document("getMore", id, "collection", "coll"), 43, "CursorNotFound");
@@ -253,12 +213,12 @@ TEST_F(CommandRepliesTest, CreateListAndDropIndexes) {
   Document created = must_run(
       "idx", make_document("createIndexes", "coll", "indexes",
                            make_array(make_document("key", make_document("v", 1), "name", "v_1"))));
-  EXPECT_EQ(int_of(created, "numIndexesBefore"), 1);
-  EXPECT_EQ(int_of(created, "numIndexesAfter"), 2);
+  EXPECT_EQ(int_at(created, "numIndexesBefore"), 1);
+  EXPECT_EQ(int_at(created, "numIndexesAfter"), 2);
   EXPECT_FALSE(created.get("createdCollectionAutomatically").as_bool());
 
   Document listed = must_run("idx", make_document("listIndexes", "coll"));
-  EXPECT_EQ(int_of(listed, "cursor.id"), 0);
+  EXPECT_EQ(int_at(listed, "cursor.id"), 0);
   EXPECT_EQ(listed.get_path("cursor.ns").as_string(), "idx.coll");
   DocumentView indexes = listed.get_path("cursor.firstBatch").as_array();
   EXPECT_EQ(indexes.count(), 2u) << listed.to_json();
@@ -280,7 +240,7 @@ TEST_F(CommandRepliesTest, CreateListAndDropIndexes) {
   EXPECT_EQ(seen, 2);
 
   Document dropped = must_run("idx", make_document("dropIndexes", "coll", "index", "v_1"));
-  EXPECT_EQ(int_of(dropped, "nIndexesWas"), 2);
+  EXPECT_EQ(int_at(dropped, "nIndexesWas"), 2);
   Document after = must_run("idx", make_document("listIndexes", "coll"));
   DocumentView remaining = after.get_path("cursor.firstBatch").as_array();
   EXPECT_EQ(remaining.count(), 1u);
@@ -302,7 +262,7 @@ TEST_F(CommandRepliesTest, UniqueIndexViolationReportsKeyPatternAndValue) {
   DocumentView errors = out.reply.get("writeErrors").as_array();
   ASSERT_EQ(errors.count(), 1u) << out.reply.to_json();
   DocumentView error = errors.begin()->value.as_document();
-  EXPECT_EQ(int_of(error, "code"), 11000);
+  EXPECT_EQ(int_at(error, "code"), 11000);
   EXPECT_EQ(error.get("keyPattern").as_document(), make_document("email", 1).view());
   EXPECT_EQ(error.get("keyValue").as_document(), make_document("email", "a@x").view());
 }
@@ -311,7 +271,7 @@ TEST_F(CommandRepliesTest, ReadsAndDeletesOnAMissingCollectionAreEmptyNotErrors)
   Document found =
       must_run("missing", make_document("find", "nosuch", "filter", make_document("a", 1)));
   EXPECT_EQ(found.get_path("cursor.firstBatch").as_array().count(), 0u);
-  EXPECT_EQ(int_of(must_run("missing", make_document("count", "nosuch")), "n"), 0);
+  EXPECT_EQ(int_at(must_run("missing", make_document("count", "nosuch")), "n"), 0);
   Document distinct = must_run("missing", make_document("distinct", "nosuch", "key", "a"));
   EXPECT_EQ(distinct.get("values").as_array().count(), 0u) << distinct.to_json();
   Document aggregated = must_run("missing", make_document("aggregate", "nosuch", "pipeline",
@@ -320,7 +280,7 @@ TEST_F(CommandRepliesTest, ReadsAndDeletesOnAMissingCollectionAreEmptyNotErrors)
   Document deleted =
       must_run("missing", make_document("delete", "nosuch", "deletes",
                                         make_array(make_document("q", Document(), "limit", 0))));
-  EXPECT_EQ(int_of(deleted, "n"), 0);
+  EXPECT_EQ(int_at(deleted, "n"), 0);
   must_run("missing", make_document("drop", "nosuch"));
   must_fail("missing", make_document("dropIndexes", "nosuch", "index", "*"), 26,
             "NamespaceNotFound");
@@ -328,12 +288,12 @@ TEST_F(CommandRepliesTest, ReadsAndDeletesOnAMissingCollectionAreEmptyNotErrors)
 
 TEST_F(CommandRepliesTest, CountAndDistinct) {
   insert_numbered("agg", "coll", 7);  // v: 1 2 0 1 2 0 1
-  EXPECT_EQ(int_of(must_run("agg", make_document("count", "coll")), "n"), 7);
+  EXPECT_EQ(int_at(must_run("agg", make_document("count", "coll")), "n"), 7);
   EXPECT_EQ(
-      int_of(must_run("agg", make_document("count", "coll", "query", make_document("v", 1))), "n"),
+      int_at(must_run("agg", make_document("count", "coll", "query", make_document("v", 1))), "n"),
       3);
-  EXPECT_EQ(int_of(must_run("agg", make_document("count", "coll", "skip", 2, "limit", 3)), "n"), 3);
-  EXPECT_EQ(int_of(must_run("agg", make_document("count", "nosuchcoll")), "n"), 0);
+  EXPECT_EQ(int_at(must_run("agg", make_document("count", "coll", "skip", 2, "limit", 3)), "n"), 3);
+  EXPECT_EQ(int_at(must_run("agg", make_document("count", "nosuchcoll")), "n"), 0);
 
   Document distinct = must_run("agg", make_document("distinct", "coll", "key", "v"));
   std::set<int64_t> values;
@@ -363,17 +323,17 @@ TEST_F(CommandRepliesTest, CollStatsAndDbStats) {
   insert_numbered("stats", "other", 2);
   Document coll = must_run("stats", make_document("collStats", "coll"));
   EXPECT_EQ(coll.get("ns").as_string(), "stats.coll");
-  EXPECT_EQ(int_of(coll, "count"), 4);
-  EXPECT_GT(int_of(coll, "size"), 0);
-  EXPECT_EQ(int_of(coll, "nindexes"), 1);
+  EXPECT_EQ(int_at(coll, "count"), 4);
+  EXPECT_GT(int_at(coll, "size"), 0);
+  EXPECT_EQ(int_at(coll, "nindexes"), 1);
   EXPECT_TRUE(coll.get("indexSizes").as_document().has("_id_")) << coll.to_json();
   must_fail("stats", make_document("collStats", "nosuchcoll"), 26, "NamespaceNotFound");
 
   Document db = must_run("stats", make_document("dbStats", 1));
   EXPECT_EQ(db.get("db").as_string(), "stats");
-  EXPECT_EQ(int_of(db, "collections"), 2);
-  EXPECT_EQ(int_of(db, "objects"), 6);
-  EXPECT_EQ(int_of(db, "indexes"), 2);
+  EXPECT_EQ(int_at(db, "collections"), 2);
+  EXPECT_EQ(int_at(db, "objects"), 6);
+  EXPECT_EQ(int_at(db, "indexes"), 2);
   EXPECT_GT(db.get("dataSize").number_as_double(), 0.0);
 }
 
@@ -458,7 +418,7 @@ TEST_F(CommandRepliesTest, RenameCollectionMovesDocumentsAndIndexes) {
   EXPECT_TRUE(mongoc_collection_rename(coll.get(), "ren", "fourth", false, &error))
       << error.message;
   Document moved = must_run("ren", make_document("count", "fourth"));
-  EXPECT_EQ(int_of(moved, "n"), 1);
+  EXPECT_EQ(int_at(moved, "n"), 1);
 }
 
 TEST_F(CommandRepliesTest, BuildInfoHasAVersionString) {
@@ -469,8 +429,8 @@ TEST_F(CommandRepliesTest, BuildInfoHasAVersionString) {
   DocumentView parts = info.get("versionArray").as_array();
   ASSERT_GE(parts.count(), 3u);
   // "7.0.0" and versionArray [7, 0, 0, 0] tell the same version.
-  EXPECT_EQ(std::to_string(int_of(parts, "0")) + "." + std::to_string(int_of(parts, "1")) + "." +
-                std::to_string(int_of(parts, "2")),
+  EXPECT_EQ(std::to_string(int_at(parts, "0")) + "." + std::to_string(int_at(parts, "1")) + "." +
+                std::to_string(int_at(parts, "2")),
             std::string(version).substr(0, version.find_first_not_of("0123456789.")));
   EXPECT_TRUE(info.get("maxBsonObjectSize").is_number());
 }
@@ -480,15 +440,15 @@ TEST_F(CommandRepliesTest, ServerStatusDescribesThisServer) {
   Document status = must_run("admin", make_document("serverStatus", 1));
   EXPECT_TRUE(status.get("host").is_string());
   EXPECT_TRUE(status.get("version").is_string());
-  EXPECT_EQ(int_of(status, "pid"), server_->pid());
+  EXPECT_EQ(int_at(status, "pid"), server_->pid());
   EXPECT_TRUE(status.get("uptime").is_number());
   EXPECT_TRUE(status.get("localTime").type() == bson::BsonType::kDateTime);
   // This very connection is open.
-  EXPECT_GE(int_of(status, "connections.current"), 1) << status.to_json();
-  EXPECT_GE(int_of(status, "connections.totalCreated"), int_of(status, "connections.current"));
-  EXPECT_GT(int_of(status, "connections.available"), 0) << status.to_json();
-  EXPECT_GE(int_of(status, "opcounters.insert"), 1);
-  EXPECT_GE(int_of(status, "opcounters.command"), 1);
+  EXPECT_GE(int_at(status, "connections.current"), 1) << status.to_json();
+  EXPECT_GE(int_at(status, "connections.totalCreated"), int_at(status, "connections.current"));
+  EXPECT_GT(int_at(status, "connections.available"), 0) << status.to_json();
+  EXPECT_GE(int_at(status, "opcounters.insert"), 1);
+  EXPECT_GE(int_at(status, "opcounters.command"), 1);
 }
 
 TEST_F(CommandRepliesTest, ConnectionStatusWhatsmyuriAndPing) {
@@ -568,7 +528,7 @@ TEST_F(CommandRepliesTest, SessionReadPreferenceReadConcernAndWriteConcernAreAcc
   Document counted = to_document(&count_reply);
   bson_destroy(&count_reply);
   bson_destroy(&session_opts);
-  EXPECT_EQ(int_of(counted, "n"), 1) << counted.to_json();
+  EXPECT_EQ(int_at(counted, "n"), 1) << counted.to_json();
 
   mongoc_read_prefs_destroy(prefs);
   mongoc_client_session_destroy(session);  // pooled; endSessions goes out with the client
@@ -597,11 +557,11 @@ TEST_F(CommandRepliesTest, OptionsTheEngineDoesNotHonourFailInsteadOfBeingIgnore
                                              make_document("$set", make_document("x", 1)), "c",
                                              make_document("k", 1))));
   must_fail("opts", second_bad, 238, "NotImplemented");
-  EXPECT_EQ(int_of(must_run("opts", make_document("count", "coll", "collation", collation)), "n"),
+  EXPECT_EQ(int_at(must_run("opts", make_document("count", "coll", "collation", collation)), "n"),
             3);
-  EXPECT_EQ(int_of(must_run("opts", make_document("count", "coll")), "n"), 3);
+  EXPECT_EQ(int_at(must_run("opts", make_document("count", "coll")), "n"), 3);
   EXPECT_EQ(
-      int_of(must_run("opts", make_document("count", "coll", "query", make_document("x", 1))), "n"),
+      int_at(must_run("opts", make_document("count", "coll", "query", make_document("x", 1))), "n"),
       0);
   // `let` is honoured (see the client contract); a bad variable name fails as mongod's does.
   must_fail("opts",
@@ -610,7 +570,7 @@ TEST_F(CommandRepliesTest, OptionsTheEngineDoesNotHonourFailInsteadOfBeingIgnore
                           make_document("V", 1)),
             16870, "Location16870");
   EXPECT_EQ(
-      int_of(must_run("opts",
+      int_at(must_run("opts",
                       make_document(
                           "delete", "coll", "deletes",
                           make_array(make_document(

@@ -10,8 +10,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
-#include "server/mongoc_test_client.h"
-#include "support/server_process.h"
+#include "server/auth_server_test.h"
 
 namespace mongostore::testing {
 namespace {
@@ -19,20 +18,18 @@ namespace {
 using bson::make_array;
 using bson::make_document;
 
-TEST(RemoteBackendAuth, UriCredentialsReachTheServer) {
-  ServerProcess server({"--memory", "--auth"});
-  std::string host = server.uri("serverSelectionTimeoutMS=3000").substr(10);
-  MongocClient anonymous(server.uri("serverSelectionTimeoutMS=3000"));
-  ASSERT_TRUE(anonymous
-                  .run("admin", make_document("createUser", "root", "pwd", "rootpw", "roles",
-                                              make_array("root")))
+class RemoteBackendAuth : public AuthServerTest {};
+
+TEST_F(RemoteBackendAuth, UriCredentialsReachTheServer) {
+  std::string host = server_->uri("serverSelectionTimeoutMS=3000").substr(10);
+  std::unique_ptr<MongocClient> admin = root();
+  ASSERT_TRUE(admin
+                  ->run("shop", make_document("createUser", "clerk", "pwd", "clerkpw", "roles",
+                                              make_array("readWrite")))
                   .succeeded);
-  MongocClient root("mongodb://root:rootpw@" + host);
-  ASSERT_TRUE(root.run("shop", make_document("createUser", "clerk", "pwd", "clerkpw", "roles",
-                                             make_array("readWrite")))
-                  .succeeded);
-  ASSERT_TRUE(root.run("shop", make_document("createUser", "viewer", "pwd", "viewerpw", "roles",
-                                             make_array("read")))
+  ASSERT_TRUE(admin
+                  ->run("shop", make_document("createUser", "viewer", "pwd", "viewerpw", "roles",
+                                              make_array("read")))
                   .succeeded);
 
   auto clerk = client::connect("mongodb://clerk:clerkpw@" + host +

@@ -46,6 +46,14 @@ class ServerCommandTest : public ::testing::Test {
   bson::Document must_fail(const std::string& db, const bson::Document& command, int32_t code,
                            std::string_view code_name) {
     CommandOutcome out = client_->run(db, command);
+    expect_error_reply(command, out, code, code_name);
+    return out.reply;
+  }
+
+  /// Checks that `out` (of `command`) is mongod's error reply: ok 0, `code`, `code_name`,
+  /// errmsg.
+  static void expect_error_reply(const bson::Document& command, const CommandOutcome& out,
+                                 int32_t code, std::string_view code_name) {
     EXPECT_FALSE(out.succeeded) << command.to_json() << " " << out.reply.to_json();
     EXPECT_EQ(ok_in(out.reply), 0.0) << command.to_json() << " " << out.reply.to_json();
     EXPECT_EQ(int_at(out.reply, "code"), code) << command.to_json() << " " << out.reply.to_json();
@@ -54,7 +62,6 @@ class ServerCommandTest : public ::testing::Test {
               code_name)
         << out.reply.to_json();
     EXPECT_TRUE(out.reply.get("errmsg").is_string()) << out.reply.to_json();
-    return out.reply;
   }
 
   // The errmsg of a failed command (empty when it succeeded).

@@ -11,6 +11,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
+#include "server/auth_server_test.h"
 #include "server/mongoc_test_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -84,11 +85,8 @@ TEST_F(TlsTest, RemoteBackendWithCredentialsOverTls) {
   args.push_back("--auth");
   ServerProcess server(args);
   std::string host = server.uri().substr(10);
-  MongocClient first(server.uri(tls_options()));
-  ASSERT_TRUE(first
-                  .run("admin", make_document("createUser", "root", "pwd", "rootpw", "roles",
-                                              make_array("root")))
-                  .succeeded);
+  CommandOutcome made = make_root_user(server.uri(tls_options()));
+  ASSERT_TRUE(made.succeeded) << made.error.message;
   auto client = client::connect("mongodb://root:rootpw@" + host + "?" + tls_options() +
                                 "&authMechanism=SCRAM-SHA-256");
   client->insert_one("shop", "orders", make_document("_id", 1).view());

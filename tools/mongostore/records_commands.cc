@@ -19,6 +19,7 @@
 #include "mongostore/records/rational.h"
 #include "mongostore/records/record_store.h"
 #include "mongostore/records/searcher.h"
+#include "stored_fields.h"
 #include "stored_layout.h"
 #include "table.h"
 
@@ -162,15 +163,9 @@ class Decoder {
       case FieldKind::kReference:
         reference(b, key, t, holder.get(name + "_sid"), depth);
         return;
-      default: {
-        bson::Value v = holder.get(name);
-        if (v.is_missing()) {
-          b.append(key, bson::Null{});
-        } else {
-          b.append(key, v);
-        }
+      default:
+        append_stored_or_null(b, key, holder, name);
         return;
-      }
     }
   }
 
@@ -190,25 +185,14 @@ class Decoder {
       value(b, name, field.type, name, f, depth);
       return;
     }
-    bson::Value elements = f.get(name);
-    if (!elements.is_array()) {
-      b.append(name, bson::Null{});
-      return;
-    }
     // A list holds its element type; a variable-row matrix holds one row per element.
     FieldType element = field.type.kind == FieldKind::kList ? *field.type.element : field.type;
     if (element.kind == FieldKind::kMatrix && element.rows == 0) element.rows = 1;
-    b.open_array(name);
-    size_t i = 0;
-    for (const bson::Element& e : elements.as_array()) {
-      std::string index = std::to_string(i++);
-      if (!e.value.is_document()) {
-        b.append(index, bson::Null{});
-        continue;
-      }
-      value(b, index, element, name, e.value.as_document(), depth);
-    }
-    b.close();
+    append_stored_list(
+        b, name, f.get(name),
+        [&](bson::DocumentBuilder& b, std::string_view index, bson::DocumentView holder) {
+          value(b, index, element, name, holder, depth);
+        });
   }
 
   const StoredLayout& layout_;

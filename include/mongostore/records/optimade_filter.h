@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -49,6 +50,10 @@ namespace mongostore::records {
 inline constexpr std::size_t kMaxOptimadeFilterBytes = 100'000;
 /// The deepest parenthesis nesting accepted.
 inline constexpr int kMaxOptimadeFilterDepth = 100;
+
+// The searcher's comparison operator (mongostore/records/query.h), declared opaquely so that
+// the parser does not depend on the searcher's headers.
+enum class CompareOp;
 
 namespace optimade {
 
@@ -100,6 +105,10 @@ std::string_view operator_text(Operator op);
 /// (`<` becomes `>`, `<=` becomes `>=`; the others are symmetric or have no mirror and are
 /// returned as they are).
 Operator mirrored(Operator op);
+
+/// The searcher's CompareOp of a comparison operator (`=` is kEq, `<=` is kLe, ...); nullopt
+/// for the fuzzy string operators (CONTAINS, STARTS WITH, ENDS WITH), which have none.
+std::optional<CompareOp> compare_op(Operator op);
 
 /// One entry of a HAS value list: `op value`; an entry written without an operator is kEq.
 struct Operand {
@@ -190,6 +199,12 @@ class Expression {
 };
 
 bool operator==(const Logical& a, const Logical& b);
+
+/// The operands of an AND or OR node with those of its operands of the same operator spliced
+/// in, recursively, in order: `(a AND b) AND c` gives a, b, c (the operators are associative,
+/// in OPTIMADE's three-valued logic too), so a translation builds one balanced tree instead
+/// of one level per parenthesis. A NOT node's one operand as it is.
+std::vector<const Expression*> chained_operands(const Logical& logical);
 
 }  // namespace optimade
 

@@ -123,6 +123,11 @@ class Condition {
 /// The condition every row satisfies / no row satisfies.
 Condition always_true();
 Condition always_false();
+/// The conjunction of `parts` as a balanced tree: a chain of n conditions (a filter may hold
+/// thousands) is about log2(n) deep, so compiling it recurses little. always_true() for none.
+Condition all_of(std::vector<Condition> parts);
+/// The disjunction of `parts`, balanced likewise; always_false() for none.
+Condition any_of(std::vector<Condition> parts);
 /// The condition that is unknown on every row, as a comparison with a null is: neither it nor
 /// its negation holds (`x | always_unknown()` holds where x does, `x & always_unknown()`
 /// never holds, and is false where x is). For a property no record has (OPTIMADE's

@@ -81,7 +81,7 @@ void id_index_scan(WT_SESSION* s, WT_CURSOR* records, const Matcher& matcher, co
     if (!matcher.matches(doc, &details)) return true;
     return static_cast<bool>(visit(current_key(cursor), doc, details));
   };
-  IndexTable::scan_ranges(s, records, plan, pos, entry);
+  IndexTable::scan_ranges(s, records, plan, pos, entry, /*prefix_free=*/true);
 }
 
 /// Visits matching documents in plan order (`_id` order for a collection scan) until

@@ -49,9 +49,17 @@ class IndexTable {
   /// Walks the plan's key ranges in plan order (backwards when the plan is reverse), from
   /// `pos` (which it advances, so a later snapshot resumes there), calling
   /// `on_entry(WT_CURSOR*)` on each entry; `on_entry` returns false to stop the walk.
+  ///
+  /// `prefix_free`: no key of the table is a proper prefix of another (the record table's
+  /// keys, bson/index_key.h). A range of the keys that start with `k` (an equality's point)
+  /// then holds `k` alone when `k` is there, and that key is read by one exact search instead
+  /// of a walk on to the range's end: WiredTiger's cursor steps over deleted entries one by
+  /// one, and in memory they stay until their page is reconciled, so the walk from a point to
+  /// the next live key costs a step per key deleted in between (a RecordStore's released
+  /// leases, docs/benchmarks.md).
   template <class OnEntry>
   static void scan_ranges(WT_SESSION* s, WT_CURSOR* ic, const IndexPlan& plan,
-                          IndexScanPosition& pos, OnEntry&& on_entry) {
+                          IndexScanPosition& pos, OnEntry&& on_entry, bool prefix_free = false) {
     auto visit = [&](WT_CURSOR* cursor) -> bool {
       WT_ITEM ik{};
       cursor->get_key(cursor, &ik);
@@ -76,6 +84,21 @@ class IndexTable {
     for (; pos.step < n; ++pos.step, pos.has_after_key = false) {
       const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - pos.step : pos.step];
       if (!r.end_unbounded && r.end <= r.start) continue;
+      if (prefix_free && is_prefix_range(r)) {
+        if (pos.has_after_key && pos.after_key == r.start) continue;  // read before a stop
+        if (!pos.has_after_key) {
+          WT_ITEM k = item_of(r.start.data(), r.start.size());
+          ic->set_key(ic, &k);
+          int found = ic->search(ic);
+          if (found == 0) {
+            if (!visit(ic)) return;
+            continue;
+          }
+          if (found != WT_NOTFOUND) check_in_transaction(found, "index scan", s);
+          // Not there: r.start may be the prefix of other keys rather than a key (a range the
+          // planner made otherwise), so the walk below decides.
+        }
+      }
       int rc = WT_NOTFOUND;
       if (pos.has_after_key) {
         // Resuming a cursor: continue after the last key examined.
@@ -117,6 +140,21 @@ class IndexTable {
       }
       if (rc != 0 && rc != WT_NOTFOUND) check_in_transaction(rc, "index scan", s);
     }
+  }
+
+  /// Whether `r` is the range of the keys that start with `r.start`: its end is the
+  /// smallest string above all of them (the planner's point of an equality).
+  static bool is_prefix_range(const KeyRange& r) {
+    if (r.end_unbounded || r.end.empty() || r.end.size() > r.start.size()) return false;
+    size_t last = r.end.size() - 1;
+    if (r.start.compare(0, last, r.end, 0, last) != 0) return false;
+    if (static_cast<uint8_t>(r.start[last]) + 1 != static_cast<uint8_t>(r.end[last])) {
+      return false;
+    }
+    for (size_t i = last + 1; i < r.start.size(); ++i) {
+      if (static_cast<uint8_t>(r.start[i]) != 0xFF) return false;
+    }
+    return true;
   }
 
  private:

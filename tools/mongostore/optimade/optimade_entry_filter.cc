@@ -60,32 +60,6 @@ bool holds(const std::string& value, o::Operator op, const std::string& text) {
   return false;
 }
 
-CompareOp compare_op(o::Operator op) {
-  switch (op) {
-    case o::Operator::kNe:
-      return CompareOp::kNe;
-    case o::Operator::kLt:
-      return CompareOp::kLt;
-    case o::Operator::kLe:
-      return CompareOp::kLe;
-    case o::Operator::kGt:
-      return CompareOp::kGt;
-    case o::Operator::kGe:
-      return CompareOp::kGe;
-    default:
-      return CompareOp::kEq;
-  }
-}
-
-// AND / OR of `parts` as a tree of logarithmic depth (a filter may chain thousands).
-Condition balanced(const std::vector<Condition>& parts, size_t begin, size_t end, bool conj) {
-  if (end - begin == 1) return parts[begin];
-  size_t middle = begin + (end - begin) / 2;
-  Condition left = balanced(parts, begin, middle, conj);
-  Condition right = balanced(parts, middle, end, conj);
-  return conj ? left & right : left | right;
-}
-
 class Translator {
  public:
   Translator(const OptimadeEntryType& type, const records::Var& record,
@@ -107,20 +81,9 @@ class Translator {
   Condition logical(const o::Logical& l) {
     if (l.op == o::Logical::Op::kNot) return ~expression(l.operands[0]);
     std::vector<Condition> parts;
-    collect(l, l.op, parts);
-    return balanced(parts, 0, parts.size(), l.op == o::Logical::Op::kAnd);
-  }
-
-  // `(a AND b) AND c` as one chain: associativity holds in three-valued logic too.
-  void collect(const o::Logical& l, o::Logical::Op op, std::vector<Condition>& parts) {
-    for (const o::Expression& e : l.operands) {
-      const o::Logical* inner = e.get_if<o::Logical>();
-      if (inner && inner->op == op) {
-        collect(*inner, op, parts);
-      } else {
-        parts.push_back(expression(e));
-      }
-    }
+    for (const o::Expression* e : o::chained_operands(l)) parts.push_back(expression(*e));
+    return l.op == o::Logical::Op::kAnd ? records::all_of(std::move(parts))
+                                        : records::any_of(std::move(parts));
   }
 
   // The condition of a leaf on `id` or `immutable_id`; nullopt for any other leaf.
@@ -192,6 +155,9 @@ class Translator {
 
   Condition immutable_id(o::Operator op, const std::string& text) {
     records::FieldRef content = record_.content_id();
+    if (std::optional<CompareOp> compare = o::compare_op(op)) {
+      return content.compare(*compare, records::Value(text));
+    }
     switch (op) {
       case o::Operator::kContains:
         return content.contains(text);
@@ -200,8 +166,11 @@ class Translator {
       case o::Operator::kEndsWith:
         return content.ends_with(text);
       default:
-        return content.compare(compare_op(op), records::Value(text));
+        break;
     }
+    throw FilterTranslationError("internal",
+                                 "OPTIMADE filter: an operator neither compares nor "
+                                 "matches a string");
   }
 
   Condition id(o::Operator op, const std::string& text) {
@@ -248,7 +217,7 @@ class Translator {
       lo *= 10;
       hi = hi > (INT64_MAX - 9) / 10 ? INT64_MAX : hi * 10 + 9;
     }
-    return balanced(ranges, 0, ranges.size(), false);
+    return records::any_of(std::move(ranges));
   }
 
   const OptimadeEntryType& type_;

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "mongostore/bson/builder.h"
+#include "stored_fields.h"
 
 namespace mongostore::tool::optimade {
 namespace {
@@ -97,17 +98,11 @@ void append_value(bson::DocumentBuilder& b, std::string_view key, const FieldTyp
       }
       return;
     }
-    default: {
+    default:
       // Scalars and encoded values keep their readable form under `name` (a rational's
       // nearest double, a datetime's ISO text).
-      bson::Value v = holder.get(name);
-      if (v.is_missing()) {
-        b.append(key, bson::Null{});
-      } else {
-        b.append(key, v);
-      }
+      append_stored_or_null(b, key, holder, name);
       return;
-    }
   }
 }
 
@@ -117,24 +112,15 @@ void append_field(bson::DocumentBuilder& b, const std::string& key, const FieldS
     append_value(b, key, field.type, field.name, f);
     return;
   }
-  bson::Value elements = f.get(field.name);
-  if (!elements.is_array()) {
-    b.append(key, bson::Null{});
-    return;
-  }
-  b.open_array(key);
-  size_t i = 0;
-  for (const bson::Element& e : elements.as_array()) {
-    std::string index = std::to_string(i++);
-    if (!e.value.is_document()) {
-      b.append(index, bson::Null{});
-    } else if (field.type.kind == FieldKind::kMatrix) {  // a variable-row matrix: a row each
-      append_row(b, index, field.name, 0, field.type.cols, e.value.as_document());
-    } else {
-      append_value(b, index, *field.type.element, field.name, e.value.as_document());
-    }
-  }
-  b.close();
+  append_stored_list(
+      b, key, f.get(field.name),
+      [&field](bson::DocumentBuilder& b, std::string_view index, bson::DocumentView element) {
+        if (field.type.kind == FieldKind::kMatrix) {  // variable rows: a row each
+          append_row(b, index, field.name, 0, field.type.cols, element);
+        } else {
+          append_value(b, index, *field.type.element, field.name, element);
+        }
+      });
 }
 
 }  // namespace
