@@ -675,6 +675,7 @@ std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort
     if (!p || p->score <= 0 || p->score <= to_beat) return std::nullopt;
     out.merge_sort = out.merge_sort && p->provides_sort;
     out.branches.push_back(std::move(*p));
+    out.filters.push_back(bson::Document::copy_of(b.value.as_document()));
   }
   return out;
 }

@@ -57,10 +57,12 @@ struct IndexPlan {
 
 /// An $or read as the union of one index scan per branch (MongoDB's OR stage), or, when every
 /// branch's scan gives the requested sort, as their merge in sort order (SORT_MERGE), so a
-/// limit stops early. Both deduplicate by record id; the executor re-checks the whole filter
-/// on every fetched document, so the branches' bounds only narrow the candidates.
+/// limit stops early. Both return each document once (from the first branch whose clause it
+/// matches); the executor re-checks the whole filter on every fetched document, so the
+/// branches' bounds only narrow the candidates.
 struct OrPlan {
-  std::vector<IndexPlan> branches;  // in the $or's order; `candidate` as plan_query's
+  std::vector<IndexPlan> branches;      // in the $or's order; `candidate` as plan_query's
+  std::vector<bson::Document> filters;  // each branch's own clause of the $or
   bool merge_sort = false;
 };
 

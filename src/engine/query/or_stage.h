@@ -4,9 +4,17 @@
 //   - SORT_MERGE reads them side by side and hands out the document whose sort key is
 //     smallest among the branches' next matches, so the output is in sort order and a limit
 //     stops the scans early (every branch's index order gives the sort: plan_or's rule).
-// Both deduplicate by record id: a record key met once (in any branch, also a multikey
-// index's second entry) is not fetched again. Each fetched document is re-checked against
-// the whole filter, so a branch's bounds only narrow the candidates.
+// Each fetched document is re-checked against the whole filter, so a branch's bounds only
+// narrow the candidates.
+//
+// A document several branches meet is returned once, by the first branch whose clause it
+// matches: a branch returns only documents that match its own clause and no earlier one.
+// That needs no set of the record ids returned (which would grow with the result, as
+// mongod's does): that first branch's scan does reach the document, because the planner's
+// bounds, sparse and partial rules hold every document matching the branch's clause and the
+// filter's other conditions.
+// A multikey branch (never part of a merge) lists a document once per key: its
+// IndexScanPosition remembers the record ids it met, as a multikey index scan does.
 //
 // An OrScanPosition lets a find cursor resume the scan in a later snapshot. Same thread as
 // the session.
@@ -14,7 +22,6 @@
 
 #include <deque>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -33,33 +40,6 @@ namespace mongostore::engine {
 struct OrScanPosition {
   size_t branch = 0;                        // OR: the branch being read
   std::vector<IndexScanPosition> branches;  // one per branch (sized on first use)
-  std::set<std::string> seen;               // record keys already met
-
-  /// With `journal`, the changes to `seen` are logged so that a snapshot retried by
-  /// write_conflict_retry can undo them (`seen` grows with the scan: it is not copied per
-  /// batch). The caller clears `changes` once a batch succeeded.
-  bool journal = false;
-  std::vector<std::pair<std::string, bool>> changes;  // (key, inserted)
-
-  bool insert_seen(const std::string& key) {
-    if (!seen.insert(key).second) return false;
-    if (journal) changes.emplace_back(key, true);
-    return true;
-  }
-  void erase_seen(const std::string& key) {
-    if (seen.erase(key) != 0 && journal) changes.emplace_back(key, false);
-  }
-  /// Undoes the logged changes to `seen`.
-  void undo_seen() {
-    for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
-      if (it->second) {
-        seen.erase(it->first);
-      } else {
-        seen.insert(it->first);
-      }
-    }
-    changes.clear();
-  }
 };
 
 /// Opens one cursor per branch of `plan` (its index table, or the record table for the `_id`
@@ -85,27 +65,32 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
   OrScanPosition& pos = resume != nullptr ? *resume : fresh;
   const size_t n = plan.or_branches.size();
   pos.branches.resize(n);
-  // The record key of the entry under branch `b`'s cursor, and its document (fetched through
-  // `primary` for a secondary index); false when the record is gone or already met.
-  auto fetch = [&](size_t b, WT_CURSOR* c, std::string* key, bson::DocumentView* doc) {
+  // Fetches the document of the entry under branch `b`'s cursor `c` (through `primary` for a
+  // secondary index) and says whether branch `b` returns it: it exists, this branch has not
+  // met it before (multikey), it matches the filter and this branch's clause, and no earlier
+  // branch's clause.
+  auto accept = [&](size_t b, WT_CURSOR* c, std::string* key, bson::DocumentView* doc,
+                    MatchDetails* details) {
     ++stats->keys_examined;
-    if (plan.or_branches[b].id_index) {
+    const PlannedBranch& branch = plan.or_branches[b];
+    if (branch.id_index) {
       *key = current_key(c);
+      *doc = current_value(c);
     } else {
       WT_ITEM pk{};
       c->get_value(c, &pk);
       key->assign(static_cast<const char*>(pk.data), pk.size);
-    }
-    if (!pos.insert_seen(*key)) return false;
-    if (plan.or_branches[b].id_index) {
-      *doc = current_value(c);
-    } else {
+      if (branch.plan.multikey && !pos.branches[b].seen.insert(*key).second) return false;
       int rc = RecordTable::search(primary, *key);
       if (rc == WT_NOTFOUND) return false;
       check_in_transaction(rc, "search", s);
       *doc = current_value(primary);
     }
     ++stats->docs_examined;
+    if (!matcher.matches(*doc, details) || !branch.clause->matches(*doc)) return false;
+    for (size_t earlier = 0; earlier < b; ++earlier) {
+      if (plan.or_branches[earlier].clause->matches(*doc)) return false;
+    }
     return true;
   };
 
@@ -117,9 +102,8 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
                               [&](WT_CURSOR* c) -> bool {
                                 std::string key;
                                 bson::DocumentView doc;
-                                if (!fetch(b, c, &key, &doc)) return true;
                                 MatchDetails details;
-                                if (!matcher.matches(doc, &details)) return true;
+                                if (!accept(b, c, &key, &doc, &details)) return true;
                                 if (visit(key, doc, details)) return true;
                                 stopped = true;
                                 return false;
@@ -140,17 +124,13 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
   };
   std::vector<std::optional<Head>> heads(n);
   auto advance = [&](size_t b) {
-    IndexScanPosition before;
-    before.step = pos.branches[b].step;
-    before.after_key = pos.branches[b].after_key;
-    before.has_after_key = pos.branches[b].has_after_key;
+    IndexScanPosition before = pos.branches[b];  // no `seen`: a merge has no multikey branch
     IndexTable::scan_ranges(
         s, cursors[b].get(), plan.or_branches[b].plan, pos.branches[b], [&](WT_CURSOR* c) -> bool {
           std::string key;
           bson::DocumentView doc;
-          if (!fetch(b, c, &key, &doc)) return true;
           MatchDetails details;
-          if (!matcher.matches(doc, &details)) return true;
+          if (!accept(b, c, &key, &doc, &details)) return true;
           heads[b] = Head{sort.key_for(doc), std::move(key), bson::Document::copy_of(doc), details,
                           std::move(before)};
           return false;  // stays on this entry: the next read resumes after it
@@ -166,12 +146,10 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
     Head h = std::move(*heads[*smallest]);
     heads[*smallest].reset();
     if (!visit(h.key, h.doc.view(), h.details)) {
-      // Stopped: the other branches' waiting matches were read but not handed out. A later
+      // Stopped: the other branches' waiting matches were read but not handed out; a later
       // snapshot reads them again from where those branches stood before them.
       for (size_t b = 0; b < n; ++b) {
-        if (!heads[b]) continue;
-        pos.erase_seen(heads[b]->key);
-        pos.branches[b] = std::move(heads[b]->before);
+        if (heads[b]) pos.branches[b] = std::move(heads[b]->before);
       }
       return;
     }

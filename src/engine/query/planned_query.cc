@@ -106,11 +106,15 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
                              q.index_plan ? q.index_plan->score : -1, explain_bounds, collation)) {
     q.index_plan.reset();
     q.merge_sort = or_plan->merge_sort;
-    for (IndexPlan& p : or_plan->branches) {
+    MatcherOptions clause_options;
+    clause_options.collation = matcher.collation();
+    for (size_t i = 0; i < or_plan->branches.size(); ++i) {
       PlannedBranch b;
-      b.id_index = p.candidate == 0;
-      if (!b.id_index) b.index = (*indexes)[p.candidate - 1];
-      b.plan = std::move(p);
+      b.id_index = or_plan->branches[i].candidate == 0;
+      if (!b.id_index) b.index = (*indexes)[or_plan->branches[i].candidate - 1];
+      b.plan = std::move(or_plan->branches[i]);
+      b.clause = std::make_shared<const Matcher>(
+          Matcher::compile(or_plan->filters[i].view(), clause_options));
       q.or_branches.push_back(std::move(b));
     }
     return q;

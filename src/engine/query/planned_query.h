@@ -24,11 +24,13 @@
 namespace mongostore::engine {
 
 /// One branch of an OR plan: an index scan as PlannedQuery's own (`index` null with
-/// `id_index`).
+/// `id_index`), and the branch's clause of the $or compiled under the query's collation (a
+/// document it matches is left to the first branch that matches it: or_stage.h).
 struct PlannedBranch {
   IndexPlan plan;
   std::shared_ptr<IndexEntry> index;
   bool id_index = false;
+  std::shared_ptr<const Matcher> clause;
 };
 
 struct PlannedQuery {

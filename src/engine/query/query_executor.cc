@@ -243,13 +243,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
   const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
   check_not_dropped(*entry);
   IndexScanPosition position;
-  // An OR plan's position is updated in place (its `seen` set is not copied per batch): a
-  // retried snapshot restores the branch positions and undoes the changes to `seen`.
-  OrScanPosition& or_position = cursor->or_position;
-  const size_t or_branch = or_position.branch;
-  const std::vector<IndexScanPosition> or_branches = or_position.branches;
-  or_position.journal = true;
-  or_position.changes.clear();
+  OrScanPosition or_position;
   int64_t to_skip = 0, left = 0;
   bool finished = false;
   const PlannedQuery& plan = cursor->plan;
@@ -257,9 +251,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
     WT_SESSION* s = op.session();
     out.clear();
     position = cursor->position;  // a retried snapshot starts from the same place
-    or_position.undo_seen();
-    or_position.branch = or_branch;
-    or_position.branches = or_branches;
+    or_position = cursor->or_position;
     to_skip = *skip;
     left = *remaining;
     finished = true;
@@ -308,7 +300,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
     }
   });
   cursor->position = std::move(position);
-  or_position.changes.clear();
+  cursor->or_position = std::move(or_position);
   *skip = to_skip;
   *remaining = left;
   *done = finished || left == 0;
