@@ -13,7 +13,8 @@
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
 //   - a sparse index is used only when a bounded condition cannot match null / missing, and a
 //     partial index only when the filter repeats every condition of its partial filter.
-// With no usable index the plan is a collection scan. Collations: see plan_query.
+// An $or whose every branch can use an index may instead be read as a union of index scans
+// (plan_or). With no usable index the plan is a collection scan. Collations: see plan_query.
 #pragma once
 
 #include <optional>
