@@ -88,6 +88,11 @@ TEST_F(OrPlans, EveryBranchIndexedIsAnOrOfIndexScans) {
   FindOptions by_id;
   by_id.sort = J(R"({"_id": 1})");
   EXPECT_EQ(as_json(find(twice, by_id)), as_json(scanned(twice, by_id)));
+  // The writes read through the same plan.
+  EXPECT_EQ(coll_.update_many(filter.view(), J(R"({"$set": {"u": 1}})").view()).modified_count, 11);
+  EXPECT_EQ(coll_.count_documents(J(R"({"u": 1})").view()), 11);
+  EXPECT_EQ(coll_.delete_many(twice.view()), 17);
+  EXPECT_EQ(coll_.count_documents(Document().view()), 33);
 }
 
 TEST_F(OrPlans, ABranchWithoutAnIndexIsACollectionScan) {
@@ -230,6 +235,31 @@ TEST_F(OrPlans, AKeysetPageMergesTwoRangesAndStopsAtItsLimit) {
       auto cursor = coll_.find(filter.view(), batches);
       auto expected = scanned(filter, batches);
       EXPECT_EQ(as_json(cursor->to_vector()), as_json(expected));
+    }
+  }
+}
+
+TEST_F(OrPlans, DroppingABranchIndexUnderAnOpenCursorKillsIt) {
+  for (int i = 0; i < 40; ++i) coll_.insert_one(make_document("_id", i, "a", i % 4, "b", i % 5));
+  coll_.create_index(J(R"({"a": 1, "_id": 1})"));
+  Document filter = J(R"({"$or": [{"a": 1}, {"b": 2}]})");
+  for (const char* sort : {"{}", R"({"_id": 1})"}) {  // OR, then SORT_MERGE
+    SCOPED_TRACE(sort);
+    coll_.create_index(J(R"({"b": 1, "_id": 1})"));
+    FindOptions o;
+    o.sort = J(sort);
+    o.batch_size = 3;
+    EXPECT_EQ(
+        stage_of(coll_.explain(filter.view(), o), "queryPlanner.winningPlan.inputStage.stage"),
+        o.sort.empty() ? "OR" : "SORT_MERGE");
+    auto cursor = coll_.find(filter.view(), o);
+    EXPECT_EQ(cursor->next_batch().size(), 3u);
+    coll_.drop_index("b_1__id_1");
+    try {
+      cursor->next_batch();
+      ADD_FAILURE() << "the cursor read on after its index was dropped";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), 175) << e.what();
     }
   }
 }
