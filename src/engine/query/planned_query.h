@@ -1,7 +1,7 @@
-// PlannedQuery: how a query reads a collection (one primary-key lookup, an index scan or a
-// collection scan), and the glue between the catalog and the QueryPlanner
-// (query_planner.h): the candidates are the collection's indexes with their multikey flags,
-// a hint forces one, a pinned `_id` is a point lookup (IDHACK).
+// PlannedQuery: how a query reads a collection (one primary-key lookup, an index scan, an
+// OR of index scans (or_stage.h) or a collection scan), and the glue between the catalog and the
+// QueryPlanner (query_planner.h): the candidates are the collection's indexes with their multikey
+// flags, a hint forces one, a pinned `_id` is a point lookup (IDHACK).
 //
 // The `_id` index is the record table itself (its keys are the `_id` index keys), and it is
 // a planner candidate like the secondary indexes: an `_id` equality is a point lookup, an
