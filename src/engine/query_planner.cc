@@ -659,14 +659,27 @@ std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort
     ++count;
   }
   if (count == 0 || count > kMaxOrPlanBranches) return std::nullopt;
+  // The other conditions as $and clauses: the plain ones in one clause, then a top-level
+  // $and's own clauses (one level, as plan_query and partial_filter_implied read them).
   const bson::Document rest = without_or(filter, and_clause);
+  bson::DocumentBuilder plain;
+  std::vector<bson::Value> rest_clauses;
+  for (const bson::Element& e : rest.view()) {
+    if (e.key == "$and" && e.value.is_array()) {
+      for (const bson::Element& clause : e.value.as_array()) rest_clauses.push_back(clause.value);
+    } else {
+      plain.append(e.key, e.value);
+    }
+  }
+  const bson::Document plain_conditions = plain.finish();
   OrPlan out;
   out.merge_sort = !sort.empty();
   for (const bson::Element& b : branches.as_array()) {
-    // The branch as its own query: {$and: [the other conditions, the branch]}.
+    // The branch as its own query: {$and: [the other conditions..., the branch]}.
     bson::DocumentBuilder q;
     q.open_array("$and");
-    q.push(rest.view());
+    q.push(plain_conditions.view());
+    for (const bson::Value& clause : rest_clauses) q.push(clause);
     q.push(b.value);
     q.close();
     bson::Document branch_filter = q.finish();

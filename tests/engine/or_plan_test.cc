@@ -154,6 +154,36 @@ TEST_F(OrPlans, TheOtherConditionsOfAnAndNarrowEveryBranch) {
   }
 }
 
+TEST_F(OrPlans, ABranchUsesAPartialIndexTheOtherConditionsImply) {
+  for (int i = 0; i < 40; ++i) {
+    DocumentBuilder d;
+    d.append("_id", i);
+    d.append("k", i % 10);
+    if (i % 4 == 0) d.append("hidden", true);
+    coll_.insert_one(d.finish().view());
+  }
+  coll_.create_index(J(R"({"k": 1, "_id": 1})"),
+                     J(R"({"partialFilterExpression": {"hidden": {"$exists": false}}})"));
+  for (
+      std::string_view json :
+      {R"({"hidden": {"$exists": false}, "$or": [{"k": {"$gt": 7}}, {"k": 7, "_id": {"$gt": 20}}]})",
+       R"({"$and": [{"hidden": {"$exists": false}},
+                     {"$or": [{"k": {"$gt": 7}}, {"k": 7, "_id": {"$gt": 20}}]}]})"}) {
+    SCOPED_TRACE(json);
+    Document filter = J(json);
+    FindOptions o;
+    o.sort = J(R"({"k": 1, "_id": 1})");
+    o.limit = 4;
+    Document ex = coll_.explain(filter.view(), o);
+    ASSERT_EQ(stage_of(ex, "queryPlanner.winningPlan.inputStage.stage"), "SORT_MERGE");
+    EXPECT_EQ(as_json(find(filter, o)), as_json(scanned(filter, o)));
+  }
+  // Without the partial filter's condition the index may miss documents: no union.
+  Document bare = J(R"({"$or": [{"k": {"$gt": 7}}, {"k": 7, "_id": {"$gt": 20}}]})");
+  EXPECT_EQ(stage_of(coll_.explain(bare.view(), FindOptions{}), "queryPlanner.winningPlan.stage"),
+            "COLLSCAN");
+}
+
 // The ExecutionStore's due timers in one query: a range and null (which also matches a
 // missing field) on one index.
 TEST_F(OrPlans, ARangeOrNullIsTwoRangesOfOneIndex) {
