@@ -543,6 +543,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     }
     IndexPlan plan;
     plan.candidate = c;
+    plan.score = score;
     plan.reverse = reverse;
     plan.provides_sort = provides_sort;
     plan.multikey = multikey;
@@ -590,6 +591,106 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
   }
   if (!best) return std::nullopt;
   return std::move(best->plan);
+}
+
+namespace {
+
+// The filter without its $or (the one of top-level $and clause `and_clause`, or the top-level
+// one): the conditions every branch is read together with.
+bson::Document without_or(bson::DocumentView filter, std::optional<size_t> and_clause) {
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : filter) {
+    if (!and_clause && e.key == "$or") continue;
+    if (and_clause && e.key == "$and" && e.value.is_array()) {
+      b.open_array("$and");
+      size_t i = 0;
+      for (const bson::Element& clause : e.value.as_array()) {
+        if (i++ != *and_clause || !clause.value.is_document()) {
+          b.push(clause.value);
+          continue;
+        }
+        b.push_document();
+        for (const bson::Element& c : clause.value.as_document()) {
+          if (c.key != "$or") b.append(c.key, c.value);
+        }
+        b.close();
+      }
+      b.close();
+      continue;
+    }
+    b.append(e.key, e.value);
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort,
+                              const std::vector<IndexCandidate>& candidates, int to_beat,
+                              bool explain_bounds, const Collation* collation) {
+  // Find the $or: at the top level, or in one of a top-level $and's clauses.
+  bson::Value branches;
+  std::optional<size_t> and_clause;
+  for (const bson::Element& e : filter) {
+    if (e.key == "$or") {
+      branches = e.value;
+      break;
+    }
+    if (e.key == "$and" && e.value.is_array()) {
+      size_t i = 0;
+      for (const bson::Element& clause : e.value.as_array()) {
+        if (clause.value.is_document()) {
+          bson::Value v = clause.value.as_document().get("$or");
+          if (!v.is_missing()) {
+            branches = v;
+            and_clause = i;
+            break;
+          }
+        }
+        ++i;
+      }
+      if (!branches.is_missing()) break;
+    }
+  }
+  if (!branches.is_array()) return std::nullopt;
+  size_t count = 0;
+  for (const bson::Element& b : branches.as_array()) {
+    if (!b.value.is_document()) return std::nullopt;
+    ++count;
+  }
+  if (count == 0 || count > kMaxOrPlanBranches) return std::nullopt;
+  // The other conditions as $and clauses: the plain ones in one clause, then a top-level
+  // $and's own clauses (one level, as plan_query and partial_filter_implied read them).
+  const bson::Document rest = without_or(filter, and_clause);
+  bson::DocumentBuilder plain;
+  std::vector<bson::Value> rest_clauses;
+  for (const bson::Element& e : rest.view()) {
+    if (e.key == "$and" && e.value.is_array()) {
+      for (const bson::Element& clause : e.value.as_array()) rest_clauses.push_back(clause.value);
+    } else {
+      plain.append(e.key, e.value);
+    }
+  }
+  const bson::Document plain_conditions = plain.finish();
+  OrPlan out;
+  out.merge_sort = !sort.empty();
+  for (const bson::Element& b : branches.as_array()) {
+    // The branch as its own query: {$and: [the other conditions..., the branch]}.
+    bson::DocumentBuilder q;
+    q.open_array("$and");
+    q.push(plain_conditions.view());
+    for (const bson::Value& clause : rest_clauses) q.push(clause);
+    q.push(b.value);
+    q.close();
+    bson::Document branch_filter = q.finish();
+    std::optional<IndexPlan> p = plan_query(branch_filter.view(), sort, candidates,
+                                            /*forced=*/false, explain_bounds, collation);
+    if (!p || p->score <= 0 || p->score <= to_beat) return std::nullopt;
+    out.merge_sort = out.merge_sort && p->provides_sort;
+    out.branches.push_back(std::move(*p));
+    out.filters.push_back(bson::Document::copy_of(b.value.as_document()));
+  }
+  return out;
 }
 
 }  // namespace mongostore::engine

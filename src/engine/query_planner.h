@@ -13,7 +13,8 @@
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
 //   - a sparse index is used only when a bounded condition cannot match null / missing, and a
 //     partial index only when the filter repeats every condition of its partial filter.
-// With no usable index the plan is a collection scan. Collations: see plan_query.
+// An $or whose every branch can use an index may instead be read as a union of index scans
+// (plan_or). With no usable index the plan is a collection scan. Collations: see plan_query.
 #pragma once
 
 #include <optional>
@@ -49,7 +50,25 @@ struct IndexPlan {
   bool multikey = false;
   /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}; only with `explain_bounds`.
   bson::Document bounds;
+  /// How narrow the plan is, to compare plans: 4 per equality field of the bounded prefix, 2
+  /// for a range field after them, 1 when it gives the sort; 0 when no field is bounded (the
+  /// index is read whole, for the sort or a hint).
+  int score = 0;
 };
+
+/// An $or read as the union of one index scan per branch (MongoDB's OR stage), or, when every
+/// branch's scan gives the requested sort, as their merge in sort order (SORT_MERGE), so a
+/// limit stops early. Both return each document once (from the first branch whose clause it
+/// matches); the executor re-checks the whole filter on every fetched document, so the
+/// branches' bounds only narrow the candidates.
+struct OrPlan {
+  std::vector<IndexPlan> branches;      // in the $or's order; `candidate` as plan_query's
+  std::vector<bson::Document> filters;  // each branch's own clause of the $or
+  bool merge_sort = false;
+};
+
+/// The most branches an $or may have to be planned as an OR: each branch opens a cursor.
+inline constexpr size_t kMaxOrPlanBranches = 64;
 
 /// The chosen index plan, or nullopt for a collection scan. With `forced` (a hint), the single
 /// candidate is always used: conditions it cannot bound become a scan of the whole index, and
@@ -63,6 +82,17 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
                                     const std::vector<IndexCandidate>& candidates,
                                     bool forced = false, bool explain_bounds = false,
                                     const Collation* collation = nullptr);
+
+/// The OR plan of `filter`'s $or (a top-level $or, or one inside a top-level $and), or nullopt
+/// when some branch cannot use an index or the plan would not beat `to_beat` (the score of
+/// the single-index plan, -1 for none). Each branch is planned by plan_query (never forced)
+/// as the branch's conditions together with the filter's other top-level conditions, so the
+/// collation, sparse and partial index rules are plan_query's; a branch must bound some field
+/// of its index and score above `to_beat`. With a `sort`, `merge_sort` says every branch's
+/// index order gives it. At most kMaxOrPlanBranches branches; the first $or found is planned.
+std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort,
+                              const std::vector<IndexCandidate>& candidates, int to_beat,
+                              bool explain_bounds = false, const Collation* collation = nullptr);
 
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one

@@ -1,8 +1,8 @@
 // The scans of a planned query, inside the caller's unit of work: IDHACK (one record
 // lookup), `_id` index scan (the record table over key ranges), index scan (IndexTable ranges, each
 // entry fetched from the record table and re-checked against the whole filter, a multikey index
-// deduplicated) and collection scan (the record table in `_id` order). Templates, so the visitor
-// inlines on the hot path.
+// deduplicated), OR plan (or_stage.h) and collection scan (the record table in `_id` order).
+// Templates, so the visitor inlines on the hot path.
 //
 // An index plan is checked again after its scan: a plan made before the snapshot began may
 // have trusted tight bounds on an index that became multikey, or read an index dropped (and
@@ -20,6 +20,7 @@
 #include "engine/catalog/collection_entry.h"
 #include "engine/operation_context.h"
 #include "engine/query/execution_stats.h"
+#include "engine/query/or_stage.h"
 #include "engine/query/planned_query.h"
 #include "engine/sort_spec.h"
 #include "engine/storage/index_table.h"
@@ -109,6 +110,18 @@ void scan(OperationContext& op, const CollectionEntry& entry, const Matcher& mat
   if (plan.index_plan && plan.id_index) {
     id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, stats);
     return;
+  }
+  if (plan.is_or()) {
+    std::deque<CursorHandle> cursors;
+    if (open_or_cursors(s, entry, plan, &cursors)) {
+      or_scan(s, c.get(), cursors, matcher, plan, visit, stats);
+      if (!plan_still_valid(entry, plan)) {
+        plan = plan_for(entry, matcher, plan.sort.view(), plan.hint);
+        throw WriteConflictException{};
+      }
+      return;
+    }
+    // An index was dropped since planning: fall back to the collection scan.
   }
   if (plan.index_plan) {
     CursorHandle ic(s, plan.index->table_uri);

@@ -16,15 +16,35 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
   query_results(op, std::string(db), std::string(coll), matcher, projection, options.sort.view(),
                 sort, options.skip, options.limit > 0 ? options.limit : -1, options.hint,
                 options.allow_disk_use, options.memory_limit_bytes, &stats, &plan);
-  if (plan.index_plan) {
+  if (plan.index_plan || plan.is_or()) {
     // The same plan again, with its bounds as text (plans leave them out: only explain shows
     // them).
     if (auto entry = collections_.lookup(db, coll)) {
       PlannedQuery described = plan_for(*entry, matcher, options.sort.view(), options.hint,
                                         /*explain_bounds=*/true);
-      if (described.index_plan) plan.index_plan->bounds = described.index_plan->bounds;
+      if (plan.index_plan && described.index_plan) {
+        plan.index_plan->bounds = described.index_plan->bounds;
+      }
+      if (plan.is_or() && described.or_branches.size() == plan.or_branches.size()) {
+        for (size_t b = 0; b < plan.or_branches.size(); ++b) {
+          plan.or_branches[b].plan.bounds = described.or_branches[b].plan.bounds;
+        }
+      }
     }
   }
+  // An IXSCAN stage's fields, as mongod's explain prints them.
+  auto ixscan = [](bson::DocumentBuilder& w, const IndexDescriptor& d, const IndexPlan& p) {
+    w.append("stage", "IXSCAN");
+    w.append("keyPattern", d.key_pattern());
+    w.append("indexName", d.name());
+    w.append("isMultiKey", p.multikey);
+    w.append("isUnique", d.unique());
+    w.append("isSparse", d.sparse());
+    w.append("isPartial", d.partial_filter().has_value());
+    if (d.collation() != nullptr) w.append("collation", d.collation()->spec().view());
+    w.append("direction", p.reverse ? "backward" : "forward");
+    w.append("indexBounds", p.bounds.view());
+  };
   bson::DocumentBuilder w;
   if (plan.id_key) {
     w.append("stage", "IDHACK");
@@ -32,16 +52,25 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
     const IndexDescriptor& d = plan.id_index ? id_index_descriptor() : plan.index->descriptor;
     w.append("stage", "FETCH");
     w.open_document("inputStage");
-    w.append("stage", "IXSCAN");
-    w.append("keyPattern", d.key_pattern());
-    w.append("indexName", d.name());
-    w.append("isMultiKey", plan.index_plan->multikey);
-    w.append("isUnique", d.unique());
-    w.append("isSparse", d.sparse());
-    w.append("isPartial", d.partial_filter().has_value());
-    if (d.collation() != nullptr) w.append("collation", d.collation()->spec().view());
-    w.append("direction", plan.index_plan->reverse ? "backward" : "forward");
-    w.append("indexBounds", plan.index_plan->bounds.view());
+    ixscan(w, d, *plan.index_plan);
+    w.close();
+  } else if (plan.is_or()) {
+    // mongod's shape: FETCH over an OR (or a SORT_MERGE) of the branches' IXSCANs.
+    w.append("stage", "FETCH");
+    w.open_document("inputStage");
+    if (plan.merge_sort) {
+      w.append("stage", "SORT_MERGE");
+      w.append("sortPattern", options.sort.view());
+    } else {
+      w.append("stage", "OR");
+    }
+    w.open_array("inputStages");
+    for (const PlannedBranch& b : plan.or_branches) {
+      w.push_document();
+      ixscan(w, b.id_index ? id_index_descriptor() : b.index->descriptor, b.plan);
+      w.close();
+    }
+    w.close();
     w.close();
   } else {
     w.append("stage", "COLLSCAN");

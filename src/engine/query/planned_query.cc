@@ -102,6 +102,23 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
   }
   q.index_plan =
       plan_query(matcher.filter(), sort, candidates, /*forced=*/false, explain_bounds, collation);
+  if (auto or_plan = plan_or(matcher.filter(), sort, candidates,
+                             q.index_plan ? q.index_plan->score : -1, explain_bounds, collation)) {
+    q.index_plan.reset();
+    q.merge_sort = or_plan->merge_sort;
+    MatcherOptions clause_options;
+    clause_options.collation = matcher.collation();
+    for (size_t i = 0; i < or_plan->branches.size(); ++i) {
+      PlannedBranch b;
+      b.id_index = or_plan->branches[i].candidate == 0;
+      if (!b.id_index) b.index = (*indexes)[or_plan->branches[i].candidate - 1];
+      b.plan = std::move(or_plan->branches[i]);
+      b.clause = std::make_shared<const Matcher>(
+          Matcher::compile(or_plan->filters[i].view(), clause_options));
+      q.or_branches.push_back(std::move(b));
+    }
+    return q;
+  }
   if (!q.index_plan) return q;
   if (q.index_plan->candidate == 0) {
     q.id_index = true;
@@ -112,10 +129,17 @@ PlannedQuery plan_for(const CollectionEntry& entry, const Matcher& matcher, bson
 }
 
 bool plan_still_valid(const CollectionEntry& entry, const PlannedQuery& plan) {
-  if (plan.id_index) return true;  // never multikey, and gone only with the collection
-  if (!plan.index_plan->multikey && plan.index->multikey.load()) return false;
-  auto indexes = entry.indexes();
-  return std::find(indexes->begin(), indexes->end(), plan.index) != indexes->end();
+  auto valid = [&](const IndexPlan& p, const std::shared_ptr<IndexEntry>& index, bool id_index) {
+    if (id_index) return true;  // never multikey, and gone only with the collection
+    if (!p.multikey && index->multikey.load()) return false;
+    auto indexes = entry.indexes();
+    return std::find(indexes->begin(), indexes->end(), index) != indexes->end();
+  };
+  if (plan.is_or()) {
+    return std::all_of(plan.or_branches.begin(), plan.or_branches.end(),
+                       [&](const PlannedBranch& b) { return valid(b.plan, b.index, b.id_index); });
+  }
+  return valid(*plan.index_plan, plan.index, plan.id_index);
 }
 
 }  // namespace mongostore::engine

@@ -231,9 +231,9 @@ std::optional<IndexCursorState> QueryExecutor::start_index_cursor(const std::str
   auto entry = collections_.lookup(db, coll);
   if (!entry) return std::nullopt;
   PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
-  if (!plan.index_plan) return std::nullopt;
+  if (!plan.index_plan && !plan.is_or()) return std::nullopt;
   if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
-  return IndexCursorState{std::move(entry), std::move(plan), IndexScanPosition()};
+  return IndexCursorState{std::move(entry), std::move(plan), IndexScanPosition(), OrScanPosition()};
 }
 
 std::vector<bson::Document> QueryExecutor::read_index_batch(
@@ -243,26 +243,38 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
   const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
   check_not_dropped(*entry);
   IndexScanPosition position;
+  OrScanPosition or_position;
   int64_t to_skip = 0, left = 0;
   bool finished = false;
+  const PlannedQuery& plan = cursor->plan;
   write_conflict_retry(op, kRead, [&] {
     WT_SESSION* s = op.session();
     out.clear();
     position = cursor->position;  // a retried snapshot starts from the same place
+    or_position = cursor->or_position;
     to_skip = *skip;
     left = *remaining;
     finished = true;
     CursorHandle c(s, entry->table_uri);
     if (!c || entry->dropped.load()) throw_collection_dropped(*entry);
-    std::optional<CursorHandle> ic;
-    if (!cursor->plan.id_index) {
-      ic.emplace(s, cursor->plan.index->table_uri);
+    // Each index the plan reads must still be there (and open).
+    auto check_index = [&](const std::shared_ptr<IndexEntry>& index, const CursorHandle& ic) {
       auto indexes = entry->indexes();
-      if (!*ic ||
-          std::find(indexes->begin(), indexes->end(), cursor->plan.index) == indexes->end()) {
-        throw Error(175, "query plan killed :: caused by :: index '" +
-                             cursor->plan.index->descriptor.name() + "' dropped");
+      if (!ic || std::find(indexes->begin(), indexes->end(), index) == indexes->end()) {
+        throw Error(175, "query plan killed :: caused by :: index '" + index->descriptor.name() +
+                             "' dropped");
       }
+    };
+    std::optional<CursorHandle> ic;
+    std::deque<CursorHandle> or_cursors;
+    if (plan.is_or()) {
+      open_or_cursors(s, *entry, plan, &or_cursors);
+      for (size_t b = 0; b < or_cursors.size(); ++b) {
+        if (!plan.or_branches[b].id_index) check_index(plan.or_branches[b].index, or_cursors[b]);
+      }
+    } else if (!plan.id_index) {
+      ic.emplace(s, plan.index->table_uri);
+      check_index(plan.index, *ic);
     }
     ExecutionStats stats;
     auto visit = [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
@@ -279,14 +291,16 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
       }
       return true;
     };
-    if (cursor->plan.id_index) {
-      id_index_scan(s, c.get(), matcher, *cursor->plan.index_plan, visit, &stats, &position);
+    if (plan.is_or()) {
+      or_scan(s, c.get(), or_cursors, matcher, plan, visit, &stats, &or_position);
+    } else if (plan.id_index) {
+      id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, &stats, &position);
     } else {
-      index_scan(s, c.get(), ic->get(), matcher, *cursor->plan.index_plan, visit, &stats,
-                 &position);
+      index_scan(s, c.get(), ic->get(), matcher, *plan.index_plan, visit, &stats, &position);
     }
   });
   cursor->position = std::move(position);
+  cursor->or_position = std::move(or_position);
   *skip = to_skip;
   *remaining = left;
   *done = finished || left == 0;

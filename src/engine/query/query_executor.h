@@ -18,6 +18,7 @@
 #include "engine/catalog/collection_catalog.h"
 #include "engine/operation_context.h"
 #include "engine/query/execution_stats.h"
+#include "engine/query/or_stage.h"
 #include "engine/query/planned_query.h"
 #include "engine/sort_spec.h"
 #include "engine/storage/index_table.h"
@@ -32,11 +33,13 @@ class MultiDocumentTransaction;
 
 class WiredTigerConnection;
 
-/// A find cursor reading through an index: its plan and where the scan stands.
+/// A find cursor reading through an index (or the indexes of an OR plan): its plan and where
+/// the scan stands.
 struct IndexCursorState {
   std::shared_ptr<CollectionEntry> collection;  // the collection the cursor reads for its life
   PlannedQuery plan;
   IndexScanPosition position;
+  OrScanPosition or_position;  // for an OR plan
 };
 
 class QueryExecutor {
@@ -90,7 +93,7 @@ class QueryExecutor {
                                          std::shared_ptr<CollectionEntry>* collection,
                                          std::string* last_key, bool* started, int64_t* skip,
                                          int64_t* remaining, size_t batch_size, bool* done);
-  /// The index cursor of a find that reads in index order, or nullopt.
+  /// The index cursor of a find that reads in index order (or an OR plan's), or nullopt.
   std::optional<IndexCursorState> start_index_cursor(const std::string& db, const std::string& coll,
                                                      const Matcher& matcher,
                                                      bson::DocumentView sort_spec,
