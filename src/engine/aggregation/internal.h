@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,10 +34,29 @@ using bson::Value;
 
 template <class T>
 OwnedValue make_value(T&& v) {
-  bson::DocumentBuilder b;
-  b.append("", std::forward<T>(v));
-  Document d = b.finish();
-  return OwnedValue(d.get(""));
+  using D = std::remove_cvref_t<T>;
+  // Numbers, bools and null (most of what arithmetic and comparisons produce) are written
+  // straight into the OwnedValue: no builder, no intermediate document. The bytes are the
+  // host's, little-endian as BSON's (the builder writes them the same way).
+  if constexpr (std::is_same_v<D, double> || std::is_same_v<D, int64_t> ||
+                std::is_same_v<D, int32_t>) {
+    constexpr BsonType type = std::is_same_v<D, double>    ? BsonType::kDouble
+                              : std::is_same_v<D, int64_t> ? BsonType::kInt64
+                                                           : BsonType::kInt32;
+    uint8_t bytes[sizeof(D)];
+    std::memcpy(bytes, &v, sizeof(D));
+    return OwnedValue(Value(type, bytes, sizeof(D)));
+  } else if constexpr (std::is_same_v<D, bool>) {
+    const uint8_t byte = v ? 1 : 0;
+    return OwnedValue(Value(BsonType::kBool, &byte, 1));
+  } else if constexpr (std::is_same_v<D, bson::Null>) {
+    return OwnedValue(Value(BsonType::kNull, nullptr, 0));
+  } else {
+    bson::DocumentBuilder b;
+    b.append("", std::forward<T>(v));
+    Document d = b.finish();
+    return OwnedValue(d.get(""));
+  }
 }
 inline OwnedValue null_value() {
   return make_value(bson::Null{});
