@@ -164,6 +164,11 @@ CanonicalJson exact_json(const std::vector<std::shared_ptr<const CondNode>>& exa
     one.emplace_back(static_cast<int64_t>(c->op));
     if (c->kind == CondNode::Kind::kExactField) one.emplace_back(c->rhs.describe());
     for (const Value& v : c->values) one.emplace_back(v.as<Rational>().to_string());
+    // Field factors only where there are some, so other queries keep their fingerprint.
+    if (c->lhs_factor || c->rhs_factor) {
+      one.emplace_back(c->lhs_factor ? c->lhs_factor->describe() : std::string());
+      one.emplace_back(c->rhs_factor ? c->rhs_factor->describe() : std::string());
+    }
     out.emplace_back(std::move(one));
   }
   return CanonicalJson(std::move(out));
