@@ -61,6 +61,11 @@ struct SearchOptions {
   bool only_latest = false;
   /// Only main records: alternatives (save_alternative) are hidden.
   bool only_main_alt = true;
+  /// page() with exact comparisons (or only_latest served by index ranges) reads candidates
+  /// and drops the ones the client rejects; one call reads at most this many (or size + 1,
+  /// if more). When it runs out, the page is short (possibly empty) and its next token
+  /// continues after the last candidate read. Bounds the work of a call, not of a total.
+  int64_t page_candidate_budget = 100'000;
 };
 
 enum class Nulls { kFirst, kLast };
