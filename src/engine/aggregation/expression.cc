@@ -164,6 +164,35 @@ class EagerNode : public ExprNode {
   EagerFn fn_;
 };
 
+class ReadingNode : public ExprNode {
+ public:
+  ReadingNode(std::string name, std::vector<ExprPtr> args, ReadingFn fn)
+      : name_(std::move(name)), args_(std::move(args)), fn_(std::move(fn)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    PooledVector<OwnedValue> held_lease;
+    PooledVector<Value> values_lease;
+    std::vector<OwnedValue>& held = held_lease.get();
+    std::vector<Value>& values = values_lease.get();
+    // Reserved, so no view into a held value moves while the others are evaluated.
+    held.reserve(args_.size());
+    values.reserve(args_.size());
+    for (const ExprPtr& e : args_) {
+      std::optional<Value> v = e->view(ctx);
+      if (!v) {
+        held.push_back(e->eval(ctx));
+        v = held.back().view();
+      }
+      values.push_back(*v);
+    }
+    return fn_(name_, std::span<const Value>(values));
+  }
+
+ private:
+  std::string name_;
+  std::vector<ExprPtr> args_;
+  ReadingFn fn_;
+};
+
 class LetNode : public ExprNode {
  public:
   LetNode(std::vector<std::pair<std::string, ExprPtr>> vars, ExprPtr in)
@@ -324,6 +353,14 @@ void check_arity(std::string_view name, size_t n, int min, int max) {
                     " arguments, and at most " + std::to_string(max) + ". " + std::to_string(n) +
                     " were passed in.");
   }
+}
+
+void add_reading(OperatorTable& t, std::string name, int min, int max, ReadingFn fn) {
+  t[name] = [min, max, fn](std::string_view op, const Value& args) -> ExprPtr {
+    std::vector<ExprPtr> parsed = parse_args(args);
+    check_arity(op, parsed.size(), min, max);
+    return std::make_shared<ReadingNode>(std::string(op), std::move(parsed), fn);
+  };
 }
 
 void add_eager(OperatorTable& t, std::string name, int min, int max, EagerFn fn) {

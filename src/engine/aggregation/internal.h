@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -154,6 +155,12 @@ using OperatorTable = std::map<std::string, OperatorParser, std::less<>>;
 /// A node whose arguments are all evaluated eagerly and handed to `fn`.
 using EagerFn = std::function<OwnedValue(std::string_view name, std::vector<OwnedValue>& args)>;
 ExprPtr make_eager(std::string name, std::vector<ExprPtr> args, EagerFn fn);
+/// An operator that only reads its arguments, during the call: each is read in place where
+/// its node can give a view (a literal, a path into the document, a variable), else
+/// evaluated and held for the call. Saves a copy per argument over an eager operator.
+using ReadingFn = std::function<OwnedValue(std::string_view name, std::span<const Value> args)>;
+/// Registers a reading operator with an arity check: `min`..`max` args (max < 0: unbounded).
+void add_reading(OperatorTable& t, std::string name, int min, int max, ReadingFn fn);
 /// Registers an eager operator with an arity check: `min`..`max` args (max < 0: unbounded).
 void add_eager(OperatorTable& t, std::string name, int min, int max, EagerFn fn);
 void check_arity(std::string_view name, size_t n, int min, int max);
