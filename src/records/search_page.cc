@@ -13,6 +13,11 @@
 // limit (keyset_segments.h), served by the compound index ensure_page_index creates: a page
 // costs O(size · log n) wherever it is. Otherwise the seek is one $expr over computed null
 // ranks, which no index serves: each page then sorts every matching row (a top-k sort).
+//
+// Rows the client drops (exact comparisons, superseded versions under only_latest) make a
+// page read batches until it is full; SearchOptions::page_candidate_budget bounds the
+// candidates one call reads, after which the page is short and its token continues after
+// the last candidate examined.
 #include <algorithm>
 #include <set>
 

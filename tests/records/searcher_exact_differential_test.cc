@@ -405,10 +405,10 @@ std::vector<int64_t> sids_of(Searcher& search) {
 }
 
 // A field factor times a field, where one of them is subnormal as a double: 10^-312 ·
-// 10^302 is exactly 10^-10, but the double of 10^-312 is off by a relative 10^-11, far more
+// 10^302 is exactly 10^-10, but the double of 10^-312 is off by a relative 10^-12, far more
 // than rounding's 2^-53, so the server's product misses 10^-10 by about 1.5·10^-22, beyond
 // S·2^-48 (7·10^-25). The window's M term (the magnitudes of a two-field side's columns
-// times 2^-1060) keeps the row; a window of S·2^-48 alone drops it for == and >=. A second
+// times 2^-1060) keeps the row; a window of S·2^-48 alone drops it. A second
 // row whose factor differs from 10^-312 by a relative 10^-30 has the same doubles: the
 // window keeps it too and the client drops it.
 TEST_P(ExactDifferential, FieldFactorWindowCoversASubnormalFactor) {

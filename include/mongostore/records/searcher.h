@@ -147,9 +147,9 @@ struct ResultPage {
 /// client, and superseded versions a page under only_latest reads) are transferred too, so
 /// `rows_transferred` minus the rows returned is the prefilter's waste. A page reads size + 1
 /// rows (the extra one tells whether there is more) plus the rows the client drops among
-/// them, and one for its total (with exact comparisons: every candidate, verified). Records
-/// named by record outputs are then fetched by sid through the store's identity cache, which
-/// is not counted here.
+/// them, at most SearchOptions::page_candidate_budget in all, and one for its total (with exact
+/// comparisons: every candidate, verified). Records named by record outputs are then fetched by sid
+/// through the store's identity cache, which is not counted here.
 struct SearchStats {
   int64_t queries = 0;
   int64_t rows_transferred = 0;
