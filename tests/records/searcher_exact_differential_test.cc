@@ -34,6 +34,18 @@ inline auto declare_record(Tag<ExactSample>) {
       .dedup(Dedup::kNone);
 }
 
+// A record referring to an ExactSample, for factors reached through a reference.
+struct ExactHolder {
+  std::shared_ptr<const ExactSample> base;
+  std::optional<Rational> y;
+};
+inline auto declare_record(Tag<ExactHolder>) {
+  return record<ExactHolder>("mongostore.tests.ExactHolder",
+                             field("base", &ExactHolder::base, nullable),
+                             field("y", &ExactHolder::y))
+      .dedup(Dedup::kNone);
+}
+
 namespace {
 
 enum class Tri { kTrue, kFalse, kUnknown };
@@ -457,6 +469,36 @@ TEST_P(ExactDifferential, IntFieldFactorsAndNullFactors) {
   EXPECT_EQ(search.count(), 2);
   // The null factor's row is not even a candidate; the 5 · -7/3 row is outside the window.
   EXPECT_EQ(search.stats().rows_transferred, 2);
+}
+
+// A factor through a reference: base.n · y == 6 and y == base.p · base.n (the factor and the
+// operand on another record, the filter after the $lookup); a null reference is unknown.
+TEST_P(ExactDifferential, FieldFactorsThroughAReference) {
+  RecordStore store = open();
+  auto base = [](std::optional<Rational> p, std::optional<int64_t> n) {
+    return std::make_shared<const ExactSample>(ExactSample{p, std::nullopt, std::nullopt, n});
+  };
+  int64_t a = store.save(ExactHolder{base(Rational(1, 3), 3), Rational(2)});
+  store.save(ExactHolder{base(Rational(1, 3), 4), Rational(2)});
+  int64_t c = store.save(ExactHolder{base(Rational(2, 3), 9), Rational(6)});
+  store.save(ExactHolder{nullptr, Rational(2)});
+  store.save(ExactHolder{base(Rational(1, 3), std::nullopt), Rational(2)});
+  {
+    Searcher search = store.searcher();
+    Var h = search.variable<ExactHolder>();
+    search.add(h.field("y").scaled(h.field("base").field("n"), CompareOp::kEq, Rational(6)));
+    search.output(h.sid(), "sid");
+    EXPECT_EQ(sids_of(search), std::vector<int64_t>({a}));
+  }
+  {
+    Searcher search = store.searcher();
+    Var h = search.variable<ExactHolder>();
+    search.add(h.field("y").scaled(Rational(1), CompareOp::kEq, h.field("base").field("p"),
+                                   h.field("base").field("n")));
+    search.output(h.sid(), "sid");
+    EXPECT_EQ(sids_of(search), std::vector<int64_t>({c}));
+    EXPECT_EQ(search.count(), 1);
+  }
 }
 
 TEST_P(ExactDifferential, FieldFactorsMustBeNumberFields) {
