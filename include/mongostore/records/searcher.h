@@ -192,7 +192,10 @@ class Searcher {
   /// with more than one variable, add_sort, an offset or a limit; PaginationCursorError for a
   /// token that is malformed, tampered with, of another query, or not signed by this store
   /// (tokens carry an HMAC under a key kept in the store's metadata collection, made by the
-  /// store's first page).
+  /// store's first page). With exact comparisons a call reads at most
+  /// SearchOptions::page_candidate_budget candidates: the page may then be short, even
+  /// empty, with a next (or, backward, previous) token that continues after the last
+  /// candidate read; page on while there is a token.
   ResultPage page(int64_t size, const std::vector<PageOrder>& order_by,
                   const std::optional<std::string>& cursor = std::nullopt,
                   bool include_total = false);
