@@ -434,17 +434,31 @@ std::vector<uint8_t> Document::release() {
 
 OwnedValue::OwnedValue() = default;
 
-OwnedValue::OwnedValue(Value v) {
-  if (v.is_missing()) return;
-  DocumentBuilder b;
-  b.append("", v);
-  holder_ = b.finish();
+namespace {
+// The holder of an OwnedValue: the one-element document {"": v}, written in one allocation
+// (expression evaluation makes one per intermediate value, so a builder's three allocations
+// and a parse on every view() were most of the cost of a small arithmetic expression).
+Document owned_holder(const Value& v) {
+  if (v.is_missing()) return Document();
+  const uint32_t size = 4 + 1 + 1 + v.size() + 1;  // length, type, "" key, value, terminator
+  std::vector<uint8_t> bytes(size);
+  std::memcpy(bytes.data(), &size, 4);
+  bytes[4] = static_cast<uint8_t>(v.type());
+  bytes[5] = 0;
+  if (v.size() != 0) std::memcpy(bytes.data() + 6, v.data(), v.size());
+  bytes[size - 1] = 0;
+  return Document::adopt(std::move(bytes));
 }
+}  // namespace
+
+OwnedValue::OwnedValue(Value v) : holder_(owned_holder(v)) {}
 
 Value OwnedValue::view() const {
-  auto it = holder_.begin();
-  if (it == holder_.end()) return Value();
-  return it->value;
+  // The holder is always owned_holder's layout (or the empty document: missing), so the
+  // value is read in place rather than by iterating.
+  if (holder_.size() <= 5) return Value();
+  const uint8_t* d = holder_.data();
+  return Value(static_cast<BsonType>(d[4]), d + 6, static_cast<uint32_t>(holder_.size() - 7));
 }
 
 }  // namespace mongostore::bson

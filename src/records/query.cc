@@ -165,18 +165,30 @@ Condition FieldRef::exact(CompareOp op, Rational value) const {
   return Condition(node(std::move(n)));
 }
 
-Condition FieldRef::scaled(Rational factor, CompareOp op, Rational value) const {
+ScaleFactor::ScaleFactor(const FieldRef& field) : field_(field.path()) {
+  // A factor is multiplied on the server (its query column) and exactly on the client (its
+  // decoded value): a number field, not a list of them.
+  const FieldSchema* f = field_->field_schema();
+  if (!f || (f->type.kind != FieldKind::kRational && f->type.kind != FieldKind::kFloat &&
+             f->type.kind != FieldKind::kInt)) {
+    throw SchemaError(field_->describe() +
+                      ": a scaled comparison's factor must be a rational, float or int field");
+  }
+}
+
+Condition FieldRef::scaled(const ScaleFactor& factor, CompareOp op, Rational value) const {
   check_exact_field(path_);
   CondNode n;
   n.kind = CondNode::Kind::kExact;
   n.op = op;
   n.lhs = path_;
-  n.values = {Value(std::move(value)), Value(std::move(factor))};
+  n.lhs_factor = factor.field();
+  n.values = {Value(std::move(value)), Value(factor.literal())};
   return Condition(node(std::move(n)));
 }
 
-Condition FieldRef::scaled(Rational factor, CompareOp op, const FieldRef& other,
-                           Rational other_factor) const {
+Condition FieldRef::scaled(const ScaleFactor& factor, CompareOp op, const FieldRef& other,
+                           const ScaleFactor& other_factor) const {
   check_exact_field(path_);
   check_exact_field(other.path_);
   CondNode n;
@@ -184,7 +196,9 @@ Condition FieldRef::scaled(Rational factor, CompareOp op, const FieldRef& other,
   n.op = op;
   n.lhs = path_;
   n.rhs = other.path_;
-  n.values = {Value(std::move(factor)), Value(std::move(other_factor))};
+  n.lhs_factor = factor.field();
+  n.rhs_factor = other_factor.field();
+  n.values = {Value(factor.literal()), Value(other_factor.literal())};
   return Condition(node(std::move(n)));
 }
 

@@ -266,29 +266,58 @@ CompareOp mirrored(CompareOp op) {
   }
 }
 
-// The server prefilter of `a · x op b · y` (x, y fields): an error-bounded window on the
-// stored nearest doubles that keeps every row where the exact comparison holds.
+// The server prefilter of a scaled comparison `a · X op b · Y`, where a and b are rational
+// literals and X and Y are each a product of zero, one or two fields (`f · x` with a field
+// factor f): an error-bounded window on the stored nearest doubles that keeps every row
+// where the exact comparison holds.
 //
-// The factors are first divided by max(|a|, |b|), which changes no comparison: the larger
+// The literals are first divided by max(|a|, |b|), which changes no comparison: the larger
 // becomes ±1 and the smaller lies in [-1, 1]. Their doubles A, B are then exact or within a
 // relative u = 2^-53 of them (when the smaller one is a nonzero value below the smallest
-// normal double, no window is claimed: the prefilter is "both known"). Each stored column
-// dx is x rounded to nearest: |dx - x| <= u|x| + 2^-1075. The server computes P = A·dx,
-// Q = B·dy, D = P - Q and S = |P| + |Q|, each rounded once; expanding the roundings gives
-// |D - (a'x - b'y)| <= 7u·S + 2^-1072 (u² terms included, |A|, |B| <= 1). The window's
-// tolerance is tol = S·2^-48 + 2^-1060, more than four times that bound even after tol's own
-// roundings (2^-48 = 32u). So where a'x - b'y = 0, |D| <= tol; where it is < 0 (or <= 0),
-// D <= tol; where it is > 0 (or >= 0), -D <= tol. When P or Q overflows, S is infinite and
-// the row is kept (S == +inf): the client decides. `!=` keeps every row with both known.
-Document scaled_window(const CondNode& n, QueryPaths& paths) {
-  std::string cx = "$" + paths.column(n.lhs), cy = "$" + paths.column(n.rhs);
-  auto known_expr = [](const std::string& p) {
-    return make_document("$gt", make_array(p, bson::Null{}));
-  };
-  std::vector<Document> all = {known_expr(cx), known_expr(cy)};
-  const Rational& a = n.values[0].as<Rational>();
-  const Rational& b = n.values[1].as<Rational>();
-  bool windowed = n.op != CompareOp::kNe && (a.sign() != 0 || b.sign() != 0);
+// normal double, no window is claimed: the prefilter is "every operand known"). Each stored
+// column d is its field's value t rounded to nearest (an int's column converts to the
+// nearest double when multiplied): |d - t| <= u|t| + 2^-1075. The server computes each side
+// as P = A·dx or P = (A·df)·dx (a field factor first), then D = P - Q and S = |P| + |Q|,
+// each operation rounded once. Expanding the roundings (with |A|, |B| <= 1):
+//   - a side of one field: |P - a'x| <= 3u|P| + 2·2^-1075 (u² terms included);
+//   - a side of two fields: |P - a'fx| <= 5.01u|P| + 2^-1075·(3.1(|df| + |dx|) + 1.1): a
+//     subnormal error in one factor is multiplied by the other, so it is not relative;
+//   - D adds u(|P| + |Q|) <= 1.01u·S (a subtraction with a subnormal result is exact).
+// So |D - (a'X - b'Y)| <= 6.02u·S + 2^-1075·(3.1·M + 2.2), M the sum of |d| over the
+// columns of two-field sides (0 without one). The window's tolerance is
+// tol = S·2^-48 + M·2^-1060 + 2^-1060: 2^-48 = 32u, more than five times 6.02u, and
+// 2^-1060 = 2^15 · 2^-1075, which covers the rest even after tol's own roundings (each of
+// its terms is within 2^-1075 absolute or a relative u of its value, all of them positive).
+// So where a'X - b'Y = 0, |D| <= tol; where it is < 0 (or <= 0), D <= tol; where it is > 0
+// (or >= 0), -D <= tol. When a product overflows, S is infinite and the row is kept
+// (S == +inf): the client decides (M may overflow too: tol is then infinite, the row kept).
+// `!=` keeps every row with every operand known.
+//
+// The columns, P and Q, and S are each computed once per row ($let): the expression runs
+// on every candidate row, so its size is the prefilter's cost.
+struct ScaledSide {
+  Rational literal;
+  std::vector<std::string> columns;  // 0, 1 or 2 query columns (factor first)
+};
+
+Document scaled_window(CompareOp op, const ScaledSide& lhs, const ScaledSide& rhs) {
+  auto var = [](const std::string& name) { return "$$" + name; };
+  // The columns as variables c0, c1, ... (lhs's first).
+  DocumentBuilder columns;
+  std::vector<std::string> names;
+  for (const ScaledSide* side : {&lhs, &rhs}) {
+    for (const std::string& c : side->columns) {
+      names.push_back("httk_c" + std::to_string(names.size()));
+      columns.append(names.back(), "$" + c);
+    }
+  }
+  std::vector<Document> all;
+  for (const std::string& n : names) {
+    all.push_back(make_document("$gt", make_array(var(n), bson::Null{})));
+  }
+  const Rational& a = lhs.literal;
+  const Rational& b = rhs.literal;
+  bool windowed = op != CompareOp::kNe && (a.sign() != 0 || b.sign() != 0);
   double A = 0, B = 0;
   if (windowed) {
     Rational scale = std::max(a.abs(), b.abs());
@@ -301,38 +330,72 @@ Document scaled_window(const CondNode& n, QueryPaths& paths) {
     windowed = !tiny(an, A) && !tiny(bn, B);
   }
   if (windowed) {
-    Document P = make_document("$multiply", make_array(A, cx));
-    Document Q = make_document("$multiply", make_array(B, cy));
-    Document S =
-        make_document("$add", make_array(make_document("$abs", P), make_document("$abs", Q)));
-    Document tol = make_document(
-        "$add", make_array(make_document("$multiply", make_array(S, 0x1p-48)), 0x1p-1060));
-    Document window;
-    switch (n.op) {
+    // P and Q: the literal times each column in turn (a factor column first).
+    size_t next = 0;
+    std::vector<std::string> absolute;  // the columns of two-field sides, for M
+    DocumentBuilder pq;
+    auto side_product = [&](std::string_view as, double literal, const ScaledSide& side) {
+      if (side.columns.empty()) {
+        pq.append(as, literal);
+        return;
+      }
+      Document acc;
+      for (size_t i = 0; i < side.columns.size(); ++i) {
+        const std::string& n = names[next++];
+        if (side.columns.size() > 1) absolute.push_back(n);
+        acc = i == 0 ? make_document("$multiply", make_array(literal, var(n)))
+                     : make_document("$multiply", make_array(acc, var(n)));
+      }
+      pq.append(as, acc);
+    };
+    side_product("httk_p", A, lhs);
+    side_product("httk_q", B, rhs);
+    Document S = make_document("$add", make_array(make_document("$abs", var("httk_p")),
+                                                  make_document("$abs", var("httk_q"))));
+    Document tol_terms = [&] {
+      DocumentBuilder t;
+      t.open_array("$add");
+      t.push(make_document("$multiply", make_array(var("httk_s"), 0x1p-48)));
+      if (!absolute.empty()) {
+        DocumentBuilder m;
+        m.open_array("$add");
+        for (const std::string& n : absolute) m.push(make_document("$abs", var(n)));
+        m.close();
+        t.push(make_document("$multiply", make_array(m.finish(), 0x1p-1060)));
+      }
+      t.push(0x1p-1060);
+      t.close();
+      return t.finish();
+    }();
+    Document difference;
+    switch (op) {
       case CompareOp::kEq:
-        window = make_document(
-            "$lte",
-            make_array(make_document("$abs", make_document("$subtract", make_array(P, Q))), tol));
+        difference = make_document(
+            "$abs", make_document("$subtract", make_array(var("httk_p"), var("httk_q"))));
         break;
       case CompareOp::kLt:
       case CompareOp::kLe:
-        window =
-            make_document("$lte", make_array(make_document("$subtract", make_array(P, Q)), tol));
+        difference = make_document("$subtract", make_array(var("httk_p"), var("httk_q")));
         break;
       default:  // kGt, kGe
-        window =
-            make_document("$lte", make_array(make_document("$subtract", make_array(Q, P)), tol));
+        difference = make_document("$subtract", make_array(var("httk_q"), var("httk_p")));
         break;
     }
+    Document window = make_document("$lte", make_array(difference, tol_terms));
     Document overflow =
-        make_document("$eq", make_array(S, std::numeric_limits<double>::infinity()));
-    all.push_back(make_document("$or", make_array(overflow, window)));
+        make_document("$eq", make_array(var("httk_s"), std::numeric_limits<double>::infinity()));
+    Document inner =
+        make_document("$let", make_document("vars", make_document("httk_s", S), "in",
+                                            make_document("$or", make_array(overflow, window))));
+    all.push_back(make_document("$let", make_document("vars", pq.finish(), "in", inner)));
   }
   DocumentBuilder e;
   e.open_array("$and");
   for (const Document& d : all) e.push(d);
   e.close();
-  return make_document("$expr", e.finish());
+  if (names.empty()) return make_document("$expr", e.finish());
+  return make_document(
+      "$expr", make_document("$let", make_document("vars", columns.finish(), "in", e.finish())));
 }
 
 }  // namespace
@@ -554,6 +617,13 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
       // searcher refuses it under | and ~), so FALSE is never used. A scaled form
       // `a · x op c` is `x op c / a` (the comparison flips for a negative a); with a = 0 it
       // holds for every known x or for none, so its prefilter is "known".
+      if (n.lhs_factor) {
+        // `f · x op c` with a field factor: the window of a product (scaled_window).
+        ScaledSide lhs{Rational(1), {paths.column(*n.lhs_factor), paths.column(n.lhs)}};
+        ScaledSide rhs{n.values[0].as<Rational>(), {}};
+        if (n.values.size() > 1) lhs.literal = n.values[1].as<Rational>();
+        return {scaled_window(n.op, lhs, rhs), never_filter()};
+      }
       std::string col = paths.column(n.lhs);
       CompareOp op = n.op;
       Value bound = n.values[0];
@@ -585,8 +655,18 @@ CompiledCondition compile_condition(const CondNode& n, QueryPaths& paths,
       }
       return {Document(), never_filter()};
     }
-    case K::kExactField:
-      return {scaled_window(n, paths), never_filter()};
+    case K::kExactField: {
+      auto side = [&](const Value& literal, const std::optional<FieldPath>& factor,
+                      const FieldPath& field) {
+        ScaledSide out{literal.as<Rational>(), {}};
+        if (factor) out.columns.push_back(paths.column(*factor));
+        out.columns.push_back(paths.column(field));
+        return out;
+      };
+      return {scaled_window(n.op, side(n.values[0], n.lhs_factor, n.lhs),
+                            side(n.values[1], n.rhs_factor, n.rhs)),
+              never_filter()};
+    }
     case K::kString: {
       bool string_path =
           n.lhs.end == PathEnd::kContentId ||

@@ -13,6 +13,11 @@
 // limit (keyset_segments.h), served by the compound index ensure_page_index creates: a page
 // costs O(size · log n) wherever it is. Otherwise the seek is one $expr over computed null
 // ranks, which no index serves: each page then sorts every matching row (a top-k sort).
+//
+// Rows the client drops (exact comparisons, superseded versions under only_latest) make a
+// page read batches until it is full; SearchOptions::page_candidate_budget bounds the
+// candidates one call reads, after which the page is short and its token continues after
+// the last candidate examined.
 #include <algorithm>
 #include <set>
 
@@ -164,6 +169,11 @@ CanonicalJson exact_json(const std::vector<std::shared_ptr<const CondNode>>& exa
     one.emplace_back(static_cast<int64_t>(c->op));
     if (c->kind == CondNode::Kind::kExactField) one.emplace_back(c->rhs.describe());
     for (const Value& v : c->values) one.emplace_back(v.as<Rational>().to_string());
+    // Field factors only where there are some, so other queries keep their fingerprint.
+    if (c->lhs_factor || c->rhs_factor) {
+      one.emplace_back(c->lhs_factor ? c->lhs_factor->describe() : std::string());
+      one.emplace_back(c->rhs_factor ? c->rhs_factor->describe() : std::string());
+    }
     out.emplace_back(std::move(one));
   }
   return CanonicalJson(std::move(out));
@@ -350,24 +360,37 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
     }
     return plan.exact.empty() || verified(plan, d.view());
   };
+  // The work is bounded: at most `budget` candidates are read (transferred and examined)
+  // per call. When it runs out before the page is full, the page holds the rows verified so
+  // far and its token in the reading direction anchors at the last candidate examined, so
+  // the next call continues right after it: no row is repeated or lost, only the page is
+  // short (possibly empty).
+  const int64_t wanted = size + 1;
+  const int64_t budget = std::max(options.page_candidate_budget, wanted);
   std::optional<KeysetAnchor> anchor;
   if (token) anchor = KeysetAnchor{token->anchors.view(), token->sid, token->forward};
-  const int64_t wanted = size + 1;
-  int64_t batch = wanted;
+  int64_t batch = wanted, examined = 0;
+  bool out_of_budget = false;
   std::vector<Document> docs;
-  Document batch_anchor;
+  Document batch_anchor, last_examined;
   for (bool first = true;; first = false) {
-    std::vector<Document> got = candidates(anchor, batch, first && explains);
-    bool exhausted = static_cast<int64_t>(got.size()) < batch;
-    Document last = got.empty() ? Document() : got.back();
+    int64_t ask = std::min(batch, budget - examined);
+    std::vector<Document> got = candidates(anchor, ask, first && explains);
+    bool exhausted = static_cast<int64_t>(got.size()) < ask;
     for (Document& d : got) {
       if (static_cast<int64_t>(docs.size()) >= wanted) break;
+      ++examined;
+      last_examined = d;
       if (accepted(d)) docs.push_back(std::move(d));
     }
     if (static_cast<int64_t>(docs.size()) >= wanted || exhausted || !client_filters) break;
-    batch_anchor = anchors_of(keys, last);
+    if (examined >= budget) {
+      out_of_budget = true;
+      break;
+    }
+    batch_anchor = anchors_of(keys, last_examined);
     int64_t last_sid = 0;
-    last.view().get("_id").number_as_exact_int64(&last_sid);
+    last_examined.view().get("_id").number_as_exact_int64(&last_sid);
     anchor = KeysetAnchor{batch_anchor.view(), last_sid, forward};
     batch = std::min<int64_t>(batch * 2, 4 * kMaxPageSize);
   }
@@ -375,17 +398,34 @@ ResultPage Searcher::Impl::page(int64_t size, const std::vector<PageOrder>& orde
   if (more) docs.resize(static_cast<size_t>(size));
   if (!forward) std::reverse(docs.begin(), docs.end());
 
-  auto token_at = [&](const Document& row, bool fwd) {
+  auto token_of = [&](const Document& anchors, int64_t sid, bool fwd) {
     PageToken t;
     t.forward = fwd;
     t.fingerprint = fingerprint;
-    t.anchors = anchors_of(keys, row);
-    row.view().get("_id").number_as_exact_int64(&t.sid);
+    t.anchors = anchors;
+    t.sid = sid;
     return encode_page_token(t, kinds, *token_key);
+  };
+  auto token_at = [&](const Document& row, bool fwd) {
+    int64_t sid = 0;
+    row.view().get("_id").number_as_exact_int64(&sid);
+    return token_of(anchors_of(keys, row), sid, fwd);
   };
 
   ResultPage page{rows(docs), std::nullopt, std::nullopt, std::nullopt};
-  if (!docs.empty()) {
+  if (out_of_budget) {
+    // Onward from the last candidate examined; back from the first row, or, on an empty
+    // page, from where the page started (the cursor's anchor).
+    std::optional<std::string> onward = token_at(last_examined, forward);
+    std::optional<std::string> back;
+    if (!docs.empty()) {
+      back = token_at(forward ? docs.front() : docs.back(), !forward);
+    } else if (token) {
+      back = token_of(token->anchors, token->sid, !forward);
+    }
+    (forward ? page.next : page.previous) = onward;
+    (forward ? page.previous : page.next) = back;
+  } else if (!docs.empty()) {
     if (forward) {
       if (more) page.next = token_at(docs.back(), true);
       if (token) page.previous = token_at(docs.front(), false);

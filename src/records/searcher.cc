@@ -110,8 +110,11 @@ bool root_only(const CondNode& n) {
       }
       return true;
     case CondNode::Kind::kCompareField:
-    case CondNode::Kind::kExactField:
       return plain(n.lhs) && plain(n.rhs);
+    case CondNode::Kind::kExact:
+    case CondNode::Kind::kExactField:
+      return plain(n.lhs) && (n.kind == CondNode::Kind::kExact || plain(n.rhs)) &&
+             (!n.lhs_factor || plain(*n.lhs_factor)) && (!n.rhs_factor || plain(*n.rhs_factor));
     default:
       return plain(n.lhs);
   }
@@ -140,11 +143,13 @@ void check_paths(const CondNode& n, size_t vars) {
       for (const auto& c : n.children) check_paths(*c, vars);
       return;
     case CondNode::Kind::kCompareField:
-    case CondNode::Kind::kExactField:
       check_var(n.rhs, vars);
       [[fallthrough]];
     default:
       check_var(n.lhs, vars);
+      if (n.kind == CondNode::Kind::kExactField) check_var(n.rhs, vars);
+      if (n.lhs_factor) check_var(*n.lhs_factor, vars);
+      if (n.rhs_factor) check_var(*n.rhs_factor, vars);
   }
 }
 
@@ -208,6 +213,9 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
       plan.exact_prefixes.push_back(paths.owner_prefix(c->lhs));
       plan.exact_rhs_prefixes.push_back(
           c->kind == CondNode::Kind::kExactField ? paths.owner_prefix(c->rhs) : std::string());
+      plan.exact_factor_prefixes.emplace_back(
+          c->lhs_factor ? paths.owner_prefix(*c->lhs_factor) : std::string(),
+          c->rhs_factor ? paths.owner_prefix(*c->rhs_factor) : std::string());
     }
     CompiledCondition cc = compile_condition(*c, paths, literals);
     (root_only(*c) ? early : late).push_back(std::move(cc.truth));
@@ -394,6 +402,7 @@ std::optional<Rational> exact_value(bson::DocumentView row, const std::string& p
       f.as_document(), *path.field_schema(),
       [](const std::shared_ptr<const RecordSchema>&, int64_t) { return Value::RecordPtr(); });
   if (v.is_null()) return std::nullopt;
+  if (v.is<int64_t>()) return Rational(v.as<int64_t>());  // an int field factor
   return v.is<double>() ? Rational::from_double(v.as<double>()) : v.as<Rational>();
 }
 
@@ -421,9 +430,22 @@ bool Searcher::Impl::verified(const Plan& plan, bson::DocumentView row) const {
     const CondNode& n = *plan.exact[i];
     std::optional<Rational> x = exact_value(row, plan.exact_prefixes[i], n.lhs);
     if (!x) return false;
+    // A field factor multiplies its side; a null one makes the comparison unknown.
+    if (n.lhs_factor) {
+      std::optional<Rational> f =
+          exact_value(row, plan.exact_factor_prefixes[i].first, *n.lhs_factor);
+      if (!f) return false;
+      *x = *x * *f;
+    }
     if (n.kind == CondNode::Kind::kExactField) {
       std::optional<Rational> y = exact_value(row, plan.exact_rhs_prefixes[i], n.rhs);
       if (!y) return false;
+      if (n.rhs_factor) {
+        std::optional<Rational> g =
+            exact_value(row, plan.exact_factor_prefixes[i].second, *n.rhs_factor);
+        if (!g) return false;
+        *y = *y * *g;
+      }
       if (!holds(n.op, n.values[0].as<Rational>() * *x, n.values[1].as<Rational>() * *y)) {
         return false;
       }

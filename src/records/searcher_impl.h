@@ -38,6 +38,8 @@ class Searcher::Impl {
     std::vector<std::shared_ptr<const CondNode>> exact;
     std::vector<std::string> exact_prefixes;
     std::vector<std::string> exact_rhs_prefixes;  // kExactField: the rhs's owner prefix
+    /// The owner prefixes of the lhs's and rhs's field factors ("" without one).
+    std::vector<std::pair<std::string, std::string>> exact_factor_prefixes;
     /// The root's own filter (the leading $match's, empty when there is none), and whether
     /// it alone decides the rows: then the stages after it only add fields (reference
     /// lookups), and a page can be read as index ranges of the root collection.

@@ -4,8 +4,10 @@
 // 1/3), the subnormals and the largest doubles, with factors that push products past the
 // doubles' range or below the smallest normal. The store (server window, client verification)
 // and an in-memory evaluator in exact arithmetic must give the same rows, order, offsets,
-// limits, counts, and keyset pages forward and backward with their totals. Seeded: a failure
-// names its seed and query.
+// limits, counts, and keyset pages forward and backward with their totals. Factors are
+// literals or fields (rational, float, and an int field with values beyond 2^53), so a side
+// can be a product of two stored values, one subnormal and one huge. Seeded: a failure names
+// its seed and query.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,10 +25,24 @@ namespace mongostore::records::testing {
 struct ExactSample {
   std::optional<Rational> p, q;
   std::optional<double> x;
+  std::optional<int64_t> n;  // only ever a factor
 };
 inline auto declare_record(Tag<ExactSample>) {
   return record<ExactSample>("mongostore.tests.ExactSample", field("p", &ExactSample::p),
-                             field("q", &ExactSample::q), field("x", &ExactSample::x))
+                             field("q", &ExactSample::q), field("x", &ExactSample::x),
+                             field("n", &ExactSample::n))
+      .dedup(Dedup::kNone);
+}
+
+// A record referring to an ExactSample, for factors reached through a reference.
+struct ExactHolder {
+  std::shared_ptr<const ExactSample> base;
+  std::optional<Rational> y;
+};
+inline auto declare_record(Tag<ExactHolder>) {
+  return record<ExactHolder>("mongostore.tests.ExactHolder",
+                             field("base", &ExactHolder::base, nullable),
+                             field("y", &ExactHolder::y))
       .dedup(Dedup::kNone);
 }
 
@@ -114,14 +130,33 @@ struct Cond {
 std::optional<Rational> operand(const ExactSample& s, int which) {
   if (which == 0) return s.p;
   if (which == 1) return s.q;
+  if (which == 3) return s.n ? std::optional<Rational>(Rational(*s.n)) : std::nullopt;
   if (!s.x) return std::nullopt;
   return Rational::from_double(*s.x);
 }
 
 const char* field_name(int which) {
-  static const char* names[] = {"p", "q", "x"};
+  static const char* names[] = {"p", "q", "x", "n"};
   return names[which];
 }
+
+const std::vector<int64_t>& ints() {
+  static const std::vector<int64_t> n = {0, 1, -3, 7, (int64_t(1) << 53) + 1, -(int64_t(1) << 62)};
+  return n;
+}
+
+// A factor of a scaled comparison: a literal, or (-1 for none) the field `which`.
+struct Factor {
+  Rational literal;
+  int which = -1;
+  ScaleFactor on(const Var& v) const {
+    return which < 0 ? ScaleFactor(literal) : ScaleFactor(v.field(field_name(which)));
+  }
+  std::optional<Rational> of(const ExactSample& s) const {
+    return which < 0 ? std::optional<Rational>(literal) : operand(s, which);
+  }
+  std::string text() const { return which < 0 ? literal.to_string() : field_name(which); }
+};
 
 class Generator {
  public:
@@ -137,7 +172,14 @@ class Generator {
     if (pick(5)) s.p = any(values());
     if (pick(5)) s.q = any(values());
     if (pick(4)) s.x = any(floats());
+    if (pick(4)) s.n = any(ints());
     return s;
+  }
+
+  // A literal factor two times in three, else one of the four fields.
+  Factor factor() {
+    if (pick(3)) return Factor{any(factors()), -1};
+    return Factor{Rational(1), pick(4)};
   }
 
   Cond condition(const Var& v) {
@@ -156,26 +198,27 @@ class Generator {
                 l + op_name(op) + c.to_string()};
       }
       case 1: {
-        Rational k = any(factors()), c = any(values());
-        return {v.field(l).scaled(k, op, c),
+        Factor k = factor();
+        Rational c = any(values());
+        return {v.field(l).scaled(k.on(v), op, c),
                 [=](const ExactSample& s) {
-                  auto a = operand(s, lhs);
-                  if (!a) return Tri::kUnknown;
-                  return holds(op, k * *a, c) ? Tri::kTrue : Tri::kFalse;
+                  auto a = operand(s, lhs), f = k.of(s);
+                  if (!a || !f) return Tri::kUnknown;
+                  return holds(op, *f * *a, c) ? Tri::kTrue : Tri::kFalse;
                 },
-                k.to_string() + "*" + l + op_name(op) + c.to_string()};
+                k.text() + "*" + l + op_name(op) + c.to_string()};
       }
       default: {
         int rhs = pick(3);
-        Rational k = any(factors()), m = any(factors());
+        Factor k = factor(), m = factor();
         std::string r = field_name(rhs);
-        return {v.field(l).scaled(k, op, v.field(r), m),
+        return {v.field(l).scaled(k.on(v), op, v.field(r), m.on(v)),
                 [=](const ExactSample& s) {
-                  auto a = operand(s, lhs), b = operand(s, rhs);
-                  if (!a || !b) return Tri::kUnknown;
-                  return holds(op, k * *a, m * *b) ? Tri::kTrue : Tri::kFalse;
+                  auto a = operand(s, lhs), b = operand(s, rhs), f = k.of(s), g = m.of(s);
+                  if (!a || !b || !f || !g) return Tri::kUnknown;
+                  return holds(op, *f * *a, *g * *b) ? Tri::kTrue : Tri::kFalse;
                 },
-                k.to_string() + "*" + l + op_name(op) + m.to_string() + "*" + r};
+                k.text() + "*" + l + op_name(op) + m.text() + "*" + r};
       }
     }
   }
@@ -272,8 +315,12 @@ TEST_P(ExactDifferential, ExactAndScaledComparisonsAgreeWithExactArithmetic) {
 
     if (!paged) continue;
     // Keyset pages of the same conditions: forward to the end, then each page's previous
-    // token gives the page before it.
-    Searcher pager = store.searcher();
+    // token gives the page before it. One query in three pages under a small candidate
+    // budget: pages are then short, but concatenated still give every row once.
+    SearchOptions paging;
+    bool budgeted = gen.pick(3) == 0;
+    if (budgeted) paging.page_candidate_budget = 1 + gen.pick(12);
+    Searcher pager = store.searcher(paging);
     build(pager, false);
     order(descending, nulls);
     std::vector<int64_t> all;
@@ -295,6 +342,7 @@ TEST_P(ExactDifferential, ExactAndScaledComparisonsAgreeWithExactArithmetic) {
     std::vector<int64_t> concatenated;
     for (const auto& p : pages) concatenated.insert(concatenated.end(), p.begin(), p.end());
     ASSERT_EQ(concatenated, all) << what.str() << " page size " << page_size;
+    if (budgeted) continue;  // a short page's previous page need not be the one before it
     for (size_t k = 1; k < pages.size(); ++k) {
       ASSERT_TRUE(previous[k]) << what.str();
       std::vector<int64_t> back;
@@ -323,9 +371,11 @@ TEST_P(ExactDifferential, ScaledComparisonsAreConjunctsOnlyAndNeedExactFields) {
 // nearest 1/3) is not 1; the window keeps the first and the client drops the second.
 TEST_P(ExactDifferential, ScaledEqualityIsExactWhereDoublesAreNot) {
   RecordStore store = open();
-  int64_t third = store.save(ExactSample{Rational(1, 3), Rational(1), std::nullopt});
-  store.save(ExactSample{Rational::from_double(1.0 / 3.0), Rational(1), std::nullopt});
-  int64_t big = store.save(ExactSample{pow10(300), pow10(300) * Rational(3), std::nullopt});
+  int64_t third = store.save(ExactSample{Rational(1, 3), Rational(1), std::nullopt, std::nullopt});
+  store.save(
+      ExactSample{Rational::from_double(1.0 / 3.0), Rational(1), std::nullopt, std::nullopt});
+  int64_t big =
+      store.save(ExactSample{pow10(300), pow10(300) * Rational(3), std::nullopt, std::nullopt});
   Searcher search = store.searcher();
   Var v = search.variable<ExactSample>();
   search.add(v.field("p").scaled(Rational(3), CompareOp::kEq, v.field("q"), Rational(1)));
@@ -342,8 +392,9 @@ TEST_P(ExactDifferential, ScaledEqualityIsExactWhereDoublesAreNot) {
 // tolerance keeps the row for ==, <= and >=; a window without it would drop it for == and >=.
 TEST_P(ExactDifferential, TheWindowKeepsMatchesWhoseRoundedProductsDiffer) {
   RecordStore store = open();
-  int64_t sid = store.save(ExactSample{Rational(3, 10), Rational(1, 10), std::nullopt});
-  store.save(ExactSample{Rational(3, 10), Rational(1, 9), std::nullopt});
+  int64_t sid =
+      store.save(ExactSample{Rational(3, 10), Rational(1, 10), std::nullopt, std::nullopt});
+  store.save(ExactSample{Rational(3, 10), Rational(1, 9), std::nullopt, std::nullopt});
   for (CompareOp op : {CompareOp::kEq, CompareOp::kLe, CompareOp::kGe}) {
     Searcher search = store.searcher();
     Var v = search.variable<ExactSample>();
@@ -357,6 +408,178 @@ TEST_P(ExactDifferential, TheWindowKeepsMatchesWhoseRoundedProductsDiffer) {
       EXPECT_EQ(got, std::vector<int64_t>({sid})) << op_name(op);
     }
   }
+}
+
+std::vector<int64_t> sids_of(Searcher& search) {
+  std::vector<int64_t> got;
+  for (const Value& s : search.results().column("sid")) got.push_back(s.as<int64_t>());
+  return got;
+}
+
+// A field factor times a field, where one of them is subnormal as a double: 10^-312 ·
+// 10^302 is exactly 10^-10, but the double of 10^-312 is off by a relative 10^-12, far more
+// than rounding's 2^-53, so the server's product misses 10^-10 by about 1.5·10^-22, beyond
+// S·2^-48 (7·10^-25). The window's M term (the magnitudes of a two-field side's columns
+// times 2^-1060) keeps the row; a window of S·2^-48 alone drops it. A second
+// row whose factor differs from 10^-312 by a relative 10^-30 has the same doubles: the
+// window keeps it too and the client drops it.
+TEST_P(ExactDifferential, FieldFactorWindowCoversASubnormalFactor) {
+  RecordStore store = open();
+  int64_t product = store.save(ExactSample{pow10(302), pow10(-312), 1.0, std::nullopt});
+  store.save(ExactSample{
+      pow10(302),
+      pow10(-312) * Rational::parse("1" + std::string(29, '0') + "1/1" + std::string(30, '0')), 1.0,
+      std::nullopt});
+  for (CompareOp op : {CompareOp::kEq, CompareOp::kGe, CompareOp::kLe}) {
+    Searcher search = store.searcher();
+    Var v = search.variable<ExactSample>();
+    search.add(v.field("p").scaled(v.field("q"), op, pow10(-10)));  // q · p op 10^-10
+    search.output(v.sid(), "sid");
+    std::vector<int64_t> got = sids_of(search);
+    if (op == CompareOp::kGe) {
+      EXPECT_EQ(got.size(), 2u) << op_name(op);  // the decoy's product is larger
+    } else {
+      EXPECT_EQ(got, std::vector<int64_t>({product})) << op_name(op);
+    }
+    EXPECT_EQ(search.stats().rows_transferred, 2) << op_name(op);  // both are candidates
+  }
+  // The same product against another field: q · p == 10^-10 · x, with x = 1.0.
+  Searcher search = store.searcher();
+  Var v = search.variable<ExactSample>();
+  search.add(v.field("p").scaled(v.field("q"), CompareOp::kEq, v.field("x"), pow10(-10)));
+  search.output(v.sid(), "sid");
+  EXPECT_EQ(sids_of(search), std::vector<int64_t>({product}));
+  EXPECT_EQ(search.stats().rows_transferred, 2);
+}
+
+// httk's scaled_exact_equal with an int factor: nsites · energy_per_atom == energy, each row
+// its own factor; a null factor makes the comparison unknown (the row is never returned).
+TEST_P(ExactDifferential, IntFieldFactorsAndNullFactors) {
+  RecordStore store = open();
+  int64_t a = store.save(ExactSample{Rational(-7, 3), Rational(-14), std::nullopt, 6});
+  store.save(ExactSample{Rational(-7, 3), Rational(-14), std::nullopt, 5});
+  store.save(ExactSample{Rational(-7, 3), Rational(-14), std::nullopt, std::nullopt});
+  int64_t big = store.save(ExactSample{Rational(1, 3), Rational((int64_t(1) << 53) + 1, 3),
+                                       std::nullopt, (int64_t(1) << 53) + 1});
+  Searcher search = store.searcher();
+  Var v = search.variable<ExactSample>();
+  search.add(v.field("p").scaled(v.field("n"), CompareOp::kEq, v.field("q"), Rational(1)));
+  search.output(v.sid(), "sid");
+  EXPECT_EQ(sids_of(search), std::vector<int64_t>({a, big}));
+  EXPECT_EQ(search.count(), 2);
+  // The null factor's row is not even a candidate; the 5 · -7/3 row is outside the window.
+  EXPECT_EQ(search.stats().rows_transferred, 2);
+}
+
+// A factor through a reference: base.n · y == 6 and y == base.p · base.n (the factor and the
+// operand on another record, the filter after the $lookup); a null reference is unknown.
+TEST_P(ExactDifferential, FieldFactorsThroughAReference) {
+  RecordStore store = open();
+  auto base = [](std::optional<Rational> p, std::optional<int64_t> n) {
+    return std::make_shared<const ExactSample>(ExactSample{p, std::nullopt, std::nullopt, n});
+  };
+  int64_t a = store.save(ExactHolder{base(Rational(1, 3), 3), Rational(2)});
+  store.save(ExactHolder{base(Rational(1, 3), 4), Rational(2)});
+  int64_t c = store.save(ExactHolder{base(Rational(2, 3), 9), Rational(6)});
+  store.save(ExactHolder{nullptr, Rational(2)});
+  store.save(ExactHolder{base(Rational(1, 3), std::nullopt), Rational(2)});
+  {
+    Searcher search = store.searcher();
+    Var h = search.variable<ExactHolder>();
+    search.add(h.field("y").scaled(h.field("base").field("n"), CompareOp::kEq, Rational(6)));
+    search.output(h.sid(), "sid");
+    EXPECT_EQ(sids_of(search), std::vector<int64_t>({a}));
+  }
+  {
+    Searcher search = store.searcher();
+    Var h = search.variable<ExactHolder>();
+    search.add(h.field("y").scaled(Rational(1), CompareOp::kEq, h.field("base").field("p"),
+                                   h.field("base").field("n")));
+    search.output(h.sid(), "sid");
+    EXPECT_EQ(sids_of(search), std::vector<int64_t>({c}));
+    EXPECT_EQ(search.count(), 1);
+  }
+}
+
+TEST_P(ExactDifferential, FieldFactorsMustBeNumberFields) {
+  RecordStore store = open();
+  Searcher search = store.searcher();
+  Var v = search.variable<ExactSample>();
+  EXPECT_THROW(v.field("p").scaled(v.sid(), CompareOp::kEq, Rational(1)), SchemaError);
+  EXPECT_THROW(v.field("n").scaled(v.field("p"), CompareOp::kEq, Rational(1)), SchemaError);
+  Condition c = v.field("p").scaled(v.field("n"), CompareOp::kLt, v.field("q"), v.field("x"));
+  EXPECT_THROW(search.add(~c), UnsupportedQueryError);
+  EXPECT_NO_THROW(search.add(c));
+}
+
+// A selective exact predicate over many candidates: the window keeps every row (they share
+// one nearest double) and one in 37 verifies. With a budget of 25 candidates a call, no page
+// reads more than 25 rows, and paging to the end, forward and then backward from the last
+// page, gives exactly the verified rows in order, each once.
+TEST_P(ExactDifferential, PagesReadAtMostTheCandidateBudget) {
+  RecordStore store = open();
+  std::vector<int64_t> verified;
+  for (int i = 0; i < 300; ++i) {
+    Rational p = i % 37 == 5 ? Rational(1, 3) : Rational::from_double(1.0 / 3.0);
+    int64_t sid = store.save(ExactSample{p, std::nullopt, std::nullopt, std::nullopt});
+    if (i % 37 == 5) verified.push_back(sid);
+  }
+  SearchOptions options;
+  options.page_candidate_budget = 25;
+  Searcher pager = store.searcher(options);
+  Var v = pager.variable<ExactSample>();
+  pager.add(v.field("p").exact(CompareOp::kEq, Rational(1, 3)));
+  pager.output(v.sid(), "sid");
+  const std::vector<PageOrder> by = {{"sid"}};
+  auto sids = [](const ResultPage& page) {
+    std::vector<int64_t> out;
+    for (const Value& s : page.rows.column("sid")) out.push_back(s.as<int64_t>());
+    return out;
+  };
+
+  std::vector<int64_t> forward;
+  std::optional<std::string> cursor;
+  // The last page with rows, and its previous token.
+  std::optional<std::string> back;
+  int64_t back_from = 0;
+  int calls = 0;
+  for (; calls < 100; ++calls) {
+    ResultPage page = pager.page(3, by, cursor);
+    EXPECT_LE(pager.stats().rows_transferred, 25) << "call " << calls;
+    std::vector<int64_t> rows = sids(page);
+    forward.insert(forward.end(), rows.begin(), rows.end());
+    if (!rows.empty() && page.previous) {
+      back = page.previous;
+      back_from = rows.front();
+    }
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  EXPECT_EQ(forward, verified);
+  EXPECT_GE(calls, 300 / 25 - 1);  // the budget, not the page size, ended most calls
+
+  // Backward from that page: every verified row before it, in order, down to the first.
+  std::vector<int64_t> expected_back;
+  for (int64_t sid : verified) {
+    if (sid < back_from) expected_back.push_back(sid);
+  }
+  ASSERT_GE(expected_back.size(), 3u);
+  std::vector<int64_t> backward;
+  for (int guard = 0; back && guard < 100; ++guard) {
+    ResultPage page = pager.page(3, by, back);
+    EXPECT_LE(pager.stats().rows_transferred, 25);
+    std::vector<int64_t> rows = sids(page);
+    backward.insert(backward.begin(), rows.begin(), rows.end());
+    back = page.previous;
+  }
+  EXPECT_EQ(backward, expected_back);
+
+  // Without a budget that small, one call reads everything it needs for a full page.
+  Searcher wide = store.searcher();
+  Var w = wide.variable<ExactSample>();
+  wide.add(w.field("p").exact(CompareOp::kEq, Rational(1, 3)));
+  wide.output(w.sid(), "sid");
+  EXPECT_EQ(sids(wide.page(3, by)), std::vector<int64_t>(verified.begin(), verified.begin() + 3));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ExactDifferential, backend_params(), store_param_name);

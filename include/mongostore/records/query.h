@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,8 +93,10 @@ struct CondNode {
     kHasAny,        // a child has an element in values
     kHasOnly,       // a child has no element outside values
     kString,        // lhs contains / starts with / ends with text
-    kExact,         // [values[1] ·] lhs op values[0] (Rationals), exactly: client-verified
-    kExactField,    // values[0] · lhs op values[1] · rhs (Rationals), exactly: client-verified
+    kExact,         // [values[1] ·] [lhs_factor ·] lhs op values[0] (Rationals), exactly:
+                    // client-verified
+    kExactField,    // values[0] · [lhs_factor ·] lhs op values[1] · [rhs_factor ·] rhs
+                    // (Rationals), exactly: client-verified
     kUnknown,       // neither true nor false on every row (nor is its negation)
     kLength,        // the number of elements of a list lhs op values[0] (an int)
   };
@@ -101,6 +104,8 @@ struct CondNode {
   CompareOp op = CompareOp::kEq;
   StringOp string_op = StringOp::kContains;
   FieldPath lhs, rhs;
+  /// kExact, kExactField: a field factor of lhs / rhs (its literal factor is then 1).
+  std::optional<FieldPath> lhs_factor, rhs_factor;
   std::vector<Value> values;
   std::string text;
   std::vector<std::shared_ptr<const CondNode>> children;
@@ -135,6 +140,24 @@ Condition any_of(std::vector<Condition> parts);
 Condition always_unknown();
 
 class Var;
+class FieldRef;
+
+/// A factor of a scaled comparison (FieldRef::scaled): a rational literal, or a rational,
+/// float or int field (httk's scaled_exact_equal takes any query value as a factor). Converts
+/// implicitly from both, so `x.scaled(Rational(3), ...)` and `x.scaled(v.field("n"), ...)`
+/// read alike.
+class ScaleFactor {
+ public:
+  ScaleFactor(Rational literal) : literal_(std::move(literal)) {}  // NOLINT: implicit
+  ScaleFactor(const FieldRef& field);                              // NOLINT: implicit
+  /// The literal (1 for a field factor) and the field, if the factor is one.
+  const Rational& literal() const { return literal_; }
+  const std::optional<FieldPath>& field() const { return field_; }
+
+ private:
+  Rational literal_{1};
+  std::optional<FieldPath> field_;
+};
 
 /// A field of a variable (or of a record it refers to), to compare, sort on or output.
 class FieldRef {
@@ -182,13 +205,15 @@ class FieldRef {
   Condition exact(CompareOp op, Rational value) const;
   /// Scaled exact comparisons (httk's scaled_exact_equal, and the orderings): `factor · this
   /// op value` and `factor · this op other_factor · other`, in exact arithmetic, both fields
-  /// rational or float (SchemaError otherwise). A null operand makes the comparison unknown.
-  /// The server prefilters by an error-bounded window on the stored nearest doubles, which
-  /// provably keeps every match (docs/record-store.md, "Exact comparisons"); the client
-  /// verifies exactly. The same restrictions as exact(): a top-level conjunct only.
-  Condition scaled(Rational factor, CompareOp op, Rational value) const;
-  Condition scaled(Rational factor, CompareOp op, const FieldRef& other,
-                   Rational other_factor) const;
+  /// rational or float (SchemaError otherwise). Each factor is a rational literal or a
+  /// rational, float or int field (SchemaError for another kind, or a list). A null operand
+  /// or field factor makes the comparison unknown. The server prefilters by an error-bounded
+  /// window on the stored nearest doubles, which provably keeps every match
+  /// (docs/record-store.md, "Exact comparisons"); the client verifies exactly. The same
+  /// restrictions as exact(): a top-level conjunct only.
+  Condition scaled(const ScaleFactor& factor, CompareOp op, Rational value) const;
+  Condition scaled(const ScaleFactor& factor, CompareOp op, const FieldRef& other,
+                   const ScaleFactor& other_factor) const;
 
  private:
   FieldPath path_;

@@ -61,6 +61,11 @@ struct SearchOptions {
   bool only_latest = false;
   /// Only main records: alternatives (save_alternative) are hidden.
   bool only_main_alt = true;
+  /// page() with exact comparisons (or only_latest served by index ranges) reads candidates
+  /// and drops the ones the client rejects; one call reads at most this many (or size + 1,
+  /// if more). When it runs out, the page is short (possibly empty) and its next token
+  /// continues after the last candidate read. Bounds the work of a call, not of a total.
+  int64_t page_candidate_budget = 100'000;
 };
 
 enum class Nulls { kFirst, kLast };
@@ -142,9 +147,9 @@ struct ResultPage {
 /// client, and superseded versions a page under only_latest reads) are transferred too, so
 /// `rows_transferred` minus the rows returned is the prefilter's waste. A page reads size + 1
 /// rows (the extra one tells whether there is more) plus the rows the client drops among
-/// them, and one for its total (with exact comparisons: every candidate, verified). Records
-/// named by record outputs are then fetched by sid through the store's identity cache, which
-/// is not counted here.
+/// them, at most SearchOptions::page_candidate_budget in all, and one for its total (with exact
+/// comparisons: every candidate, verified). Records named by record outputs are then fetched by sid
+/// through the store's identity cache, which is not counted here.
 struct SearchStats {
   int64_t queries = 0;
   int64_t rows_transferred = 0;
@@ -187,7 +192,10 @@ class Searcher {
   /// with more than one variable, add_sort, an offset or a limit; PaginationCursorError for a
   /// token that is malformed, tampered with, of another query, or not signed by this store
   /// (tokens carry an HMAC under a key kept in the store's metadata collection, made by the
-  /// store's first page).
+  /// store's first page). With exact comparisons a call reads at most
+  /// SearchOptions::page_candidate_budget candidates: the page may then be short, even
+  /// empty, with a next (or, backward, previous) token that continues after the last
+  /// candidate read; page on while there is a token.
   ResultPage page(int64_t size, const std::vector<PageOrder>& order_by,
                   const std::optional<std::string>& cursor = std::nullopt,
                   bool include_total = false);

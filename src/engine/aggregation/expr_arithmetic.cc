@@ -123,13 +123,12 @@ Num from_double_kind(double r, Kind k) {
   return dbl(r);
 }
 
-OwnedValue op_add(std::string_view, std::vector<OwnedValue>& args) {
+OwnedValue op_add(std::string_view, std::span<const Value> args) {
   Num sum;
   sum.kind = kI32;
   std::optional<int64_t> date;
   bool null_seen = false;
-  for (const OwnedValue& a : args) {
-    Value v = a.view();
+  for (const Value& v : args) {
     if (nullish(v)) {
       null_seen = true;
       continue;
@@ -155,9 +154,9 @@ OwnedValue op_add(std::string_view, std::vector<OwnedValue>& args) {
   return sum.value();
 }
 
-OwnedValue op_subtract(std::string_view, std::vector<OwnedValue>& args) {
-  Value a = args[0].view();
-  Value b = args[1].view();
+OwnedValue op_subtract(std::string_view, std::span<const Value> args) {
+  Value a = args[0];
+  Value b = args[1];
   if (nullish(a) || nullish(b)) return null_value();
   if (a.is_number() && b.is_number()) return add(Num::of(a), negate(Num::of(b))).value();
   if (a.type() == BsonType::kDateTime) {
@@ -173,13 +172,12 @@ OwnedValue op_subtract(std::string_view, std::vector<OwnedValue>& args) {
   fail(16556, "can't $subtract " + type_name(b) + " from " + type_name(a));
 }
 
-OwnedValue op_multiply(std::string_view, std::vector<OwnedValue>& args) {
+OwnedValue op_multiply(std::string_view, std::span<const Value> args) {
   Num product;
   product.kind = kI32;
   product.i = 1;
   bool null_seen = false;
-  for (const OwnedValue& a : args) {
-    Value v = a.view();
+  for (const Value& v : args) {
     if (nullish(v)) {
       null_seen = true;
       continue;
@@ -230,9 +228,9 @@ OwnedValue op_mod(std::string_view, std::vector<OwnedValue>& args) {
 using UnaryDouble = double (*)(double);
 
 // $abs $ceil $floor $trunc $sqrt $exp $ln $log10: one numeric argument.
-EagerFn unary(UnaryDouble f, bool keeps_integers) {
-  return [f, keeps_integers](std::string_view name, std::vector<OwnedValue>& args) -> OwnedValue {
-    Value v = args[0].view();
+ReadingFn unary(UnaryDouble f, bool keeps_integers) {
+  return [f, keeps_integers](std::string_view name, std::span<const Value> args) -> OwnedValue {
+    Value v = args[0];
     if (nullish(v)) return null_value();
     if (!v.is_number()) {
       fail(28765, std::string(name) + " only supports numeric types, not " + type_name(v));
@@ -385,18 +383,19 @@ OwnedValue op_log(std::string_view, std::vector<OwnedValue>& args) {
 }  // namespace
 
 void register_arithmetic(OperatorTable& t) {
-  add_eager(t, "$add", 0, -1, op_add);
-  add_eager(t, "$subtract", 2, 2, op_subtract);
-  add_eager(t, "$multiply", 0, -1, op_multiply);
+  // The commonest operators only read their arguments: read in place where possible.
+  add_reading(t, "$add", 0, -1, op_add);
+  add_reading(t, "$subtract", 2, 2, op_subtract);
+  add_reading(t, "$multiply", 0, -1, op_multiply);
   add_eager(t, "$divide", 2, 2, op_divide);
   add_eager(t, "$mod", 2, 2, op_mod);
-  add_eager(t, "$abs", 1, 1, unary(d_abs, true));
-  add_eager(t, "$ceil", 1, 1, unary(d_ceil, true));
-  add_eager(t, "$floor", 1, 1, unary(d_floor, true));
-  add_eager(t, "$sqrt", 1, 1, unary(d_sqrt, false));
-  add_eager(t, "$exp", 1, 1, unary(d_exp, false));
-  add_eager(t, "$ln", 1, 1, unary(d_ln, false));
-  add_eager(t, "$log10", 1, 1, unary(d_log10, false));
+  add_reading(t, "$abs", 1, 1, unary(d_abs, true));
+  add_reading(t, "$ceil", 1, 1, unary(d_ceil, true));
+  add_reading(t, "$floor", 1, 1, unary(d_floor, true));
+  add_reading(t, "$sqrt", 1, 1, unary(d_sqrt, false));
+  add_reading(t, "$exp", 1, 1, unary(d_exp, false));
+  add_reading(t, "$ln", 1, 1, unary(d_ln, false));
+  add_reading(t, "$log10", 1, 1, unary(d_log10, false));
   add_eager(t, "$round", 1, 2, rounding(true));
   add_eager(t, "$trunc", 1, 2, rounding(false));
   add_eager(t, "$pow", 2, 2, op_pow);

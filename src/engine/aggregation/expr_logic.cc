@@ -8,9 +8,9 @@ namespace mongostore::engine::aggregation_detail {
 
 namespace {
 
-EagerFn comparison(int which) {
-  return [which](std::string_view, std::vector<OwnedValue>& args) -> OwnedValue {
-    int c = compare_in_scope(args[0].view(), args[1].view());  // under the collation
+std::function<OwnedValue(const Value&, const Value&)> comparison(int which) {
+  return [which](const Value& a, const Value& b) -> OwnedValue {
+    int c = compare_in_scope(a, b);  // under the collation
     switch (which) {
       case 0:
         return make_value(static_cast<int32_t>(c < 0 ? -1 : (c > 0 ? 1 : 0)));
@@ -29,6 +29,32 @@ EagerFn comparison(int which) {
     }
   };
 }
+
+// $cmp, $eq, ... : each operand is read in place when it can be (a literal, a path into the
+// document, a variable) rather than copied, as an eager operator would: comparisons are the
+// commonest nodes of a $expr filter, run once per document.
+class ComparisonNode : public ExprNode {
+ public:
+  ComparisonNode(int which, std::vector<ExprPtr> args)
+      : compare_(comparison(which)), args_(std::move(args)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    OwnedValue held[2];
+    Value operands[2];
+    for (size_t i = 0; i < 2; ++i) {
+      std::optional<Value> v = args_[i]->view(ctx);
+      if (!v) {
+        held[i] = args_[i]->eval(ctx);
+        v = held[i].view();
+      }
+      operands[i] = *v;
+    }
+    return compare_(operands[0], operands[1]);
+  }
+
+ private:
+  std::function<OwnedValue(const Value&, const Value&)> compare_;
+  std::vector<ExprPtr> args_;
+};
 
 class AndOrNode : public ExprNode {
  public:
@@ -172,7 +198,13 @@ ExprPtr parse_switch(std::string_view, const Value& args) {
 
 void register_comparison(OperatorTable& t) {
   const char* names[] = {"$cmp", "$eq", "$ne", "$gt", "$gte", "$lt", "$lte"};
-  for (int i = 0; i < 7; ++i) add_eager(t, names[i], 2, 2, comparison(i));
+  for (int i = 0; i < 7; ++i) {
+    t[names[i]] = [i](std::string_view op, const Value& args) -> ExprPtr {
+      std::vector<ExprPtr> parsed = parse_args(args);
+      check_arity(op, parsed.size(), 2, 2);
+      return std::make_shared<ComparisonNode>(i, std::move(parsed));
+    };
+  }
   t["$and"] = [](std::string_view, const Value& args) -> ExprPtr {
     return std::make_shared<AndOrNode>(true, parse_args(args));
   };

@@ -9,6 +9,44 @@ namespace mongostore::engine::aggregation_detail {
 
 namespace {
 
+// A vector an evaluation needs for the duration of one node (an operator's argument values,
+// a $let's definitions, an evaluation's variables), taken from and returned to a per-thread
+// free list: an expression runs once per document, and allocating these each time was a
+// large part of evaluating a small arithmetic one. Leases nest (a node's children take their
+// own). Bounded: at most 32 vectors per thread and element type, none above 64 elements.
+template <class T>
+class PooledVector {
+ public:
+  PooledVector() {
+    auto& pool = free_list();
+    if (!pool.empty()) {
+      v_ = std::move(pool.back());
+      pool.pop_back();
+    }
+  }
+  ~PooledVector() {
+    v_.clear();
+    auto& pool = free_list();
+    if (pool.size() < kMaxPooled && v_.capacity() <= 64) pool.push_back(std::move(v_));
+  }
+  PooledVector(const PooledVector&) = delete;
+  PooledVector& operator=(const PooledVector&) = delete;
+  std::vector<T>& get() { return v_; }
+
+ private:
+  static constexpr size_t kMaxPooled = 32;
+  static std::vector<std::vector<T>>& free_list() {
+    // Reserved up front, so returning a vector never allocates (the destructor cannot throw).
+    thread_local std::vector<std::vector<T>> pool = [] {
+      std::vector<std::vector<T>> p;
+      p.reserve(kMaxPooled);
+      return p;
+    }();
+    return pool;
+  }
+  std::vector<T> v_;
+};
+
 class LiteralNode : public ExprNode {
  public:
   explicit LiteralNode(OwnedValue v) : value_(std::move(v)) {}
@@ -24,14 +62,23 @@ class FieldPathNode : public ExprNode {
  public:
   // `variable` empty means CURRENT.
   FieldPathNode(std::string variable, std::vector<std::string> parts)
-      : variable_(std::move(variable)), parts_(std::move(parts)) {}
+      : variable_(std::move(variable)), parts_(std::move(parts)) {
+    // Which base, decided once (eval runs per document).
+    if (variable_.empty() || variable_ == "CURRENT" || variable_ == "ROOT") {
+      base_ = Base::kRoot;
+    } else if (variable_ == "REMOVE") {
+      base_ = Base::kRemove;
+    } else if (variable_ == "NOW") {
+      base_ = Base::kNow;
+    }
+  }
   OwnedValue eval(EvalContext& ctx) const override {
     Value base;
-    if (variable_.empty() || variable_ == "CURRENT" || variable_ == "ROOT") {
+    if (base_ == Base::kRoot) {
       base = document_as_value(ctx.root);
-    } else if (variable_ == "REMOVE") {
+    } else if (base_ == Base::kRemove) {
       return OwnedValue();
-    } else if (variable_ == "NOW") {
+    } else if (base_ == Base::kNow) {
       if (!parts_.empty()) return OwnedValue();
       // The command's time: a running pipeline carries it as a variable; anything else
       // takes the enclosing NowScope's (or the clock's).
@@ -49,8 +96,10 @@ class FieldPathNode : public ExprNode {
   std::optional<Value> view(EvalContext& ctx) const override {
     // Only paths into $$ROOT / $$CURRENT through sub-documents: a path through an array
     // builds a new array (one value per element), which eval does.
-    if (!(variable_.empty() || variable_ == "CURRENT" || variable_ == "ROOT")) return std::nullopt;
-    Value v = document_as_value(ctx.root);
+    // A variable's value lives in ctx.vars until its scope ends, which is after this node's
+    // reader is done (a reallocation of ctx.vars moves the holders, not their bytes).
+    if (base_ != Base::kRoot && base_ != Base::kVariable) return std::nullopt;
+    Value v = base_ == Base::kRoot ? document_as_value(ctx.root) : lookup_variable(ctx, variable_);
     for (const std::string& part : parts_) {
       if (v.is_array()) return std::nullopt;
       if (!v.is_document()) return Value();
@@ -60,8 +109,10 @@ class FieldPathNode : public ExprNode {
   }
 
  private:
+  enum class Base { kRoot, kRemove, kNow, kVariable };
   std::string variable_;
   std::vector<std::string> parts_;
+  Base base_ = Base::kVariable;
 };
 
 class ObjectNode : public ExprNode {
@@ -100,7 +151,8 @@ class EagerNode : public ExprNode {
   EagerNode(std::string name, std::vector<ExprPtr> args, EagerFn fn)
       : name_(std::move(name)), args_(std::move(args)), fn_(std::move(fn)) {}
   OwnedValue eval(EvalContext& ctx) const override {
-    std::vector<OwnedValue> values;
+    PooledVector<OwnedValue> lease;
+    std::vector<OwnedValue>& values = lease.get();
     values.reserve(args_.size());
     for (const ExprPtr& e : args_) values.push_back(e->eval(ctx));
     return fn_(name_, values);
@@ -112,13 +164,43 @@ class EagerNode : public ExprNode {
   EagerFn fn_;
 };
 
+class ReadingNode : public ExprNode {
+ public:
+  ReadingNode(std::string name, std::vector<ExprPtr> args, ReadingFn fn)
+      : name_(std::move(name)), args_(std::move(args)), fn_(std::move(fn)) {}
+  OwnedValue eval(EvalContext& ctx) const override {
+    PooledVector<OwnedValue> held_lease;
+    PooledVector<Value> values_lease;
+    std::vector<OwnedValue>& held = held_lease.get();
+    std::vector<Value>& values = values_lease.get();
+    // Reserved, so no view into a held value moves while the others are evaluated.
+    held.reserve(args_.size());
+    values.reserve(args_.size());
+    for (const ExprPtr& e : args_) {
+      std::optional<Value> v = e->view(ctx);
+      if (!v) {
+        held.push_back(e->eval(ctx));
+        v = held.back().view();
+      }
+      values.push_back(*v);
+    }
+    return fn_(name_, std::span<const Value>(values));
+  }
+
+ private:
+  std::string name_;
+  std::vector<ExprPtr> args_;
+  ReadingFn fn_;
+};
+
 class LetNode : public ExprNode {
  public:
   LetNode(std::vector<std::pair<std::string, ExprPtr>> vars, ExprPtr in)
       : vars_(std::move(vars)), in_(std::move(in)) {}
   OwnedValue eval(EvalContext& ctx) const override {
     // All definitions are evaluated in the outer scope, then bound together.
-    std::vector<OwnedValue> values;
+    PooledVector<OwnedValue> lease;
+    std::vector<OwnedValue>& values = lease.get();
     for (const auto& [name, e] : vars_) values.push_back(e->eval(ctx));
     size_t before = ctx.vars->size();
     for (size_t i = 0; i < vars_.size(); ++i) {
@@ -273,6 +355,14 @@ void check_arity(std::string_view name, size_t n, int min, int max) {
   }
 }
 
+void add_reading(OperatorTable& t, std::string name, int min, int max, ReadingFn fn) {
+  t[name] = [min, max, fn](std::string_view op, const Value& args) -> ExprPtr {
+    std::vector<ExprPtr> parsed = parse_args(args);
+    check_arity(op, parsed.size(), min, max);
+    return std::make_shared<ReadingNode>(std::string(op), std::move(parsed), fn);
+  };
+}
+
 void add_eager(OperatorTable& t, std::string name, int min, int max, EagerFn fn) {
   t[name] = [min, max, fn](std::string_view op, const Value& args) -> ExprPtr {
     std::vector<ExprPtr> parsed = parse_args(args);
@@ -386,14 +476,15 @@ Variables evaluate_let(bson::DocumentView let) {
 }
 
 bson::OwnedValue Expression::evaluate(bson::DocumentView root) const {
-  Variables vars;
-  aggregation_detail::EvalContext ctx{root, &vars};
+  aggregation_detail::PooledVector<Variables::value_type> vars;
+  aggregation_detail::EvalContext ctx{root, &vars.get()};
   return node_->eval(ctx);
 }
 
 bson::OwnedValue Expression::evaluate(bson::DocumentView root, const Variables& variables) const {
-  Variables vars = variables;
-  aggregation_detail::EvalContext ctx{root, &vars};
+  aggregation_detail::PooledVector<Variables::value_type> vars;
+  vars.get().assign(variables.begin(), variables.end());
+  aggregation_detail::EvalContext ctx{root, &vars.get()};
   return node_->eval(ctx);
 }
 

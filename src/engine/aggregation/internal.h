@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,10 +35,29 @@ using bson::Value;
 
 template <class T>
 OwnedValue make_value(T&& v) {
-  bson::DocumentBuilder b;
-  b.append("", std::forward<T>(v));
-  Document d = b.finish();
-  return OwnedValue(d.get(""));
+  using D = std::remove_cvref_t<T>;
+  // Numbers, bools and null (most of what arithmetic and comparisons produce) are written
+  // straight into the OwnedValue: no builder, no intermediate document. The bytes are the
+  // host's, little-endian as BSON's (the builder writes them the same way).
+  if constexpr (std::is_same_v<D, double> || std::is_same_v<D, int64_t> ||
+                std::is_same_v<D, int32_t>) {
+    constexpr BsonType type = std::is_same_v<D, double>    ? BsonType::kDouble
+                              : std::is_same_v<D, int64_t> ? BsonType::kInt64
+                                                           : BsonType::kInt32;
+    uint8_t bytes[sizeof(D)];
+    std::memcpy(bytes, &v, sizeof(D));
+    return OwnedValue(Value(type, bytes, sizeof(D)));
+  } else if constexpr (std::is_same_v<D, bool>) {
+    const uint8_t byte = v ? 1 : 0;
+    return OwnedValue(Value(BsonType::kBool, &byte, 1));
+  } else if constexpr (std::is_same_v<D, bson::Null>) {
+    return OwnedValue(Value(BsonType::kNull, nullptr, 0));
+  } else {
+    bson::DocumentBuilder b;
+    b.append("", std::forward<T>(v));
+    Document d = b.finish();
+    return OwnedValue(d.get(""));
+  }
 }
 inline OwnedValue null_value() {
   return make_value(bson::Null{});
@@ -133,6 +155,12 @@ using OperatorTable = std::map<std::string, OperatorParser, std::less<>>;
 /// A node whose arguments are all evaluated eagerly and handed to `fn`.
 using EagerFn = std::function<OwnedValue(std::string_view name, std::vector<OwnedValue>& args)>;
 ExprPtr make_eager(std::string name, std::vector<ExprPtr> args, EagerFn fn);
+/// An operator that only reads its arguments, during the call: each is read in place where
+/// its node can give a view (a literal, a path into the document, a variable), else
+/// evaluated and held for the call. Saves a copy per argument over an eager operator.
+using ReadingFn = std::function<OwnedValue(std::string_view name, std::span<const Value> args)>;
+/// Registers a reading operator with an arity check: `min`..`max` args (max < 0: unbounded).
+void add_reading(OperatorTable& t, std::string name, int min, int max, ReadingFn fn);
 /// Registers an eager operator with an arity check: `min`..`max` args (max < 0: unbounded).
 void add_eager(OperatorTable& t, std::string name, int min, int max, EagerFn fn);
 void check_arity(std::string_view name, size_t n, int min, int max);
