@@ -2,6 +2,7 @@
 // rewrites, creates or removes the fields the path tree targets.
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,16 @@ class Applier {
     }
     const Node* positional = find_positional(node);
     std::string positional_name = positional ? resolve("$") : std::string();
-    std::vector<const Node*> matched;  // few: the children this level targets
+    // The children this level targets: usually a few, kept inline (a heap vector per level
+    // was a malloc and free per document level of every update).
+    const Node* inline_matched[16];
+    size_t inline_count = 0;
+    std::vector<const Node*> more_matched;
+    auto was_matched = [&](const Node* n) {
+      return std::find(inline_matched, inline_matched + inline_count, n) !=
+                 inline_matched + inline_count ||
+             std::find(more_matched.begin(), more_matched.end(), n) != more_matched.end();
+    };
     for (const auto& e : existing) {
       const Node* target = nullptr;
       auto it = node.children.find(e.key);
@@ -72,11 +82,15 @@ class Applier {
         b.append(e.key, e.value);
         continue;
       }
-      matched.push_back(target);
+      if (inline_count < std::size(inline_matched)) {
+        inline_matched[inline_count++] = target;
+      } else {
+        more_matched.push_back(target);
+      }
       child(*target, e.value, e.key, b, join(path, e.key), false);
     }
     for (const auto& [name, child_node] : node.children) {
-      if (std::find(matched.begin(), matched.end(), child_node.get()) != matched.end()) continue;
+      if (was_matched(child_node.get())) continue;
       std::string resolved = name == "$" ? positional_name : name;
       if (name != "$" && positional && resolved == positional_name) conflict(join(path, name));
       create(*child_node, resolved, b, join(path, resolved), false);

@@ -26,6 +26,7 @@ void append_length(std::string& key, size_t n) {
 
 std::optional<std::string> shape_key(bson::DocumentView update) {
   std::string key;
+  key.reserve(256);  // one allocation for a typical shape instead of a doubling series
   for (const bson::Element& e : update) {
     if (!known_operator(e.key) || !e.value.is_document()) return std::nullopt;
     const bool rename = e.key == "$rename";
