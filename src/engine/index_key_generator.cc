@@ -1,7 +1,6 @@
 #include "engine/index_key_generator.h"
 
 #include <algorithm>
-#include <set>
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
@@ -44,11 +43,18 @@ struct FieldValues {
   bool present = false;    // some value was really there (not a null stand-in)
 };
 
-void walk(const bson::Value& v, std::string_view rest, const std::string& prefix,
-          FieldValues* out) {
+// `rest` is the unwalked end of `path` (a view into it, empty at its end): the path walked so
+// far, named in CannotIndexParallelArrays, is what precedes it, built only when needed.
+std::string walked(std::string_view path, std::string_view rest) {
+  if (rest.empty()) return std::string(path);
+  size_t consumed = path.size() - rest.size();
+  return std::string(path.substr(0, consumed == 0 ? 0 : consumed - 1));
+}
+
+void walk(const bson::Value& v, std::string_view path, std::string_view rest, FieldValues* out) {
   if (rest.empty()) {
     if (v.is_array()) {
-      if (out->array_path.empty()) out->array_path = prefix;
+      if (out->array_path.empty()) out->array_path = walked(path, rest);
       out->present = true;
       bool any = false;
       for (const bson::Element& e : v.as_array()) {
@@ -66,23 +72,23 @@ void walk(const bson::Value& v, std::string_view rest, const std::string& prefix
   }
   size_t dot = rest.find('.');
   std::string_view part = rest.substr(0, dot);
-  std::string_view tail = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
-  std::string next = prefix.empty() ? std::string(part) : prefix + "." + std::string(part);
+  std::string_view tail =
+      dot == std::string_view::npos ? rest.substr(rest.size()) : rest.substr(dot + 1);
   if (v.is_document()) {
-    walk(v.as_document().get(part), tail, next, out);
+    walk(v.as_document().get(part), path, tail, out);
     return;
   }
   if (v.is_array()) {
-    if (out->array_path.empty()) out->array_path = prefix;
+    if (out->array_path.empty()) out->array_path = walked(path, rest);
     size_t index = 0;
     bool positional = is_index_part(part, &index);
     size_t i = 0;
     bool any = false;
     for (const bson::Element& e : v.as_array()) {
       any = true;
-      if (positional && i == index) walk(e.value, tail, next, out);
+      if (positional && i == index) walk(e.value, path, tail, out);
       if (e.value.is_document()) {
-        walk(e.value.as_document().get(part), tail, next, out);
+        walk(e.value.as_document().get(part), path, tail, out);
       } else if (!positional) {
         out->values.push_back(null_value());
       }
@@ -93,6 +99,12 @@ void walk(const bson::Value& v, std::string_view rest, const std::string& prefix
   }
   out->values.push_back(null_value());
 }
+
+// One field's value with its key part (in the field's direction).
+struct KeyPart {
+  std::string bytes;
+  bson::Value value;
+};
 
 }  // namespace
 
@@ -112,11 +124,13 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
   if (d.partial_filter() && !d.partial_filter()->matches(doc)) return;
   const auto& fields = d.fields();
   std::vector<FieldValues> per_field(fields.size());
+  std::vector<std::vector<KeyPart>> parts(fields.size());
   bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
   bool any_present = false;
   const FieldValues* array_field = nullptr;
+  auto by_bytes = [](const KeyPart& a, const KeyPart& b) { return a.bytes < b.bytes; };
   for (size_t i = 0; i < fields.size(); ++i) {
-    walk(root, fields[i].path, std::string(), &per_field[i]);
+    walk(root, fields[i].path, fields[i].path, &per_field[i]);
     FieldValues& fv = per_field[i];
     any_present = any_present || fv.present;
     if (!fv.array_path.empty()) {
@@ -127,26 +141,37 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
       }
       if (array_field == nullptr) array_field = &fv;
     }
-    // Equal values (1 and 1.0, a repeated element, or strings the collation finds equal)
-    // give one entry.
-    std::set<std::string> seen;
-    std::vector<bson::Value> distinct;
+    // Each value's key part, encoded once. Equal values (1 and 1.0, a repeated element, or
+    // strings the collation finds equal) give one entry, the first one's value: the descending
+    // encoding is the bitwise complement of the ascending one, so equal in either.
+    std::vector<KeyPart>& ps = parts[i];
+    ps.reserve(fv.values.size());
     for (const bson::Value& v : fv.values) {
-      if (seen.insert(index_key_of(d, v, false)).second) distinct.push_back(v);
+      ps.push_back(KeyPart{index_key_of(d, v, fields[i].descending), v});
     }
-    fv.values = std::move(distinct);
+    if (ps.size() > 1) {
+      std::stable_sort(ps.begin(), ps.end(), by_bytes);
+      ps.erase(std::unique(ps.begin(), ps.end(),
+                           [](const KeyPart& a, const KeyPart& b) { return a.bytes == b.bytes; }),
+               ps.end());
+    }
   }
   if (d.sparse() && !any_present) return;
+  if (fields.size() == 1) {
+    // Already distinct and sorted by bytes.
+    for (KeyPart& p : parts[0]) out->push_back(GeneratedKey{std::move(p.bytes), {p.value}});
+    return;
+  }
   // Cartesian product of the fields' values.
   std::vector<GeneratedKey> keys(1);
   for (size_t i = 0; i < fields.size(); ++i) {
     std::vector<GeneratedKey> next;
-    next.reserve(keys.size() * per_field[i].values.size());
+    next.reserve(keys.size() * parts[i].size());
     for (const GeneratedKey& k : keys) {
-      for (const bson::Value& v : per_field[i].values) {
+      for (const KeyPart& p : parts[i]) {
         GeneratedKey g = k;
-        g.bytes += index_key_of(d, v, fields[i].descending);
-        g.values.push_back(v);
+        g.bytes += p.bytes;
+        g.values.push_back(p.value);
         next.push_back(std::move(g));
       }
     }

@@ -102,5 +102,21 @@ TEST(UpdateEdge, StringIdInMessages) {
                      "field 'a' of non-numeric type bool");
 }
 
+TEST(UpdateEdge, ManyTargetedFieldsAtOneLevel) {
+  // More targeted fields than the applier tracks inline: each existing one is rewritten in
+  // place exactly once, and only the missing ones are appended.
+  std::string doc = R"({"_id": 1)", set = R"({"$inc": {)", expected = R"({"_id": 1)";
+  for (int i = 0; i < 24; ++i) {
+    std::string f = "\"f" + std::to_string(i) + "\"";
+    doc += ", " + f + ": " + std::to_string(i);
+    set += (i ? ", " : "") + f + ": 100";
+    expected += ", " + f + ": " + std::to_string(100 + i);
+  }
+  set += R"(, "new1": 1, "new2": 2}})";
+  expected += R"(, "new1": 1, "new2": 2})";
+  doc += "}";
+  EXPECT_UPDATE(doc, set, expected);
+}
+
 }  // namespace
 }  // namespace mongostore::engine::update_test

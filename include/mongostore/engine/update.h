@@ -16,6 +16,10 @@
 // compile() parses and validates once (unknown modifiers, conflicting paths, bad arguments);
 // apply() rewrites the document in one pass and never mutates its input. An Update owns a
 // copy of the bytes it was compiled from and is cheap to copy.
+// compile() builds an operator update's path tree once per shape (its operators and paths,
+// not its values) and reuses it for later updates of that shape, parsing only their arguments:
+// a bounded, thread-safe, process-wide cache (src/engine/update/shape_cache.h); results and
+// errors are those of a full compile.
 #pragma once
 
 #include <cstddef>

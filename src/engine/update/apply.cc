@@ -2,6 +2,7 @@
 // rewrites, creates or removes the fields the path tree targets.
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,16 @@ class Applier {
     }
     const Node* positional = find_positional(node);
     std::string positional_name = positional ? resolve("$") : std::string();
-    std::vector<const Node*> matched;  // few: the children this level targets
+    // The children this level targets: usually a few, kept inline (a heap vector per level
+    // was a malloc and free per document level of every update).
+    const Node* inline_matched[16];
+    size_t inline_count = 0;
+    std::vector<const Node*> more_matched;
+    auto was_matched = [&](const Node* n) {
+      return std::find(inline_matched, inline_matched + inline_count, n) !=
+                 inline_matched + inline_count ||
+             std::find(more_matched.begin(), more_matched.end(), n) != more_matched.end();
+    };
     for (const auto& e : existing) {
       const Node* target = nullptr;
       auto it = node.children.find(e.key);
@@ -72,11 +82,15 @@ class Applier {
         b.append(e.key, e.value);
         continue;
       }
-      matched.push_back(target);
+      if (inline_count < std::size(inline_matched)) {
+        inline_matched[inline_count++] = target;
+      } else {
+        more_matched.push_back(target);
+      }
       child(*target, e.value, e.key, b, join(path, e.key), false);
     }
     for (const auto& [name, child_node] : node.children) {
-      if (std::find(matched.begin(), matched.end(), child_node.get()) != matched.end()) continue;
+      if (was_matched(child_node.get())) continue;
       std::string resolved = name == "$" ? positional_name : name;
       if (name != "$" && positional && resolved == positional_name) conflict(join(path, name));
       create(*child_node, resolved, b, join(path, resolved), false);
@@ -257,6 +271,7 @@ class Applier {
 
   void leaf(const Op& op, const Value& existing, std::string_view key, DocumentBuilder& b,
             const std::string& path, bool in_array) {
+    const OpArgs& args = ctx_.args(op);
     auto keep = [&] {
       if (!existing.is_missing()) b.append(key, existing);
     };
@@ -265,11 +280,11 @@ class Applier {
     };
     switch (op.kind) {
       case OpKind::kSet:
-        b.append(key, op.arg);
+        b.append(key, args.arg);
         return;
       case OpKind::kSetOnInsert:
         if (ctx_.upsert_insert) {
-          b.append(key, op.arg);
+          b.append(key, args.arg);
         } else {
           keep();
         }
@@ -304,9 +319,9 @@ class Applier {
         bool inc = op.kind == OpKind::kInc;
         if (existing.is_missing()) {
           if (inc) {
-            b.append(key, op.arg);
+            b.append(key, args.arg);
           } else {
-            zero_like(op.arg).append_to(b, key);
+            zero_like(args.arg).append_to(b, key);
           }
           return;
         }
@@ -316,7 +331,7 @@ class Applier {
                           describe_id(ctx_.original) + " has the field '" + std::string(key) +
                           "' of non-numeric type " + type_of(existing));
         }
-        auto result = inc ? add_numbers(existing, op.arg) : multiply_numbers(existing, op.arg);
+        auto result = inc ? add_numbers(existing, args.arg) : multiply_numbers(existing, args.arg);
         if (!result) {
           throw Error(ErrorCode::kBadValue, "Failed to apply " + op.op_name +
                                                 " operations to current value (" +
@@ -329,16 +344,16 @@ class Applier {
       case OpKind::kMin:
       case OpKind::kMax: {
         if (existing.is_missing()) {
-          b.append(key, op.arg);
+          b.append(key, args.arg);
           return;
         }
-        int c = bson::compare_values(op.arg, existing);
+        int c = bson::compare_values(args.arg, existing);
         bool replace = op.kind == OpKind::kMin ? c < 0 : c > 0;
-        b.append(key, replace ? op.arg : existing);
+        b.append(key, replace ? args.arg : existing);
         return;
       }
       case OpKind::kCurrentDate:
-        if (op.timestamp) {
+        if (args.timestamp) {
           b.append(key, bson::Timestamp{static_cast<uint32_t>(ctx_.now_millis / 1000), 1});
         } else {
           b.append(key, bson::DateTime{ctx_.now_millis});
@@ -352,7 +367,7 @@ class Applier {
                                                 std::string(key) + " of non-integer type " +
                                                 type_of(existing));
         }
-        apply_bits(existing, op.bits).append_to(b, key);
+        apply_bits(existing, args.bits).append_to(b, key);
         return;
       case OpKind::kPush:
         apply_push(op, existing, key, b, ctx_);
@@ -374,7 +389,7 @@ class Applier {
 };
 
 void resolve_renames(ApplyContext& ctx) {
-  for (const Rename& r : ctx.impl.renames) {
+  for (const Rename& r : ctx.impl.shape->renames) {
     DocumentView cur = ctx.original;
     Value found;
     std::string walked;
@@ -452,7 +467,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
                          .count();
     resolve_renames(ctx);
     Applier applier(ctx);
-    applier.document_fields(impl.root, original, b, "", "", Value());
+    applier.document_fields(impl.shape->root, original, b, "", "", Value());
   }
   bson::Document result = b.finish();
   if (!impl.replacement && !impl.pipeline && !original_id.is_missing() &&

@@ -63,12 +63,13 @@ void sort_items(std::vector<Value>& items, const PushSpec& spec) {
 
 void apply_push(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
                 const ApplyContext& ctx) {
+  const OpArgs& args = ctx.args(op);
   if (!existing.is_missing() && !existing.is_array()) {
     throw Error(ErrorCode::kBadValue, "The field '" + op.field +
                                           "' must be an array but is of type " + type_of(existing) +
                                           " in document " + describe_id(ctx.original));
   }
-  const PushSpec& spec = op.push;
+  const PushSpec& spec = args.push;
   if (!spec.position && !spec.slice && spec.sort == PushSpec::Sort::kNone) {
     // A plain append: the existing elements are copied as bytes, not one by one, so the
     // cost of a push does not grow with the array beyond one memcpy.
@@ -109,6 +110,7 @@ constexpr size_t kLinearAddToSetValues = 8;
 
 void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
                       bson::DocumentBuilder& b, const ApplyContext& ctx) {
+  const OpArgs& args = ctx.args(op);
   if (!existing.is_missing() && !existing.is_array()) {
     throw Error(ErrorCode::kBadValue, "Cannot apply $addToSet to non-array field. Field named '" +
                                           op.field + "' has non-array type " + type_of(existing));
@@ -126,18 +128,18 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
     return bson::values_equal(a, b, strings);
   };
   std::vector<Value> added;
-  if (op.push.each.size() > kLinearAddToSetValues) {
+  if (args.push.each.size() > kLinearAddToSetValues) {
     // Many new values: an ordered set of everything seen keeps this O(n log n); checking
     // each new value against all the others would be quadratic (10,000 took 18.8 s).
     std::set<Value, bson::ValueLess> seen(bson::ValueLess{strings});
     if (existing.is_array()) {
       for (const auto& e : existing.as_array()) seen.insert(e.value);
     }
-    for (const Value& v : op.push.each) {
+    for (const Value& v : args.push.each) {
       if (seen.insert(v).second) added.push_back(v);
     }
   } else {
-    for (const Value& v : op.push.each) {
+    for (const Value& v : args.push.each) {
       bool present =
           std::any_of(added.begin(), added.end(), [&](const Value& x) { return equal(x, v); });
       if (!present && existing.is_array()) {
@@ -160,7 +162,8 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
 }
 
 void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
-               const ApplyContext&) {
+               const ApplyContext& ctx) {
+  const OpArgs& args = ctx.args(op);
   if (existing.is_missing()) return;
   if (!existing.is_array()) {
     throw Error(
@@ -172,7 +175,7 @@ void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::
     b.append(key, existing);
     return;
   }
-  if (op.pop > 0) {
+  if (args.pop > 0) {
     items.pop_back();
   } else {
     items.erase(items.begin());
@@ -182,6 +185,7 @@ void apply_pop(const Op& op, const Value& existing, std::string_view key, bson::
 
 void apply_pull(const Op& op, const Value& existing, std::string_view key, bson::DocumentBuilder& b,
                 const ApplyContext& ctx) {
+  const OpArgs& args = ctx.args(op);
   const bson::ValueLess less{ctx.impl.collation.get()};
   if (existing.is_missing()) return;
   if (!existing.is_array()) {
@@ -190,7 +194,7 @@ void apply_pull(const Op& op, const Value& existing, std::string_view key, bson:
   std::vector<Value> items = elements_of(existing);
   std::vector<Value> kept;
   std::vector<Value> remove_all =
-      op.kind == OpKind::kPullAll ? elements_of(op.arg) : std::vector<Value>{};
+      op.kind == OpKind::kPullAll ? elements_of(args.arg) : std::vector<Value>{};
   // Sorted, each element is looked up in O(log n): a scan per element would make $pullAll of
   // a large list from a large array quadratic.
   std::sort(remove_all.begin(), remove_all.end(), less);
@@ -198,10 +202,10 @@ void apply_pull(const Op& op, const Value& existing, std::string_view key, bson:
     bool remove = false;
     if (op.kind == OpKind::kPullAll) {
       remove = std::binary_search(remove_all.begin(), remove_all.end(), v, less);
-    } else if (op.pull) {
-      remove = op.pull->matches(v);
+    } else if (args.pull) {
+      remove = args.pull->matches(v);
     } else {
-      remove = bson::values_equal(op.arg, v, less.strings);
+      remove = bson::values_equal(args.arg, v, less.strings);
     }
     if (!remove) kept.push_back(v);
   }

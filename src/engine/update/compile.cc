@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/update/internal.h"
+#include "engine/update/shape_cache.h"
 #include "mongostore/engine/limits.h"
 
 namespace mongostore::engine {
@@ -52,7 +53,7 @@ bool valid_identifier(std::string_view id) {
 
 class Compiler {
  public:
-  explicit Compiler(Update::Impl& impl) : impl_(impl) {}
+  Compiler(Update::Impl& impl, UpdateShape& shape) : impl_(impl), shape_(shape) {}
 
   /// Validates `path`'s components; returns them.
   std::vector<std::string> check_path(const std::string& path, bool allow_dynamic,
@@ -77,7 +78,7 @@ class Compiler {
                                                              "' is not valid for storage.");
       }
       if (p == "$") {
-        impl_.uses_positional = true;
+        shape_.uses_positional = true;
       } else if (p != "$[]") {
         std::string id = p.substr(2, p.size() - 3);
         if (!impl_.array_filters.count(id)) {
@@ -91,7 +92,7 @@ class Compiler {
   }
 
   void insert(const Op* op, const std::vector<std::string>& parts) {
-    Node* node = &impl_.root;
+    Node* node = &shape_.root;
     std::string prefix;
     for (size_t i = 0; i < parts.size(); ++i) {
       if (i) prefix += '.';
@@ -114,9 +115,10 @@ class Compiler {
     op->kind = kind;
     op->op_name = op_name;
     op->path = std::move(path);
-    op->arg = arg;
-    impl_.ops.push_back(std::move(op));
-    return *impl_.ops.back();
+    op->index = shape_.ops.size();
+    shape_.ops.push_back(std::move(op));
+    impl_.args.emplace_back().arg = arg;
+    return *shape_.ops.back();
   }
 
   void compile_operator(std::string_view name, OpKind kind, DocumentView fields) {
@@ -131,7 +133,7 @@ class Compiler {
       op.field = parts.back();
       MatcherOptions matcher_options;
       matcher_options.collation = impl_.collation;
-      parse_op_argument(op, matcher_options);
+      parse_op_argument(op, impl_.args.back(), matcher_options);
       insert(&op, parts);
     }
   }
@@ -156,8 +158,8 @@ class Compiler {
                   "The source and target field for $rename must not be on the same path: " +
                       describe_element(from, to_value));
     }
-    size_t index = impl_.renames.size();
-    impl_.renames.push_back(Rename{from_parts, from});
+    size_t index = shape_.renames.size();
+    shape_.renames.push_back(Rename{from_parts, from});
     Op& src = add_op(OpKind::kRenameFrom, "$rename", from, to_value);
     src.field = from_parts.back();
     src.rename_index = index;
@@ -219,8 +221,58 @@ class Compiler {
 
  private:
   Update::Impl& impl_;
+  UpdateShape& shape_;
   std::set<std::string> used_filters_;
 };
+
+// The paths an operator update can change, each cut before its first positional or numeric
+// component; nullopt for "any" (see Update::modified_paths).
+std::optional<std::vector<std::string>> compute_modified_paths(const UpdateShape& shape) {
+  std::vector<std::string> out;
+  out.reserve(shape.ops.size());
+  for (const auto& op : shape.ops) {
+    std::string_view path = op->path;
+    size_t start = 0, end = 0;
+    for (;;) {
+      size_t dot = path.find('.', start);
+      std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
+      size_t ignored = 0;
+      // A positional or array index: whatever lies below may be any element, so the path
+      // up to here counts as modified.
+      if (part == "$" || is_array_wildcard(part) || parse_index(part, &ignored)) break;
+      end = dot == std::string_view::npos ? path.size() : dot;
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+    // A first component that is positional or numeric (not valid at the top level, but be
+    // safe): the whole document.
+    if (end == 0) return std::nullopt;
+    out.emplace_back(path.substr(0, end));
+  }
+  return out;
+}
+
+// An update whose shape was compiled before: only its arguments are bound and parsed, in the
+// order a full compile parses them (so the first bad argument raises the same error).
+void bind_arguments(Update::Impl& impl, std::shared_ptr<const UpdateShape> shape) {
+  MatcherOptions matcher_options;
+  matcher_options.collation = impl.collation;
+  impl.args.reserve(shape->ops.size());
+  size_t i = 0;
+  for (const bson::Element& e : impl.source.view()) {
+    for (const bson::Element& f : e.value.as_document()) {
+      const Op& op = *shape->ops.at(i++);
+      impl.args.emplace_back().arg = f.value;
+      if (op.kind == OpKind::kRenameFrom) {
+        impl.args.emplace_back().arg = f.value;  // the pair's kRenameTo
+        ++i;
+        continue;
+      }
+      parse_op_argument(op, impl.args.back(), matcher_options);
+    }
+  }
+  impl.shape = std::move(shape);
+}
 
 }  // namespace
 
@@ -232,7 +284,17 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
   impl->source = bson::Document::copy_of(update);
   impl->collation = std::move(collation);
   DocumentView src = impl->source.view();
-  Compiler compiler(*impl);
+  // Array filters are compiled from values: such updates are compiled whole every time.
+  std::optional<std::string> key;
+  if (array_filters.empty()) key = shape_key(src);
+  if (key) {
+    if (std::shared_ptr<const UpdateShape> shape = ShapeCache::instance().find(*key)) {
+      bind_arguments(*impl, std::move(shape));
+      return Update(std::move(impl));
+    }
+  }
+  auto shape = std::make_shared<UpdateShape>();
+  Compiler compiler(*impl, *shape);
   compiler.compile_filters(array_filters);
 
   auto it = src.begin();
@@ -268,6 +330,9 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
     }
   }
   compiler.check_filters_used();
+  if (!impl->replacement) shape->modified_paths = compute_modified_paths(*shape);
+  impl->shape = shape;
+  if (key && !impl->replacement) ShapeCache::instance().insert(*key, std::move(shape));
   return Update(std::move(impl));
 }
 
@@ -304,28 +369,7 @@ bool Update::is_replacement() const {
 
 std::optional<std::vector<std::string>> Update::modified_paths() const {
   if (impl_->replacement || impl_->pipeline) return std::nullopt;
-  std::vector<std::string> out;
-  out.reserve(impl_->ops.size());
-  for (const auto& op : impl_->ops) {
-    std::string_view path = op->path;
-    size_t start = 0, end = 0;
-    for (;;) {
-      size_t dot = path.find('.', start);
-      std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
-      size_t ignored = 0;
-      // A positional or array index: whatever lies below may be any element, so the path
-      // up to here counts as modified.
-      if (part == "$" || is_array_wildcard(part) || parse_index(part, &ignored)) break;
-      end = dot == std::string_view::npos ? path.size() : dot;
-      if (dot == std::string_view::npos) break;
-      start = dot + 1;
-    }
-    // A first component that is positional or numeric (not valid at the top level, but be
-    // safe): the whole document.
-    if (end == 0) return std::nullopt;
-    out.emplace_back(path.substr(0, end));
-  }
-  return out;
+  return impl_->shape->modified_paths;
 }
 
 }  // namespace mongostore::engine

@@ -67,18 +67,26 @@ struct BitOp {
   bson::Value operand;  // int32 or int64
 };
 
+/// One operator on one path: what a compiled update's shape holds (immutable, shared by
+/// every update of the same shape, see shape_cache.h). What depends on the argument's value
+/// lives in OpArgs.
 struct Op {
   OpKind kind = OpKind::kSet;
-  std::string op_name;     // "$set", ...
-  std::string path;        // dotted, as written
-  std::string field;       // last component of the path
+  std::string op_name;      // "$set", ...
+  std::string path;         // dotted, as written
+  std::string field;        // last component of the path
+  size_t rename_index = 0;  // index of this rename pair in UpdateShape::renames
+  size_t index = 0;         // of this op in UpdateShape::ops, and of its OpArgs
+};
+
+/// The argument of one Op in one update, parsed (parse_op_argument): rebound on every compile.
+struct OpArgs {
   bson::Value arg;         // points into the Update's owned copy
   PushSpec push;           // $push / $addToSet
   bool timestamp = false;  // $currentDate
   std::vector<BitOp> bits;
   int pop = 1;
   std::unique_ptr<Condition> pull;
-  size_t rename_index = 0;  // index of this rename pair in Impl::renames
 };
 
 /// Field names sort as MongoDB 5.0+ applies them: numeric names in numeric order first, then
@@ -96,6 +104,18 @@ struct Node {
 struct Rename {
   std::vector<std::string> source;  // path components
   std::string source_path;
+};
+
+/// What an operator update compiles to apart from its argument values: the ops, the path
+/// tree and the renames. It depends only on the update's operators and field paths (and a
+/// $rename's target), so updates of one shape share it (shape_cache.h). Immutable once built.
+struct UpdateShape {
+  std::vector<std::unique_ptr<Op>> ops;
+  std::vector<Rename> renames;
+  Node root;
+  bool uses_positional = false;
+  // Update::modified_paths, computed once per shape.
+  std::optional<std::vector<std::string>> modified_paths;
 };
 
 /// True for a canonical array index ("0", "17"; no sign, no leading zeros).
@@ -137,8 +157,8 @@ void apply_pull(const Op& op, const bson::Value& existing, std::string_view key,
                 bson::DocumentBuilder& b, const ApplyContext& ctx);
 
 /// Parsing of per-operator arguments (parse_ops.cc).
-void parse_push_spec(Op& op, bool is_push);
-void parse_op_argument(Op& op, const MatcherOptions& matcher_options);
+void parse_push_spec(OpArgs& args, bool is_push);
+void parse_op_argument(const Op& op, OpArgs& args, const MatcherOptions& matcher_options);
 
 }  // namespace mongostore::engine::update_detail
 
@@ -151,11 +171,11 @@ struct Update::Impl {
   bool replacement = false;
   // Set for an update pipeline: the compiled stages, original -> updated document.
   UpdatePipelineFunction pipeline;
-  std::vector<std::unique_ptr<update_detail::Op>> ops;
-  std::vector<update_detail::Rename> renames;
+  // Operator updates: the shape (possibly shared with other updates) and this update's
+  // parsed arguments, one per shape->ops.
+  std::shared_ptr<const update_detail::UpdateShape> shape;
+  std::vector<update_detail::OpArgs> args;
   std::map<std::string, std::unique_ptr<update_detail::Condition>> array_filters;
-  update_detail::Node root;
-  bool uses_positional = false;
 };
 
 namespace update_detail {
@@ -165,7 +185,8 @@ struct ApplyContext {
   std::optional<size_t> positional;
   bool upsert_insert = false;
   int64_t now_millis = 0;
-  std::vector<bson::Value> rename_values;  // per Impl::renames, from `original`
+  std::vector<bson::Value> rename_values;  // per UpdateShape::renames, from `original`
+  const OpArgs& args(const Op& op) const { return impl.args[op.index]; }
 };
 }  // namespace update_detail
 

@@ -59,15 +59,15 @@ int64_t integral(const Value& v, bool* ok) {
 
 }  // namespace
 
-void parse_push_spec(Op& op, bool is_push) {
+void parse_push_spec(OpArgs& args, bool is_push) {
   const char* name = is_push ? "$push" : "$addToSet";
-  PushSpec& spec = op.push;
-  bool modifier_form = op.arg.is_document() && op.arg.as_document().has("$each");
+  PushSpec& spec = args.push;
+  bool modifier_form = args.arg.is_document() && args.arg.as_document().has("$each");
   if (!modifier_form) {
-    spec.each.push_back(op.arg);
+    spec.each.push_back(args.arg);
     return;
   }
-  DocumentView mods = op.arg.as_document();
+  DocumentView mods = args.arg.as_document();
   for (const auto& e : mods) {
     if (e.key == "$each") {
       if (!e.value.is_array()) {
@@ -108,8 +108,8 @@ void parse_push_spec(Op& op, bool is_push) {
   }
 }
 
-void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
-  const Value& arg = op.arg;
+void parse_op_argument(const Op& op, OpArgs& args, const MatcherOptions& matcher_options) {
+  const Value& arg = args.arg;
   switch (op.kind) {
     case OpKind::kInc:
     case OpKind::kMul:
@@ -135,7 +135,7 @@ void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
         if (e.key != "$type" || !e.value.is_string()) throw Error(ErrorCode::kBadValue, kBad);
         std::string_view t = e.value.as_string();
         if (t == "timestamp") {
-          op.timestamp = true;
+          args.timestamp = true;
         } else if (t != "date") {
           throw Error(ErrorCode::kBadValue, kBad);
         }
@@ -171,9 +171,9 @@ void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
                           type_of(e.value) + "' is not supported here: {" +
                           describe_element(e.key, e.value) + "}");
         }
-        op.bits.push_back(bit);
+        args.bits.push_back(bit);
       }
-      if (op.bits.empty()) {
+      if (args.bits.empty()) {
         throw Error(ErrorCode::kBadValue,
                     "You must pass in at least one bitwise operation. The format is: {$bit: "
                     "{field: {and/or/xor: #}}");
@@ -182,7 +182,7 @@ void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
     }
     case OpKind::kPush:
     case OpKind::kAddToSet:
-      parse_push_spec(op, op.kind == OpKind::kPush);
+      parse_push_spec(args, op.kind == OpKind::kPush);
       break;
     case OpKind::kPop: {
       if (!arg.is_number()) {
@@ -193,11 +193,11 @@ void parse_op_argument(Op& op, const MatcherOptions& matcher_options) {
       if (d != 1 && d != -1) {
         throw Error(ErrorCode::kFailedToParse, "$pop expects 1 or -1, found: " + arg.to_json());
       }
-      op.pop = d > 0 ? 1 : -1;
+      args.pop = d > 0 ? 1 : -1;
       break;
     }
     case OpKind::kPull:
-      op.pull = Condition::pull(arg, matcher_options);
+      args.pull = Condition::pull(arg, matcher_options);
       break;
     case OpKind::kPullAll:
       if (!arg.is_array()) {

@@ -6,6 +6,7 @@
 #include "engine/index_key_generator.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
+#include "engine/write/index_key_delta.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/duplicate_key_error.h"
@@ -88,6 +89,17 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
     if (index_data != nullptr && !index_data->affects(ix->descriptor)) continue;
+    IndexKeyDelta delta = index_key_delta(ix->descriptor, before, after);
+    if (delta.kind == IndexKeyDelta::Kind::kUnchanged) continue;
+    if (delta.kind == IndexKeyDelta::Kind::kAppended) {
+      // Only the added elements' keys; the index is non-unique, so one the old elements
+      // already had is a no-op insert.
+      std::vector<GeneratedKey> added;
+      generate_keys(op, durable, entry, *ix, delta.appended->view(), &added);
+      IndexTable table(s, ix->table_uri, ix->descriptor);
+      for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key);
+      continue;
+    }
     std::vector<GeneratedKey> old_keys, new_keys;
     bool ignored = false;
     IndexKeyGenerator(ix->descriptor).generate(before, &old_keys, &ignored);

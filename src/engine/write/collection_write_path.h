@@ -5,7 +5,9 @@
 //                    and an entry per index key;
 //   update_document: the new version, after checking it (size, depth, unchanged `_id`), and
 //                    only the index entries whose keys differ between the two versions, of
-//                    the indexes the update can affect (UpdateIndexData);
+//                    the indexes the update can affect (UpdateIndexData); an index whose
+//                    fields are byte-identical is skipped, and one on an array that only
+//                    grew gets the added elements' keys alone (IndexKeyDelta);
 //   delete_document: the record and the entries of its keys.
 // The first array key an index sees marks it multikey: in memory at once (the planner must
 // stop trusting tight bounds before the document is visible) and in the durable catalog

@@ -1,0 +1,76 @@
+#include "engine/write/index_key_delta.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "mongostore/bson/builder.h"
+
+namespace mongostore::engine {
+
+namespace {
+
+std::string_view top_component(std::string_view path) {
+  return path.substr(0, path.find('.'));
+}
+
+bool has_numeric_component(std::string_view path) {
+  size_t start = 0;
+  for (;;) {
+    size_t dot = path.find('.', start);
+    std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    bool digits = !part.empty();
+    for (char c : part) digits = digits && c >= '0' && c <= '9';
+    if (digits) return true;
+    if (dot == std::string_view::npos) return false;
+    start = dot + 1;
+  }
+}
+
+// `after` is `before`'s elements, byte for byte, then at least one more: the added ones.
+// Array bytes are an int32 length, the elements, and a 0 byte; parsing `after` from its start
+// reads the same elements as `before` while the bytes are the same, so the boundary after
+// `before`'s last element is an element boundary of `after` too.
+std::optional<bson::Document> appended_elements(std::string_view field, const bson::Value& before,
+                                                const bson::Value& after) {
+  if (!before.is_array() || !after.is_array()) return std::nullopt;
+  const size_t old_elements = before.size() - 5;  // without the length and the final 0
+  if (old_elements == 0 || after.size() <= before.size()) return std::nullopt;
+  if (std::memcmp(before.data() + 4, after.data() + 4, old_elements) != 0) return std::nullopt;
+  size_t old_count = 0;
+  for (const bson::Element& e : before.as_array()) {
+    (void)e;
+    ++old_count;
+  }
+  bson::DocumentBuilder b;
+  b.open_array(field);
+  size_t i = 0;
+  for (const bson::Element& e : after.as_array()) {
+    if (i++ >= old_count) b.push(e.value);
+  }
+  b.close();
+  if (i <= old_count) return std::nullopt;
+  return b.finish();
+}
+
+}  // namespace
+
+IndexKeyDelta index_key_delta(const IndexDescriptor& index, bson::DocumentView before,
+                              bson::DocumentView after) {
+  IndexKeyDelta full;
+  if (index.partial_filter()) return full;
+  const auto& fields = index.fields();
+  bool unchanged = true;
+  for (const IndexField& f : fields) {
+    if (f.path.empty() || f.path.find('$') != std::string::npos) return full;
+    std::string_view top = top_component(f.path);
+    if (!before.get(top).identical(after.get(top))) unchanged = false;
+  }
+  if (unchanged) return IndexKeyDelta{IndexKeyDelta::Kind::kUnchanged, std::nullopt};
+  if (fields.size() != 1 || index.unique() || has_numeric_component(fields[0].path)) return full;
+  std::string_view top = top_component(fields[0].path);
+  std::optional<bson::Document> added = appended_elements(top, before.get(top), after.get(top));
+  if (!added) return full;
+  return IndexKeyDelta{IndexKeyDelta::Kind::kAppended, std::move(added)};
+}
+
+}  // namespace mongostore::engine
