@@ -1,0 +1,115 @@
+// ExecutionStore's outbox and spawn queues: the pending entries of every execution, read
+// through the seq indexes, and their acknowledgement.
+#include <algorithm>
+#include <limits>
+
+#include "exec/stored_fields.h"
+#include "mongostore/bson/builder.h"
+#include "mongostore/exec/execution_store.h"
+
+namespace mongostore::exec {
+namespace {
+
+using bson::Document;
+using bson::DocumentView;
+using bson::make_document;
+
+// {<array>.seq: {$gte: -inf}}: documents with at least one entry, read through the seq
+// index (an empty array or a missing field has no numeric key in range), so a sweep costs
+// what the pending entries cost and not what the collection holds.
+Document any_seq_in(std::string_view seq_path) {
+  return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
+}
+
+}  // namespace
+
+std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
+  require_open();
+  client::FindOptions options;
+  options.projection = make_document("outbox", 1);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("outbox.seq"), options);
+  std::vector<OutboxEntry> entries;
+  for (const Document& doc : cursor->to_vector()) {
+    std::string source = id_of(doc);
+    bson::Value outbox = doc.get("outbox");
+    if (!outbox.is_array()) continue;
+    for (const bson::Element& e : outbox.as_array()) {
+      std::string where = "execution " + quoted(source) + " outbox entry";
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
+      }
+      DocumentView entry = e.value.as_document();
+      OutboxEntry out;
+      out.seq = integer_field(entry, "seq", where);
+      where += " " + std::to_string(out.seq);
+      bson::Value target = entry.get("target_id");
+      if (target.is_string()) {
+        out.target_id = std::string(target.as_string());
+      } else if (!target.is_null() && !target.is_missing()) {
+        throw Error(ErrorCode::kFailedToParse, where + ": `target_id` is not a string or null");
+      }
+      try {
+        out.event = Event::from_json(string_field(entry, "event", where));
+      } catch (const Error& err) {
+        throw Error(ErrorCode::kFailedToParse, where + ": " + err.what());
+      }
+      out.source_id = source;
+      entries.push_back(std::move(out));
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const OutboxEntry& a, const OutboxEntry& b) { return a.seq < b.seq; });
+  return entries;
+}
+
+void ExecutionStore::ack_outbox(int64_t seq) {
+  require_open();
+  executions_.update_one(
+      make_document("outbox.seq", seq),
+      make_document("$pull", make_document("outbox", make_document("seq", seq))));
+}
+
+std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
+  require_open();
+  client::FindOptions options;
+  options.projection = make_document("spawns", 1);
+  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("spawns.seq"), options);
+  std::vector<SpawnEntry> entries;
+  for (const Document& doc : cursor->to_vector()) {
+    std::string parent = id_of(doc);
+    bson::Value spawns = doc.get("spawns");
+    if (!spawns.is_array()) continue;
+    for (const bson::Element& e : spawns.as_array()) {
+      std::string where = "execution " + quoted(parent) + " spawn entry";
+      if (!e.value.is_document()) {
+        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
+      }
+      DocumentView entry = e.value.as_document();
+      SpawnEntry out;
+      out.seq = integer_field(entry, "seq", where);
+      where += " " + std::to_string(out.seq);
+      out.parent_id = entry.has("parent_id") ? string_field(entry, "parent_id", where) : parent;
+      out.child_id = string_field(entry, "child_id", where);
+      out.root_path = string_field(entry, "root_path", where);
+      bson::Value context = entry.get("context");
+      if (context.is_document()) {
+        out.context = Document::copy_of(context.as_document());
+      } else if (!context.is_missing() && !context.is_null()) {
+        throw Error(ErrorCode::kFailedToParse, where + ": `context` is not a document");
+      }
+      entries.push_back(std::move(out));
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const SpawnEntry& a, const SpawnEntry& b) { return a.seq < b.seq; });
+  return entries;
+}
+
+void ExecutionStore::ack_spawn(int64_t seq) {
+  require_open();
+  executions_.update_one(
+      make_document("spawns.seq", seq),
+      make_document("$pull", make_document("spawns", make_document("seq", seq))));
+}
+
+}  // namespace mongostore::exec
