@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/matcher.h"
@@ -37,11 +38,17 @@ class Projection {
   struct Node;
 
  private:
+  static std::vector<std::string> flat_inclusion_fields(const Projection& p);
+
   std::shared_ptr<const Node> root_;
   bool inclusion_ = false;
   bool include_id_ = true;
   // The query, kept for the positional operator (which re-matches to find the element).
   std::shared_ptr<const Matcher> query_;
+  // An inclusion of a few top-level fields and nothing else ({a: 1, b: 1}, `_id` as the spec
+  // says): the fields, in no particular order. apply() then copies the matching elements'
+  // bytes in one pass instead of walking the tree and rebuilding each value; empty otherwise.
+  std::vector<std::string> flat_fields_;
 };
 
 }  // namespace mongostore::engine

@@ -226,6 +226,17 @@ void project_value(bson::DocumentBuilder& out, std::string_view key, const bson:
   }
 }
 
+// Beyond this many fields a linear match per element costs more than the tree's lookup.
+constexpr size_t kMaxFlatFields = 8;
+
+// Appends `element` (type byte, key, payload) to `out` as it is: the projection of a
+// top-level field it includes whole.
+void append_raw_element(std::vector<uint8_t>& out, const bson::Element& element) {
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(element.key.data()) - 1;
+  const uint8_t* end = element.value.data() + element.value.size();
+  out.insert(out.end(), begin, end);
+}
+
 bool starts_with_operator(const bson::Value& v) {
   return v.is_document() && !v.as_document().empty() &&
          v.as_document().begin()->key.starts_with("$");
@@ -234,6 +245,18 @@ bool starts_with_operator(const bson::Value& v) {
 }  // namespace
 
 Projection::Projection() = default;
+
+std::vector<std::string> Projection::flat_inclusion_fields(const Projection& p) {
+  std::vector<std::string> fields;
+  if (!p.inclusion_ || p.query_ || !p.root_ || p.root_->children.size() > kMaxFlatFields) {
+    return fields;
+  }
+  for (const auto& [name, child] : p.root_->children) {
+    if (!child.leaf || child.op != Operator::kNone || !child.children.empty()) return {};
+    fields.push_back(name);
+  }
+  return fields;
+}
 
 Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   check_input_depth(spec, "projection");
@@ -349,6 +372,7 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
     add_path(*root, "_id");
   }
   if (!root->children.empty()) p.root_ = std::move(root);
+  p.flat_fields_ = flat_inclusion_fields(p);
   return p;
 }
 
@@ -359,6 +383,24 @@ bool Projection::is_identity() const {
 bson::Document Projection::apply(bson::DocumentView document) const {
   if (root_ == nullptr) {
     return inclusion_ ? bson::Document() : bson::Document::copy_of(document);
+  }
+  if (!flat_fields_.empty()) {
+    // Same result as the tree walk below: every element whose key is an included field, in
+    // document order, byte for byte.
+    std::vector<uint8_t> out(4, 0);
+    out.reserve(document.size());  // the result is never larger: one allocation
+    for (const bson::Element& e : document) {
+      for (const std::string& field : flat_fields_) {
+        if (e.key == field) {
+          append_raw_element(out, e);
+          break;
+        }
+      }
+    }
+    out.push_back(0);
+    const uint32_t size = static_cast<uint32_t>(out.size());
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(size >> (8 * i));
+    return bson::Document::adopt(std::move(out));
   }
   ApplyContext context{inclusion_, std::nullopt};
   if (query_) {
