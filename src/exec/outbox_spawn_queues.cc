@@ -2,6 +2,7 @@
 // through the seq indexes, and their acknowledgement.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "exec/stored_fields.h"
 #include "mongostore/bson/builder.h"
@@ -21,37 +22,62 @@ Document any_seq_in(std::string_view seq_path) {
   return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
 }
 
+client::FindOptions projection_of(std::string_view array) {
+  client::FindOptions options;
+  options.projection = make_document(array, 1);
+  return options;
+}
+
+// The sweeps' fixed filters and projections, built once.
+struct QueueQuery {
+  Document filter;
+  client::FindOptions options;
+};
+
+const QueueQuery& queue_query(std::string_view array) {
+  static const QueueQuery outbox{any_seq_in("outbox.seq"), projection_of("outbox")};
+  static const QueueQuery spawns{any_seq_in("spawns.seq"), projection_of("spawns")};
+  return array == "outbox" ? outbox : spawns;
+}
+
 }  // namespace
 
 std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
   require_open();
-  client::FindOptions options;
-  options.projection = make_document("outbox", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("outbox.seq"), options);
+  const QueueQuery& query = queue_query("outbox");
+  std::unique_ptr<client::Cursor> cursor = executions_.find(query.filter, query.options);
   std::vector<OutboxEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string source = id_of(doc);
     bson::Value outbox = doc.get("outbox");
     if (!outbox.is_array()) continue;
     for (const bson::Element& e : outbox.as_array()) {
-      std::string where = "execution " + quoted(source) + " outbox entry";
+      // Built only for an error: the sweep reads many entries and almost never fails.
+      auto where = [&](std::optional<int64_t> seq) {
+        std::string w = "execution " + quoted(source) + " outbox entry";
+        if (seq) w += " " + std::to_string(*seq);
+        return w;
+      };
       if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
+        throw Error(ErrorCode::kFailedToParse, where(std::nullopt) + " is not a document");
       }
       DocumentView entry = e.value.as_document();
       OutboxEntry out;
-      out.seq = integer_field(entry, "seq", where);
-      where += " " + std::to_string(out.seq);
+      bson::Value seq = entry.get("seq");
+      if (!seq.number_as_exact_int64(&out.seq)) out.seq = integer_field(entry, "seq", where({}));
       bson::Value target = entry.get("target_id");
       if (target.is_string()) {
         out.target_id = std::string(target.as_string());
       } else if (!target.is_null() && !target.is_missing()) {
-        throw Error(ErrorCode::kFailedToParse, where + ": `target_id` is not a string or null");
+        throw Error(ErrorCode::kFailedToParse,
+                    where(out.seq) + ": `target_id` is not a string or null");
       }
+      bson::Value event = entry.get("event");
+      if (!event.is_string()) string_field(entry, "event", where(out.seq));  // throws
       try {
-        out.event = Event::from_json(string_field(entry, "event", where));
+        out.event = Event::from_json(event.as_string());
       } catch (const Error& err) {
-        throw Error(ErrorCode::kFailedToParse, where + ": " + err.what());
+        throw Error(ErrorCode::kFailedToParse, where(out.seq) + ": " + err.what());
       }
       out.source_id = source;
       entries.push_back(std::move(out));
@@ -71,9 +97,8 @@ void ExecutionStore::ack_outbox(int64_t seq) {
 
 std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
   require_open();
-  client::FindOptions options;
-  options.projection = make_document("spawns", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("spawns.seq"), options);
+  const QueueQuery& query = queue_query("spawns");
+  std::unique_ptr<client::Cursor> cursor = executions_.find(query.filter, query.options);
   std::vector<SpawnEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string parent = id_of(doc);

@@ -65,9 +65,18 @@ void append_unchanged(DocumentBuilder& b, std::string_view field, DocumentView d
   }
 }
 
-client::FindOptions timer_projection() {
-  client::FindOptions options;
-  options.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+const Document& unbounded_filter() {
+  static const Document filter = make_document("next_fire_at", bson::Null{});
+  return filter;
+}
+
+// Built once: the sweep runs often and its options never change.
+const client::FindOptions& timer_projection() {
+  static const client::FindOptions options = [] {
+    client::FindOptions o;
+    o.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+    return o;
+  }();
   return options;
 }
 
@@ -89,8 +98,7 @@ std::vector<Document> ExecutionStore::repair_unbounded_timers() {
   // The null key of the next_fire_at index holds exactly the documents whose bound is absent
   // or null: this store always writes a number (kNoTimer when there is no timer).
   std::vector<Document> unbounded =
-      executions_.find(make_document("next_fire_at", bson::Null{}), timer_projection())
-          ->to_vector();
+      executions_.find(unbounded_filter(), timer_projection())->to_vector();
   for (const Document& doc : unbounded) repair_timer_bound(doc);
   return unbounded;
 }
