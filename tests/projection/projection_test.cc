@@ -61,6 +61,9 @@ TEST(Projection, TopLevelInclusionCopiesElementsWholeInDocumentOrder) {
   EXPECT_EQ(P(R"({"outbox": 1, "_id": 0, "n": 1})", doc),
             J(R"({"outbox": [{"seq": 1, "event": "e"}, 2], "n": null})"));
   EXPECT_EQ(P(R"({"missing": 1, "_id": 0})", doc), J("{}"));
+  EXPECT_EQ(P(R"({"n": true, "_id": 0, "_id": 1})", doc), J(R"({"_id": "x", "n": null})"));
+  EXPECT_EQ(code_of(R"({"n": 1, "n": 1})"), 31250);
+  EXPECT_EQ(code_of(R"({"n": 1, "d": false})"), 31254);
   EXPECT_EQ(P(R"({"a": 1, "b": 1, "c": 1, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "d": 1,)"
               R"( "data": 1})",
               doc),

@@ -39,6 +39,8 @@ class Projection {
 
  private:
   static std::vector<std::string> flat_inclusion_fields(const Projection& p);
+  // Compiles `spec` into `p` when it is plain top-level inclusions only; false otherwise.
+  static bool compile_flat(bson::DocumentView spec, Projection& p);
 
   std::shared_ptr<const Node> root_;
   bool inclusion_ = false;
@@ -46,7 +48,8 @@ class Projection {
   // The query, kept for the positional operator (which re-matches to find the element).
   std::shared_ptr<const Matcher> query_;
   // An inclusion of a few top-level fields and nothing else ({a: 1, b: 1}, `_id` as the spec
-  // says): the fields, in no particular order. apply() then copies the matching elements'
+  // says): the fields, in no particular order (`root_` is then not built, or not used).
+  // apply() copies the matching elements'
   // bytes in one pass instead of walking the tree and rebuilding each value; empty otherwise.
   std::vector<std::string> flat_fields_;
 };

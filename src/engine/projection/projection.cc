@@ -258,9 +258,39 @@ std::vector<std::string> Projection::flat_inclusion_fields(const Projection& p) 
   return fields;
 }
 
+bool Projection::compile_flat(bson::DocumentView spec, Projection& p) {
+  std::vector<std::string> fields;
+  bool include_id = true;
+  for (const bson::Element& e : spec) {
+    std::string_view field = e.key;
+    if (field.empty() || field.find_first_of(".$") != std::string_view::npos) return false;
+    if (!(e.value.type() == bson::BsonType::kBool || e.value.is_number())) return false;
+    if (field == "_id") {
+      include_id = e.value.truthy();  // the last one counts, as in the general path
+      continue;
+    }
+    if (!e.value.truthy() || fields.size() == kMaxFlatFields) return false;
+    for (const std::string& f : fields) {
+      if (f == field) return false;  // a path collision: the general path reports it
+    }
+    fields.emplace_back(field);
+  }
+  if (fields.empty()) return false;  // `_id` alone, or nothing: the general path decides
+  if (include_id) {
+    if (fields.size() == kMaxFlatFields) return false;
+    fields.emplace_back("_id");
+  }
+  p.inclusion_ = true;
+  p.include_id_ = include_id;
+  p.flat_fields_ = std::move(fields);
+  return true;
+}
+
 Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
-  check_input_depth(spec, "projection");
   Projection p;
+  // The common spec, plain top-level inclusions, needs no tree: a find compiles one per call.
+  if (compile_flat(spec, p)) return p;
+  check_input_depth(spec, "projection");
   auto root = std::make_shared<Node>();
   int includes = 0, excludes = 0, positionals = 0;
   bool id_specified = false;
@@ -377,13 +407,10 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
 }
 
 bool Projection::is_identity() const {
-  return root_ == nullptr && !inclusion_;
+  return root_ == nullptr && !inclusion_ && flat_fields_.empty();
 }
 
 bson::Document Projection::apply(bson::DocumentView document) const {
-  if (root_ == nullptr) {
-    return inclusion_ ? bson::Document() : bson::Document::copy_of(document);
-  }
   if (!flat_fields_.empty()) {
     // Same result as the tree walk below: every element whose key is an included field, in
     // document order, byte for byte.
@@ -401,6 +428,9 @@ bson::Document Projection::apply(bson::DocumentView document) const {
     const uint32_t size = static_cast<uint32_t>(out.size());
     for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(size >> (8 * i));
     return bson::Document::adopt(std::move(out));
+  }
+  if (root_ == nullptr) {
+    return inclusion_ ? bson::Document() : bson::Document::copy_of(document);
   }
   ApplyContext context{inclusion_, std::nullopt};
   if (query_) {
