@@ -32,6 +32,9 @@ class Projection {
   static Projection compile(bson::DocumentView spec, const Matcher* query = nullptr);
 
   bool is_identity() const;
+  /// Whether apply() reads the query it was compiled with (the positional operator): a
+  /// projection compiled for one query must then not be applied to another's results.
+  bool uses_query() const { return query_ != nullptr; }
   /// Projects `document`, which must be one the query matched.
   bson::Document apply(bson::DocumentView document) const;
 
