@@ -9,6 +9,7 @@
 #include "exec/list_cursor.h"
 #include "exec/seq_blocks.h"
 #include "exec/stored_fields.h"
+#include "exec/sweep_queries.h"
 #include "exec/timer_path.h"
 #include "exec/trace_index.h"
 #include "exec/utf8.h"
@@ -90,7 +91,8 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
       options_(checked(options)),
       executions_(client_->database(options_.database).collection("executions")),
       counters_(client_->database(options_.database).collection("counters")),
-      processed_(client_->database(options_.database).collection("processed")) {
+      processed_(client_->database(options_.database).collection("processed")),
+      sweeps_(SweepQueries::prepare(executions_)) {
   if (options_.create_indexes) {
     // ack_outbox / ack_spawn find their document by the entry's seq: with these indexes that
     // is a point lookup instead of a scan of every execution. Creating an existing index is a
@@ -155,6 +157,7 @@ void ExecutionStore::close() {
   // has no other holder (unless the caller took client()), so dropping it here closes it.
   client_.reset();
   seq_blocks_.reset();
+  sweeps_.reset();
   executions_ = client::Collection(nullptr, options_.database, "executions");
   counters_ = client::Collection(nullptr, options_.database, "counters");
   processed_ = client::Collection(nullptr, options_.database, "processed");

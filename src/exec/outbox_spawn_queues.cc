@@ -1,51 +1,21 @@
 // ExecutionStore's outbox and spawn queues: the pending entries of every execution, read
 // through the seq indexes, and their acknowledgement.
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 #include "exec/stored_fields.h"
+#include "exec/sweep_queries.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/exec/execution_store.h"
 
 namespace mongostore::exec {
-namespace {
-
 using bson::Document;
 using bson::DocumentView;
 using bson::make_document;
 
-// {<array>.seq: {$gte: -inf}}: documents with at least one entry, read through the seq
-// index (an empty array or a missing field has no numeric key in range), so a sweep costs
-// what the pending entries cost and not what the collection holds.
-Document any_seq_in(std::string_view seq_path) {
-  return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
-}
-
-client::FindOptions projection_of(std::string_view array) {
-  client::FindOptions options;
-  options.projection = make_document(array, 1);
-  return options;
-}
-
-// The sweeps' fixed filters and projections, built once.
-struct QueueQuery {
-  Document filter;
-  client::FindOptions options;
-};
-
-const QueueQuery& queue_query(std::string_view array) {
-  static const QueueQuery outbox{any_seq_in("outbox.seq"), projection_of("outbox")};
-  static const QueueQuery spawns{any_seq_in("spawns.seq"), projection_of("spawns")};
-  return array == "outbox" ? outbox : spawns;
-}
-
-}  // namespace
-
 std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
   require_open();
-  const QueueQuery& query = queue_query("outbox");
-  std::unique_ptr<client::Cursor> cursor = executions_.find(query.filter, query.options);
+  std::unique_ptr<client::Cursor> cursor = sweeps_->pending_outbox.find();
   std::vector<OutboxEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string source = id_of(doc);
@@ -97,8 +67,7 @@ void ExecutionStore::ack_outbox(int64_t seq) {
 
 std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
   require_open();
-  const QueueQuery& query = queue_query("spawns");
-  std::unique_ptr<client::Cursor> cursor = executions_.find(query.filter, query.options);
+  std::unique_ptr<client::Cursor> cursor = sweeps_->pending_spawns.find();
   std::vector<SpawnEntry> entries;
   for (const Document& doc : cursor->to_vector()) {
     std::string parent = id_of(doc);

@@ -5,6 +5,7 @@
 
 #include "exec/commit_plan.h"
 #include "exec/stored_fields.h"
+#include "exec/sweep_queries.h"
 #include "exec/timer_path.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/exec/execution_store.h"
@@ -65,21 +66,6 @@ void append_unchanged(DocumentBuilder& b, std::string_view field, DocumentView d
   }
 }
 
-const Document& unbounded_filter() {
-  static const Document filter = make_document("next_fire_at", bson::Null{});
-  return filter;
-}
-
-// Built once: the sweep runs often and its options never change.
-const client::FindOptions& timer_projection() {
-  static const client::FindOptions options = [] {
-    client::FindOptions o;
-    o.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
-    return o;
-  }();
-  return options;
-}
-
 }  // namespace
 
 void ExecutionStore::repair_timer_bound(DocumentView doc) {
@@ -97,8 +83,7 @@ void ExecutionStore::repair_timer_bound(DocumentView doc) {
 std::vector<Document> ExecutionStore::repair_unbounded_timers() {
   // The null key of the next_fire_at index holds exactly the documents whose bound is absent
   // or null: this store always writes a number (kNoTimer when there is no timer).
-  std::vector<Document> unbounded =
-      executions_.find(unbounded_filter(), timer_projection())->to_vector();
+  std::vector<Document> unbounded = sweeps_->unbounded_timers.find()->to_vector();
   for (const Document& doc : unbounded) repair_timer_bound(doc);
   return unbounded;
 }
@@ -110,10 +95,7 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
   // Documents without a usable bound are read through the null key and repaired first.
   std::vector<Document> docs = repair_unbounded_timers();
-  std::vector<Document> bounded =
-      executions_
-          .find(make_document("next_fire_at", make_document("$lte", now)), timer_projection())
-          ->to_vector();
+  std::vector<Document> bounded = sweeps_->due_timers.find(due_filter(now))->to_vector();
   std::vector<DueTimer> due;
   std::set<std::string> repaired;  // their new bound may put them in `bounded` as well
   for (const Document& doc : docs) {
@@ -141,7 +123,7 @@ std::vector<DueTimer> ExecutionStore::timers(std::string_view execution_id) {
   require_open();
   check_storable("execution id", execution_id);
   std::optional<Document> doc =
-      executions_.find_one(make_document("_id", execution_id), timer_projection());
+      executions_.find_one(make_document("_id", execution_id), timer_fields());
   if (!doc) return {};
   std::vector<DueTimer> out = timers_in(*doc);
   sort_timers(out);
