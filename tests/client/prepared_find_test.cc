@@ -104,6 +104,31 @@ TEST_P(PreparedFindContract, ADefaultCollationGivenAfterPreparingApplies) {
   EXPECT_EQ(ids(prepared.find(make_document("s", "aBc"))).size(), 1u);
 }
 
+// The embedded backend keeps the plan of the prepared filter between runs: it must not
+// outlive what it was made from. An index that turns multikey after a run changes the bounds
+// a range may use ({a: [0, 5]} matches {$gte: 1, $lte: 2} with no key in [1, 2]); a dropped
+// index must not be read (QueryPlanKilled); a new one is used.
+TEST_P(PreparedFindContract, AKeptPlanFollowsIndexChanges) {
+  items().create_index(make_document("a", 1));
+  items().insert_one(make_document("_id", 1, "a", 1.5));
+  PreparedFind range =
+      items().prepare_find(make_document("a", make_document("$gte", 1, "$lte", 2)));
+  EXPECT_EQ(ids(range.find()).size(), 1u);
+  EXPECT_EQ(ids(range.find()).size(), 1u);  // the kept plan
+  items().insert_one(make_document("_id", 2, "a", make_array(0, 5)));
+  EXPECT_EQ(ids(range.find()).size(), 2u);
+  EXPECT_EQ(ids(range.find()), ids(items().find(range.filter())));
+  items().drop_index(make_document("a", 1));
+  EXPECT_EQ(ids(range.find()).size(), 2u);
+  items().create_index(make_document("a", -1));
+  EXPECT_EQ(ids(range.find()).size(), 2u);
+  EXPECT_EQ(ids(range.find()).size(), 2u);
+  // Dropped and created again: the kept plan's collection is gone.
+  items().drop();
+  items().insert_one(make_document("_id", 3, "a", 1));
+  EXPECT_EQ(ids(range.find()), std::vector<std::string>{R"({ "_id" : 3, "a" : 1 })"});
+}
+
 TEST_P(PreparedFindContract, InvalidSpecsFailWithFindsCodes) {
   items().insert_one(make_document("_id", 1));
   auto run = [&](Document filter, FindOptions options) {
