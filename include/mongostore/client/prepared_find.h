@@ -12,9 +12,10 @@
 // Contract: every run returns what Collection::find(filter, options) would return at that
 // moment, with the same errors (a collection dropped, created again, given other indexes or
 // another default collation in between is read as it is then). What is saved is the work of
-// compiling: on the embedded backend the filter, projection and sort are compiled once (a run
-// with another filter compiles only that filter; each run still plans, since the best index
-// and its bounds depend on the data and the filter). The remote backend sends the plain find
+// compiling and planning: on the embedded backend the filter, projection and sort are
+// compiled once, and the index plan of the prepared filter is kept between runs while the
+// collection, its indexes and their multikey state are what it was made from (a run with
+// another filter compiles and plans that filter). The remote backend sends the plain find
 // each run (the server plans every find it receives; nothing is kept on the server).
 //
 // Errors: on the embedded backend, an invalid filter, projection, sort, skip or limit fails
