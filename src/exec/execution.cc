@@ -68,8 +68,9 @@ bool is_terminal(ExecutionStatus status) {
 }
 
 bool ChildState::operator==(const ChildState& other) const {
-  return root_path == other.root_path && finished == other.finished && outcome == other.outcome &&
-         result == other.result && submachine == other.submachine && key == other.key;
+  return root_path == other.root_path && finished == other.finished &&
+         outcome == other.outcome && result == other.result && submachine == other.submachine &&
+         key == other.key;
 }
 
 std::string Execution::to_json() const {
@@ -145,8 +146,8 @@ Execution Execution::from_json(std::string_view json) {
   }
   for (const bson::Element& e : fields.document("children")) {
     std::string what = "Execution.children[" + std::string(e.key) + "]";
-    if (!e.value.is_document())
-      fields.fail("children", "entry '" + std::string(e.key) + "' is not an object");
+    if (!e.value.is_document()) fields.fail("children", "entry '" + std::string(e.key) +
+                                                            "' is not an object");
     exe.children.emplace(std::string(e.key), read_child(e.value.as_document(), what));
   }
   exe.invoke_seq = bson::Document::copy_of(fields.document("invoke_seq"));
@@ -157,10 +158,12 @@ bool Execution::operator==(const Execution& other) const {
   return id == other.id && definition_id == other.definition_id &&
          definition_fqn == other.definition_fqn && root_path == other.root_path &&
          status == other.status && outcome == other.outcome && error == other.error &&
-         active_path == other.active_path && history == other.history && context == other.context &&
-         processed_events == other.processed_events && version == other.version &&
-         priority == other.priority && parent_id == other.parent_id && child_id == other.child_id &&
-         deferred == other.deferred && children == other.children && invoke_seq == other.invoke_seq;
+         active_path == other.active_path && history == other.history &&
+         context == other.context && processed_events == other.processed_events &&
+         version == other.version && priority == other.priority &&
+         parent_id == other.parent_id && child_id == other.child_id &&
+         deferred == other.deferred && children == other.children &&
+         invoke_seq == other.invoke_seq;
 }
 
 }  // namespace mongostore::exec

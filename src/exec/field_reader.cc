@@ -48,8 +48,8 @@ int64_t FieldReader::integer(std::string_view key, int64_t fallback) const {
   if (v.is_missing()) return fallback;
   int64_t out = 0;
   if (!v.is_number() || !v.number_as_exact_int64(&out)) {
-    fail(key, "expected an integer, got " +
-                  (v.is_number() ? v.to_json() : std::string(type_alias(v.type()))));
+    fail(key, "expected an integer, got " + (v.is_number() ? v.to_json()
+                                                            : std::string(type_alias(v.type()))));
   }
   return out;
 }

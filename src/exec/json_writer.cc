@@ -28,27 +28,13 @@ void append_escaped(std::string& out, std::string_view s) {
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
       default:
         out += "\\u00";
         out += kHex[(c >> 4) & 0xf];
@@ -175,13 +161,9 @@ JsonWriter& JsonWriter::key(std::string_view name) {
   return *this;
 }
 
-JsonWriter& JsonWriter::null() {
-  return raw("null");
-}
+JsonWriter& JsonWriter::null() { return raw("null"); }
 
-JsonWriter& JsonWriter::boolean(bool v) {
-  return raw(v ? "true" : "false");
-}
+JsonWriter& JsonWriter::boolean(bool v) { return raw(v ? "true" : "false"); }
 
 JsonWriter& JsonWriter::string(std::string_view v) {
   before_value();
@@ -193,9 +175,7 @@ JsonWriter& JsonWriter::optional_string(const std::optional<std::string>& v) {
   return v ? string(*v) : null();
 }
 
-JsonWriter& JsonWriter::integer(int64_t v) {
-  return raw(std::to_string(v));
-}
+JsonWriter& JsonWriter::integer(int64_t v) { return raw(std::to_string(v)); }
 
 JsonWriter& JsonWriter::number(double v) {
   if (std::isnan(v)) return raw(R"({"$numberDouble":"NaN"})");
@@ -229,22 +209,14 @@ JsonWriter& JsonWriter::array(bson::DocumentView array) {
 JsonWriter& JsonWriter::value(const bson::Value& v) {
   using bson::BsonType;
   switch (v.type()) {
-    case BsonType::kDouble:
-      return number(v.as_double());
-    case BsonType::kInt32:
-      return integer(v.as_int32());
-    case BsonType::kInt64:
-      return integer(v.as_int64());
-    case BsonType::kBool:
-      return boolean(v.as_bool());
-    case BsonType::kNull:
-      return null();
-    case BsonType::kString:
-      return string(v.as_string());
-    case BsonType::kDocument:
-      return document(v.as_document());
-    case BsonType::kArray:
-      return array(v.as_array());
+    case BsonType::kDouble: return number(v.as_double());
+    case BsonType::kInt32: return integer(v.as_int32());
+    case BsonType::kInt64: return integer(v.as_int64());
+    case BsonType::kBool: return boolean(v.as_bool());
+    case BsonType::kNull: return null();
+    case BsonType::kString: return string(v.as_string());
+    case BsonType::kDocument: return document(v.as_document());
+    case BsonType::kArray: return array(v.as_array());
     case BsonType::kObjectId:
       begin_object().key("$oid").string(v.as_object_id().to_hex());
       return end_object();
@@ -275,16 +247,11 @@ JsonWriter& JsonWriter::value(const bson::Value& v) {
       key("pattern").string(re.pattern).key("options").string(re.options).end_object();
       return end_object();
     }
-    case BsonType::kMinKey:
-      return begin_object().key("$minKey").integer(1).end_object();
-    case BsonType::kMaxKey:
-      return begin_object().key("$maxKey").integer(1).end_object();
-    case BsonType::kUndefined:
-      return begin_object().key("$undefined").boolean(true).end_object();
-    case BsonType::kSymbol:
-      return begin_object().key("$symbol").string(v.as_string()).end_object();
-    case BsonType::kCode:
-      return begin_object().key("$code").string(v.as_string()).end_object();
+    case BsonType::kMinKey: return begin_object().key("$minKey").integer(1).end_object();
+    case BsonType::kMaxKey: return begin_object().key("$maxKey").integer(1).end_object();
+    case BsonType::kUndefined: return begin_object().key("$undefined").boolean(true).end_object();
+    case BsonType::kSymbol: return begin_object().key("$symbol").string(v.as_string()).end_object();
+    case BsonType::kCode: return begin_object().key("$code").string(v.as_string()).end_object();
     default:
       // Code with scope and DBPointer: rare enough to take libbson's (spaced) rendering.
       return raw(v.to_json());
