@@ -64,6 +64,16 @@ class EmbeddedClient final : public Client {
                                bson::DocumentView filter, const FindOptions& options) override {
     return engine().find(db, coll, filter, options);
   }
+  std::shared_ptr<const engine::PreparedFind> compile_find(std::string_view db,
+                                                           std::string_view coll,
+                                                           bson::DocumentView filter,
+                                                           const FindOptions& options) override {
+    return engine().prepare_find(db, coll, filter, options);
+  }
+  std::unique_ptr<Cursor> find_compiled(const engine::PreparedFind& compiled,
+                                        const bson::DocumentView* filter) override {
+    return engine().find_prepared(compiled, filter);
+  }
   UpdateResult replace_one(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView replacement, const ReplaceOptions& options) override {
     return engine().replace_one(db, coll, filter, replacement, options);

@@ -4,6 +4,7 @@
 #include "engine/aggregate_runner.h"
 #include "engine/catalog/validate_collection.h"
 #include "engine/operation_context.h"
+#include "engine/query/prepared_find.h"
 #include "engine/transaction/multi_document_transaction.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/error.h"
@@ -271,6 +272,28 @@ std::unique_ptr<Cursor> WiredTigerEngine::find(std::string_view db, std::string_
                                   options);
     });
   });
+}
+
+std::shared_ptr<const PreparedFind> WiredTigerEngine::prepare_find(std::string_view db,
+                                                                   std::string_view coll,
+                                                                   bson::DocumentView filter,
+                                                                   const FindOptions& options) {
+  return with_default_collation(units_->collections, db, coll, options, [&](const auto& resolved) {
+    return run(
+        [&](OperationContext&) { return compile_find(db, coll, filter, options, resolved); });
+  });
+}
+
+std::unique_ptr<Cursor> WiredTigerEngine::find_prepared(const PreparedFind& prepared,
+                                                        const bson::DocumentView* filter) {
+  const auto& compiled = static_cast<const CompiledFind&>(prepared);  // the only kind
+  return with_default_collation(
+      units_->collections, compiled.db, compiled.coll, compiled.options, [&](const auto& resolved) {
+        return run([&](OperationContext&) {
+          return run_compiled_find(shared_from_this(), transaction_shared(), units_->queries,
+                                   compiled, filter, resolved);
+        });
+      });
 }
 
 bool WiredTigerEngine::index_provides_sort(std::string_view db, std::string_view coll,

@@ -100,6 +100,11 @@ class WiredTigerEngine final : public Engine,
                                          const FindOptions& options) override;
   std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                bson::DocumentView filter, const FindOptions& options) override;
+  std::shared_ptr<const PreparedFind> prepare_find(std::string_view db, std::string_view coll,
+                                                   bson::DocumentView filter,
+                                                   const FindOptions& options) override;
+  std::unique_ptr<Cursor> find_prepared(const PreparedFind& prepared,
+                                        const bson::DocumentView* filter) override;
   bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView sort, const IndexHint& hint) override;
   int64_t count_documents(std::string_view db, std::string_view coll, bson::DocumentView filter,

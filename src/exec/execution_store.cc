@@ -1,7 +1,6 @@
 #include "mongostore/exec/execution_store.h"
 
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <thread>
 
@@ -9,6 +8,8 @@
 #include "exec/connect_retry.h"
 #include "exec/list_cursor.h"
 #include "exec/seq_blocks.h"
+#include "exec/stored_fields.h"
+#include "exec/sweep_queries.h"
 #include "exec/timer_path.h"
 #include "exec/trace_index.h"
 #include "exec/utf8.h"
@@ -26,24 +27,12 @@ using bson::make_document;
 
 constexpr ErrorCode kDuplicateKey = ErrorCode::kDuplicateKey;
 
-// A string that goes into BSON as a value: BSON strings must be UTF-8, and a string the
-// server would reject must fail here, with its name, before anything is written.
-void check_storable(std::string_view what, std::string_view value) {
-  if (!is_valid_utf8(value)) {
-    throw Error(ErrorCode::kBadValue, std::string(what) + " is not valid UTF-8");
-  }
-}
-
 void check_execution_id(std::string_view id) {
   if (id.empty()) throw Error(ErrorCode::kBadValue, "execution id is empty");
   if (id.find('\0') != std::string_view::npos) {
     throw Error(ErrorCode::kBadValue, "execution id contains a NUL byte");
   }
   check_storable("execution id", id);
-}
-
-std::string quoted(std::string_view id) {
-  return "'" + std::string(id) + "'";
 }
 
 // The version a conflict reports: the stored one, or nullopt when there is no document.
@@ -75,48 +64,6 @@ Execution parse_stored(DocumentView doc, std::string_view id) {
   return exe;
 }
 
-std::string id_of(DocumentView doc) {
-  bson::Value id = doc.get("_id");
-  return id.is_string() ? std::string(id.as_string()) : id.to_json();
-}
-
-int64_t integer_field(DocumentView entry, std::string_view key, std::string_view where) {
-  int64_t v = 0;
-  if (!entry.get(key).number_as_exact_int64(&v)) {
-    throw Error(ErrorCode::kFailedToParse,
-                std::string(where) + ": `" + std::string(key) + "` is not an integer");
-  }
-  return v;
-}
-
-std::string string_field(DocumentView entry, std::string_view key, std::string_view where) {
-  bson::Value v = entry.get(key);
-  if (!v.is_string()) {
-    throw Error(ErrorCode::kFailedToParse,
-                std::string(where) + ": `" + std::string(key) + "` is not a string");
-  }
-  return std::string(v.as_string());
-}
-
-// {<array>.seq: {$gte: -inf}}: documents with at least one entry, read through the seq
-// index (an empty array or a missing field has no numeric key in range), so a sweep costs
-// what the pending entries cost and not what the collection holds.
-Document any_seq_in(std::string_view seq_path) {
-  return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
-}
-
-// The earliest fire_at of a `timers` sub-document (nullopt when it holds none).
-std::optional<double> earliest_timer(const bson::Value& timers) {
-  std::optional<double> earliest;
-  if (!timers.is_document()) return earliest;
-  for (const bson::Element& e : timers.as_document()) {
-    if (!e.value.is_number()) continue;
-    double at = e.value.number_as_double();
-    if (!earliest || at < *earliest) earliest = at;
-  }
-  return earliest;
-}
-
 std::shared_ptr<client::Client> require_client(std::shared_ptr<client::Client> client) {
   if (!client) throw Error(ErrorCode::kBadValue, "ExecutionStore: no client");
   return client;
@@ -144,7 +91,8 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
       options_(checked(options)),
       executions_(client_->database(options_.database).collection("executions")),
       counters_(client_->database(options_.database).collection("counters")),
-      processed_(client_->database(options_.database).collection("processed")) {
+      processed_(client_->database(options_.database).collection("processed")),
+      sweeps_(SweepQueries::prepare(executions_)) {
   if (options_.create_indexes) {
     // ack_outbox / ack_spawn find their document by the entry's seq: with these indexes that
     // is a point lookup instead of a scan of every execution. Creating an existing index is a
@@ -209,6 +157,7 @@ void ExecutionStore::close() {
   // has no other holder (unless the caller took client()), so dropping it here closes it.
   client_.reset();
   seq_blocks_.reset();
+  sweeps_.reset();
   executions_ = client::Collection(nullptr, options_.database, "executions");
   counters_ = client::Collection(nullptr, options_.database, "counters");
   processed_ = client::Collection(nullptr, options_.database, "processed");
@@ -596,234 +545,6 @@ ExecutionPage ExecutionStore::list_executions(const ListQuery& query) {
     }
   }
   return page;
-}
-
-std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
-  require_open();
-  client::FindOptions options;
-  options.projection = make_document("outbox", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("outbox.seq"), options);
-  std::vector<OutboxEntry> entries;
-  for (const Document& doc : cursor->to_vector()) {
-    std::string source = id_of(doc);
-    bson::Value outbox = doc.get("outbox");
-    if (!outbox.is_array()) continue;
-    for (const bson::Element& e : outbox.as_array()) {
-      std::string where = "execution " + quoted(source) + " outbox entry";
-      if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
-      }
-      DocumentView entry = e.value.as_document();
-      OutboxEntry out;
-      out.seq = integer_field(entry, "seq", where);
-      where += " " + std::to_string(out.seq);
-      bson::Value target = entry.get("target_id");
-      if (target.is_string()) {
-        out.target_id = std::string(target.as_string());
-      } else if (!target.is_null() && !target.is_missing()) {
-        throw Error(ErrorCode::kFailedToParse, where + ": `target_id` is not a string or null");
-      }
-      try {
-        out.event = Event::from_json(string_field(entry, "event", where));
-      } catch (const Error& err) {
-        throw Error(ErrorCode::kFailedToParse, where + ": " + err.what());
-      }
-      out.source_id = source;
-      entries.push_back(std::move(out));
-    }
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const OutboxEntry& a, const OutboxEntry& b) { return a.seq < b.seq; });
-  return entries;
-}
-
-void ExecutionStore::ack_outbox(int64_t seq) {
-  require_open();
-  executions_.update_one(
-      make_document("outbox.seq", seq),
-      make_document("$pull", make_document("outbox", make_document("seq", seq))));
-}
-
-std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
-  require_open();
-  client::FindOptions options;
-  options.projection = make_document("spawns", 1);
-  std::unique_ptr<client::Cursor> cursor = executions_.find(any_seq_in("spawns.seq"), options);
-  std::vector<SpawnEntry> entries;
-  for (const Document& doc : cursor->to_vector()) {
-    std::string parent = id_of(doc);
-    bson::Value spawns = doc.get("spawns");
-    if (!spawns.is_array()) continue;
-    for (const bson::Element& e : spawns.as_array()) {
-      std::string where = "execution " + quoted(parent) + " spawn entry";
-      if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
-      }
-      DocumentView entry = e.value.as_document();
-      SpawnEntry out;
-      out.seq = integer_field(entry, "seq", where);
-      where += " " + std::to_string(out.seq);
-      out.parent_id = entry.has("parent_id") ? string_field(entry, "parent_id", where) : parent;
-      out.child_id = string_field(entry, "child_id", where);
-      out.root_path = string_field(entry, "root_path", where);
-      bson::Value context = entry.get("context");
-      if (context.is_document()) {
-        out.context = Document::copy_of(context.as_document());
-      } else if (!context.is_missing() && !context.is_null()) {
-        throw Error(ErrorCode::kFailedToParse, where + ": `context` is not a document");
-      }
-      entries.push_back(std::move(out));
-    }
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const SpawnEntry& a, const SpawnEntry& b) { return a.seq < b.seq; });
-  return entries;
-}
-
-void ExecutionStore::ack_spawn(int64_t seq) {
-  require_open();
-  executions_.update_one(
-      make_document("spawns.seq", seq),
-      make_document("$pull", make_document("spawns", make_document("seq", seq))));
-}
-
-namespace {
-
-// Every timer of one execution document as DueTimers (any fire time), in document order.
-std::vector<DueTimer> timers_in(DocumentView doc) {
-  std::vector<DueTimer> out;
-  bson::Value timers = doc.get("timers");
-  if (!timers.is_document()) return out;
-  for (const bson::Element& e : timers.as_document()) {
-    if (!e.value.is_number()) {
-      throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
-                                                 quoted(decode_timer_path(e.key)) +
-                                                 " is not a number");
-    }
-    out.push_back({id_of(doc), decode_timer_path(e.key), e.value.number_as_double()});
-  }
-  return out;
-}
-
-void sort_timers(std::vector<DueTimer>& timers) {
-  std::sort(timers.begin(), timers.end(), [](const DueTimer& a, const DueTimer& b) {
-    if (a.fire_at != b.fire_at) return a.fire_at < b.fire_at;
-    if (a.execution_id != b.execution_id) return a.execution_id < b.execution_id;
-    return a.path < b.path;
-  });
-}
-
-// {field: value as read}, or {field: {$exists: false}} when it was absent: a guard that
-// matches only if the field is still what this process saw.
-void append_unchanged(DocumentBuilder& b, std::string_view field, DocumentView doc) {
-  bson::Value v = doc.get(field);
-  if (v.is_missing()) {
-    b.append(field, make_document("$exists", false));
-  } else {
-    b.append(field, make_document("$eq", v));
-  }
-}
-
-client::FindOptions timer_projection() {
-  client::FindOptions options;
-  options.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
-  return options;
-}
-
-}  // namespace
-
-void ExecutionStore::repair_timer_bound(DocumentView doc) {
-  // Guarded on version and the bound as read: a commit in between may have armed an earlier
-  // timer (it bumps version), and then this must not land.
-  DocumentBuilder guard;
-  guard.append("_id", doc.get("_id"));
-  append_unchanged(guard, "version", doc);
-  append_unchanged(guard, "next_fire_at", doc);
-  double bound = earliest_timer(doc.get("timers")).value_or(kNoTimer);
-  executions_.update_one(guard.finish(),
-                         make_document("$set", make_document("next_fire_at", bound)));
-}
-
-std::vector<Document> ExecutionStore::repair_unbounded_timers() {
-  // The null key of the next_fire_at index holds exactly the documents whose bound is absent
-  // or null: this store always writes a number (kNoTimer when there is no timer).
-  std::vector<Document> unbounded =
-      executions_.find(make_document("next_fire_at", bson::Null{}), timer_projection())
-          ->to_vector();
-  for (const Document& doc : unbounded) repair_timer_bound(doc);
-  return unbounded;
-}
-
-std::vector<DueTimer> ExecutionStore::due_timers(double now) {
-  require_open();
-  // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
-  // range [.., now] holds every document with a due timer, plus documents whose bound went
-  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
-  // Documents without a usable bound are read through the null key and repaired first.
-  std::vector<Document> docs = repair_unbounded_timers();
-  std::vector<Document> bounded =
-      executions_
-          .find(make_document("next_fire_at", make_document("$lte", now)), timer_projection())
-          ->to_vector();
-  std::vector<DueTimer> due;
-  std::set<std::string> repaired;  // their new bound may put them in `bounded` as well
-  for (const Document& doc : docs) {
-    repaired.insert(id_of(doc));
-    for (DueTimer& t : timers_in(doc)) {
-      if (t.fire_at <= now) due.push_back(std::move(t));
-    }
-  }
-  for (const Document& doc : bounded) {
-    if (!repaired.empty() && repaired.count(id_of(doc))) continue;
-    std::optional<double> earliest;
-    for (DueTimer& t : timers_in(doc)) {
-      if (!earliest || t.fire_at < *earliest) earliest = t.fire_at;
-      if (t.fire_at <= now) due.push_back(std::move(t));
-    }
-    if (earliest.value_or(kNoTimer) > doc.get("next_fire_at").number_as_double()) {
-      repair_timer_bound(doc);
-    }
-  }
-  sort_timers(due);
-  return due;
-}
-
-std::vector<DueTimer> ExecutionStore::timers(std::string_view execution_id) {
-  require_open();
-  check_storable("execution id", execution_id);
-  std::optional<Document> doc =
-      executions_.find_one(make_document("_id", execution_id), timer_projection());
-  if (!doc) return {};
-  std::vector<DueTimer> out = timers_in(*doc);
-  sort_timers(out);
-  return out;
-}
-
-void ExecutionStore::delete_timer(std::string_view execution_id, std::string_view path,
-                                  double fire_at) {
-  require_open();
-  check_storable("execution id", execution_id);
-  check_timer_path(path);
-  std::string key = "timers." + encode_timer_path(path);
-  // Guarded on the stored time: a sweep holding a stale fire_at must not delete the timer
-  // the execution has since re-armed. An update pipeline removes the timer and recomputes
-  // next_fire_at from what is left in the same atomic write; $min of no timers is null, which
-  // becomes kNoTimer (a null bound would keep every later $min at null).
-  Document earliest = make_document(
-      "$min",
-      make_document(
-          "$map",
-          make_document("input",
-                        make_document("$objectToArray",
-                                      make_document("$ifNull", make_array("$timers", Document()))),
-                        "in", "$$this.v")));
-  std::vector<Document> pipeline = {
-      make_document("$unset", make_array(key)),
-      make_document(
-          "$set",
-          make_document("next_fire_at", make_document("$ifNull", make_array(earliest, kNoTimer)))),
-  };
-  executions_.update_one(make_document("_id", execution_id, key, fire_at), pipeline);
 }
 
 void ExecutionStore::append_trace(std::string_view execution_id, bson::DocumentView entry) {

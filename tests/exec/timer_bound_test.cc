@@ -172,6 +172,21 @@ TEST_P(TimerBound, ANullBoundLeftByAnOlderStoreIsRepaired) {
   EXPECT_DOUBLE_EQ(raw.get("next_fire_at").number_as_double(), 10.0);
 }
 
+// A timer another writer stored as something else than a number fails the sweep loudly,
+// naming the execution and the timer's (decoded) path.
+TEST_P(TimerBound, ATimerThatIsNotANumberIsRefusedNamingIt) {
+  insert_seed_layout("odd", make_document(encode_timer_path("Fork.A"), "soon"));
+  try {
+    store().due_timers(100);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int32_t>(ErrorCode::kFailedToParse));
+    EXPECT_NE(std::string(e.what()).find("execution 'odd': timer 'Fork.A' is not a number"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_P(TimerBound, ListingJudgesSeedLayoutDocumentsOnTheirData) {
   insert_seed_layout("a-root-running", Document());
   insert_seed_layout("b-root-done", Document(), ExecutionStatus::kDone);

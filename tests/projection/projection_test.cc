@@ -46,6 +46,38 @@ TEST(Projection, InclusionExclusionAndId) {
   EXPECT_EQ(code_of(R"({"a": {"$elemMatch": {"$and": [{"$jsonSchema": {}}]}}})"), 224);
 }
 
+// An inclusion of top-level fields only (the shape the execution store's sweeps read) copies
+// each included element whole, in document order, byte for byte, whatever its type; fields
+// the document lacks are absent, and with more fields than the fast path takes the result
+// is the same.
+TEST(Projection, TopLevelInclusionCopiesElementsWholeInDocumentOrder) {
+  const char* doc =
+      R"({"_id": "x", "data": "{\"k\": 1}", "timers": {"a|b": 1.5, "c": {"$numberLong": "7"}},)"
+      R"( "outbox": [{"seq": 1, "event": "e"}, 2], "version": {"$numberLong": "3"},)"
+      R"( "n": null, "d": {"$date": "2020-01-01T00:00:00Z"}})";
+  EXPECT_EQ(P(R"({"version": 1, "timers": 1, "missing": 1})", doc),
+            J(R"({"_id": "x", "timers": {"a|b": 1.5, "c": {"$numberLong": "7"}},)"
+              R"( "version": {"$numberLong": "3"}})"));
+  EXPECT_EQ(P(R"({"outbox": 1, "_id": 0, "n": 1})", doc),
+            J(R"({"outbox": [{"seq": 1, "event": "e"}, 2], "n": null})"));
+  EXPECT_EQ(P(R"({"missing": 1, "_id": 0})", doc), J("{}"));
+  EXPECT_EQ(P(R"({"n": true, "_id": 0, "_id": 1})", doc), J(R"({"_id": "x", "n": null})"));
+  EXPECT_EQ(code_of(R"({"n": 1, "n": 1})"), 31250);
+  EXPECT_EQ(code_of(R"({"n": 1, "d": false})"), 31254);
+  EXPECT_EQ(P(R"({"a": 1, "b": 1, "c": 1, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "d": 1,)"
+              R"( "data": 1})",
+              doc),
+            J(R"({"_id": "x", "data": "{\"k\": 1}", "d": {"$date": "2020-01-01T00:00:00Z"}})"));
+  // The bytes are the document's own: the projection of every field is the document.
+  Document d = Document::from_json(doc);
+  Document all = Projection::compile(
+                     Document::from_json(
+                         R"({"data": 1, "timers": 1, "outbox": 1, "version": 1, "n": 1, "d": 1})")
+                         .view())
+                     .apply(d.view());
+  EXPECT_EQ(all, d);
+}
+
 // An inclusion of `_id` alone is an inclusion (only `_id` comes back), as on mongod; `_id`
 // with an exclusion of another field stays an exclusion.
 TEST(Projection, IdAloneIsAnInclusion) {

@@ -108,6 +108,15 @@ class ForwardingEngine : public engine::Engine {
                                        const engine::FindOptions& options) override {
     return inner_->find(db, coll, filter, options);
   }
+  std::shared_ptr<const engine::PreparedFind> prepare_find(
+      std::string_view db, std::string_view coll, bson::DocumentView filter,
+      const engine::FindOptions& options) override {
+    return inner_->prepare_find(db, coll, filter, options);
+  }
+  std::unique_ptr<engine::Cursor> find_prepared(const engine::PreparedFind& prepared,
+                                                const bson::DocumentView* filter) override {
+    return inner_->find_prepared(prepared, filter);
+  }
   bool index_provides_sort(std::string_view db, std::string_view coll, bson::DocumentView filter,
                            bson::DocumentView sort, const engine::IndexHint& hint) override {
     return inner_->index_provides_sort(db, coll, filter, sort, hint);

@@ -42,6 +42,7 @@ using engine::UpdateResult;
 
 class Database;
 class Collection;
+class PreparedFind;
 
 /// A collection's validation options (MongoDB's create / collMod fields `validator`,
 /// `validationLevel`, `validationAction`). Unset fields are not sent: create leaves them at
@@ -156,6 +157,20 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual std::unique_ptr<Cursor> aggregate(std::string_view db, std::string_view coll,
                                             const std::vector<bson::Document>& pipeline,
                                             const AggregateOptions& options) = 0;
+
+  // --- prepared finds (Collection::prepare_find, mongostore/client/prepared_find.h) -----
+  /// The backend's compiled form of find(db, coll, filter, options), or null when it compiles
+  /// nothing and a PreparedFind sends the plain find each time (the default; the remote
+  /// backend, whose server plans every find it receives). A backend that compiles throws
+  /// here what find throws for an invalid filter, projection, sort, skip or limit.
+  virtual std::shared_ptr<const engine::PreparedFind> compile_find(std::string_view db,
+                                                                   std::string_view coll,
+                                                                   bson::DocumentView filter,
+                                                                   const FindOptions& options);
+  /// Runs what this backend's compile_find returned, with `filter` in place of the compiled
+  /// one when not null. The default (no compile_find) throws InternalError.
+  virtual std::unique_ptr<Cursor> find_compiled(const engine::PreparedFind& compiled,
+                                                const bson::DocumentView* filter);
 };
 
 class Database {
@@ -233,6 +248,9 @@ class Collection {
   std::unique_ptr<Cursor> find(bson::DocumentView filter, const FindOptions& options = {}) const {
     return client_->find(db_, name_, filter, options);
   }
+  /// A find to run many times (mongostore/client/prepared_find.h): compiled once where the
+  /// backend can, same results as find(filter, options) at each run.
+  PreparedFind prepare_find(bson::DocumentView filter, const FindOptions& options = {}) const;
   /// `replacement` holds no $-operators; the stored `_id` is kept (changing it fails
   /// ImmutableField 66).
   UpdateResult replace_one(bson::DocumentView filter, bson::DocumentView replacement,

@@ -309,6 +309,14 @@ class Cursor {
   std::vector<bson::Document> to_vector();
 };
 
+/// A find compiled once by Engine::prepare_find, to be run many times by
+/// Engine::find_prepared. Opaque and immutable: one may be run by several threads at once,
+/// through any Engine of the process (a transaction's included).
+class PreparedFind {
+ public:
+  virtual ~PreparedFind() = default;
+};
+
 class Engine {
  public:
   /// Opens (creating if needed) the engine. Throws Error(DataDirectoryInvalid) naming the path
@@ -477,6 +485,18 @@ class Engine {
   virtual std::unique_ptr<Cursor> find(std::string_view db, std::string_view coll,
                                        bson::DocumentView filter,
                                        const FindOptions& options = {}) = 0;
+  /// Compiles find(db, coll, filter, options)'s filter, projection and sort once, for
+  /// find_prepared. Throws what find throws for an invalid filter, projection, sort, skip or
+  /// limit, now instead of at each run.
+  virtual std::shared_ptr<const PreparedFind> prepare_find(std::string_view db,
+                                                           std::string_view coll,
+                                                           bson::DocumentView filter,
+                                                           const FindOptions& options = {}) = 0;
+  /// Runs `prepared` as find would run it now (the collection's current default collation,
+  /// this engine's transaction if any), with `filter` in place of the prepared filter when
+  /// given (then only that filter is compiled). Same results and errors as find.
+  virtual std::unique_ptr<Cursor> find_prepared(const PreparedFind& prepared,
+                                                const bson::DocumentView* filter = nullptr) = 0;
   /// Whether a find of `filter` sorted by `sort` (with `hint`) reads its order from an index,
   /// so its sort streams instead of holding the result in memory. True for a missing
   /// collection (nothing to sort).

@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/matcher.h"
@@ -31,17 +32,29 @@ class Projection {
   static Projection compile(bson::DocumentView spec, const Matcher* query = nullptr);
 
   bool is_identity() const;
+  /// Whether apply() reads the query it was compiled with (the positional operator): a
+  /// projection compiled for one query must then not be applied to another's results.
+  bool uses_query() const { return query_ != nullptr; }
   /// Projects `document`, which must be one the query matched.
   bson::Document apply(bson::DocumentView document) const;
 
   struct Node;
 
  private:
+  static std::vector<std::string> flat_inclusion_fields(const Projection& p);
+  // Compiles `spec` into `p` when it is plain top-level inclusions only; false otherwise.
+  static bool compile_flat(bson::DocumentView spec, Projection& p);
+
   std::shared_ptr<const Node> root_;
   bool inclusion_ = false;
   bool include_id_ = true;
   // The query, kept for the positional operator (which re-matches to find the element).
   std::shared_ptr<const Matcher> query_;
+  // An inclusion of a few top-level fields and nothing else ({a: 1, b: 1}, `_id` as the spec
+  // says): the fields, in no particular order (`root_` is then not built, or not used).
+  // apply() copies the matching elements'
+  // bytes in one pass instead of walking the tree and rebuilding each value; empty otherwise.
+  std::vector<std::string> flat_fields_;
 };
 
 }  // namespace mongostore::engine

@@ -44,6 +44,7 @@
 namespace mongostore::exec {
 
 class SeqBlocks;
+struct SweepQueries;
 
 /// harel's DEFAULT_TRACE_MAX.
 inline constexpr int64_t kDefaultTraceMax = 200;
@@ -201,6 +202,9 @@ class ExecutionStore {
   client::Collection processed_;
   // Null when every commit reserves its own seqs (remote).
   std::shared_ptr<SeqBlocks> seq_blocks_;
+  // The sweeps' finds, prepared once (exec/sweep_queries.h); they hold the client, so close()
+  // drops them too.
+  std::shared_ptr<const SweepQueries> sweeps_;
   bool owns_client_ = false;
 };
 

@@ -226,6 +226,17 @@ void project_value(bson::DocumentBuilder& out, std::string_view key, const bson:
   }
 }
 
+// Beyond this many fields a linear match per element costs more than the tree's lookup.
+constexpr size_t kMaxFlatFields = 8;
+
+// Appends `element` (type byte, key, payload) to `out` as it is: the projection of a
+// top-level field it includes whole.
+void append_raw_element(std::vector<uint8_t>& out, const bson::Element& element) {
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(element.key.data()) - 1;
+  const uint8_t* end = element.value.data() + element.value.size();
+  out.insert(out.end(), begin, end);
+}
+
 bool starts_with_operator(const bson::Value& v) {
   return v.is_document() && !v.as_document().empty() &&
          v.as_document().begin()->key.starts_with("$");
@@ -235,9 +246,51 @@ bool starts_with_operator(const bson::Value& v) {
 
 Projection::Projection() = default;
 
+std::vector<std::string> Projection::flat_inclusion_fields(const Projection& p) {
+  std::vector<std::string> fields;
+  if (!p.inclusion_ || p.query_ || !p.root_ || p.root_->children.size() > kMaxFlatFields) {
+    return fields;
+  }
+  for (const auto& [name, child] : p.root_->children) {
+    if (!child.leaf || child.op != Operator::kNone || !child.children.empty()) return {};
+    fields.push_back(name);
+  }
+  return fields;
+}
+
+bool Projection::compile_flat(bson::DocumentView spec, Projection& p) {
+  std::vector<std::string> fields;
+  bool include_id = true;
+  for (const bson::Element& e : spec) {
+    std::string_view field = e.key;
+    if (field.empty() || field.find_first_of(".$") != std::string_view::npos) return false;
+    if (!(e.value.type() == bson::BsonType::kBool || e.value.is_number())) return false;
+    if (field == "_id") {
+      include_id = e.value.truthy();  // the last one counts, as in the general path
+      continue;
+    }
+    if (!e.value.truthy() || fields.size() == kMaxFlatFields) return false;
+    for (const std::string& f : fields) {
+      if (f == field) return false;  // a path collision: the general path reports it
+    }
+    fields.emplace_back(field);
+  }
+  if (fields.empty()) return false;  // `_id` alone, or nothing: the general path decides
+  if (include_id) {
+    if (fields.size() == kMaxFlatFields) return false;
+    fields.emplace_back("_id");
+  }
+  p.inclusion_ = true;
+  p.include_id_ = include_id;
+  p.flat_fields_ = std::move(fields);
+  return true;
+}
+
 Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
-  check_input_depth(spec, "projection");
   Projection p;
+  // The common spec, plain top-level inclusions, needs no tree: a find compiles one per call.
+  if (compile_flat(spec, p)) return p;
+  check_input_depth(spec, "projection");
   auto root = std::make_shared<Node>();
   int includes = 0, excludes = 0, positionals = 0;
   bool id_specified = false;
@@ -349,14 +402,33 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
     add_path(*root, "_id");
   }
   if (!root->children.empty()) p.root_ = std::move(root);
+  p.flat_fields_ = flat_inclusion_fields(p);
   return p;
 }
 
 bool Projection::is_identity() const {
-  return root_ == nullptr && !inclusion_;
+  return root_ == nullptr && !inclusion_ && flat_fields_.empty();
 }
 
 bson::Document Projection::apply(bson::DocumentView document) const {
+  if (!flat_fields_.empty()) {
+    // Same result as the tree walk below: every element whose key is an included field, in
+    // document order, byte for byte.
+    std::vector<uint8_t> out(4, 0);
+    out.reserve(document.size());  // the result is never larger: one allocation
+    for (const bson::Element& e : document) {
+      for (const std::string& field : flat_fields_) {
+        if (e.key == field) {
+          append_raw_element(out, e);
+          break;
+        }
+      }
+    }
+    out.push_back(0);
+    const uint32_t size = static_cast<uint32_t>(out.size());
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(size >> (8 * i));
+    return bson::Document::adopt(std::move(out));
+  }
   if (root_ == nullptr) {
     return inclusion_ ? bson::Document() : bson::Document::copy_of(document);
   }

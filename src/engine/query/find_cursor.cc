@@ -1,6 +1,7 @@
 #include "engine/query/find_cursor.h"
 
 #include "engine/operation_context.h"
+#include "engine/query/prepared_find.h"
 
 namespace mongostore::engine {
 
@@ -12,7 +13,15 @@ std::vector<bson::Document> FindCursor::next_batch() {
 
 std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   if (!started_) {
-    index_cursor_ = executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
+    auto plan = [&] {
+      return executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
+    };
+    if (plan_cache_) {
+      index_cursor_ = plan_cache_->get();
+      if (!index_cursor_) index_cursor_ = plan_cache_->plan(plan);
+    } else {
+      index_cursor_ = plan();
+    }
   }
   if (index_cursor_) {
     started_ = true;

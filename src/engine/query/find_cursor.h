@@ -26,6 +26,8 @@
 
 namespace mongostore::engine {
 
+class PlanCache;
+
 class FindCursor final : public Cursor {
  public:
   FindCursor(std::shared_ptr<const void> keep_alive,
@@ -50,6 +52,10 @@ class FindCursor final : public Cursor {
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
 
+  /// Takes its index plan from `cache` (a prepared find's, engine/query/prepared_find.h)
+  /// while it is valid, and leaves the plan it makes there. Before the first batch only.
+  void use_plan_cache(std::shared_ptr<PlanCache> cache) { plan_cache_ = std::move(cache); }
+
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
   size_t memory_bytes() const override {
@@ -70,6 +76,7 @@ class FindCursor final : public Cursor {
   SortSpec sort_;
   bson::Document sort_spec_;
   IndexHint hint_;
+  std::shared_ptr<PlanCache> plan_cache_;  // null: plan on the first batch
   bool allow_disk_use_;
   size_t memory_limit_;
   bool materialized_ = false;

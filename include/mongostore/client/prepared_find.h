@@ -1,0 +1,68 @@
+// PreparedFind: a find whose filter, projection, sort and options are fixed once and that is
+// then run many times, for code that repeats the same query (a sweep, a poll):
+//
+//   client::FindOptions options;
+//   options.projection = make_document("timers", 1);
+//   client::PreparedFind due = executions.prepare_find(make_document("next_fire_at", bson::Null{}),
+//                                                      options);
+//   for (const bson::Document& doc : due.find()->to_vector()) ...
+//   // the same projection and options with another filter of the caller's:
+//   due.find(make_document("next_fire_at", make_document("$lte", now)));
+//
+// Contract: every run returns what Collection::find(filter, options) would return at that
+// moment, with the same errors (a collection dropped, created again, given other indexes or
+// another default collation in between is read as it is then). What is saved is the work of
+// compiling and planning: on the embedded backend the filter, projection and sort are
+// compiled once, and the index plan of the prepared filter is kept between runs while the
+// collection, its indexes and their multikey state are what it was made from (a run with
+// another filter compiles and plans that filter). The remote backend sends the plain find
+// each run (the server plans every find it receives; nothing is kept on the server).
+//
+// Errors: on the embedded backend, an invalid filter, projection, sort, skip or limit fails
+// in Collection::prepare_find with find's code; on the remote backend at the first run.
+//
+// Thread safety: a PreparedFind is immutable; its find() may be called by several threads at
+// once (each gets its own cursor, which is single-user as every Cursor). It holds its Client:
+// the client stays open while a PreparedFind of it exists.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "mongostore/bson/document.h"
+#include "mongostore/client/client.h"
+
+namespace mongostore::client {
+
+class PreparedFind {
+ public:
+  /// Runs the prepared find.
+  std::unique_ptr<Cursor> find() const;
+  /// Runs it with `filter` in place of the prepared filter (same projection, sort and
+  /// options).
+  std::unique_ptr<Cursor> find(bson::DocumentView filter) const;
+
+  /// The prepared filter.
+  const bson::Document& filter() const { return filter_; }
+  const FindOptions& options() const { return options_; }
+
+ private:
+  friend class Collection;
+  PreparedFind(std::shared_ptr<Client> client, std::string db, std::string coll,
+               bson::Document filter, FindOptions options,
+               std::shared_ptr<const engine::PreparedFind> compiled)
+      : client_(std::move(client)),
+        db_(std::move(db)),
+        coll_(std::move(coll)),
+        filter_(std::move(filter)),
+        options_(std::move(options)),
+        compiled_(std::move(compiled)) {}
+
+  std::shared_ptr<Client> client_;
+  std::string db_, coll_;
+  bson::Document filter_;
+  FindOptions options_;
+  std::shared_ptr<const engine::PreparedFind> compiled_;  // null: the plain find each run
+};
+
+}  // namespace mongostore::client

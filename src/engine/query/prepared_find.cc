@@ -1,0 +1,98 @@
+#include "engine/query/prepared_find.h"
+
+#include "engine/query/find_cursor.h"
+#include "engine/query/planned_query.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+namespace {
+
+size_t multikey_count(const IndexList& indexes) {
+  size_t n = 0;
+  for (const std::shared_ptr<IndexEntry>& index : indexes) n += index->multikey.load() ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+std::optional<IndexCursorState> PlanCache::get() const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  if (!kept || kept->collection->retired.load()) return std::nullopt;
+  if (kept->collection->indexes() != kept->indexes) return std::nullopt;
+  if (multikey_count(*kept->indexes) != kept->multikey) return std::nullopt;
+  return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
+}
+
+std::optional<IndexCursorState> PlanCache::plan(
+    const std::function<std::optional<IndexCursorState>()>& plan) {
+  std::optional<IndexCursorState> first = plan();
+  if (!first) return first;
+  std::shared_ptr<CollectionEntry> collection = first->collection;
+  std::shared_ptr<const IndexList> indexes = collection->indexes();
+  const size_t multikey = multikey_count(*indexes);
+  std::optional<IndexCursorState> second = plan();
+  if (!second || second->collection != collection || collection->retired.load() ||
+      collection->indexes() != indexes || multikey_count(*indexes) != multikey) {
+    return second;
+  }
+  auto kept = std::make_shared<Kept>();
+  kept->collection = collection;
+  kept->indexes = std::move(indexes);
+  kept->multikey = multikey;
+  kept->plan = second->plan;
+  std::lock_guard<std::mutex> lock(mutex_);
+  kept_ = std::move(kept);
+  return second;
+}
+
+std::shared_ptr<const CompiledFind> compile_find(std::string_view db, std::string_view coll,
+                                                 bson::DocumentView filter,
+                                                 const FindOptions& options,
+                                                 const FindOptions& resolved) {
+  auto find = std::make_shared<CompiledFind>();
+  find->db = std::string(db);
+  find->coll = std::string(coll);
+  find->filter = bson::Document::copy_of(filter);
+  find->options = options;
+  find->collation = resolved.collation;
+  // The order and the errors of QueryExecutor::find.
+  find->matcher = compile_filter(filter, resolved.let, resolved.collation);
+  find->projection = Projection::compile(resolved.projection.view(), &find->matcher);
+  find->sort = SortSpec::compile(resolved.sort.view(), find->matcher.collation());
+  if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
+  if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
+  return find;
+}
+
+std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive,
+                                          std::shared_ptr<MultiDocumentTransaction> transaction,
+                                          QueryExecutor& executor, const CompiledFind& find,
+                                          const bson::DocumentView* filter,
+                                          const FindOptions& resolved) {
+  const bool same_collation = resolved.collation == find.collation;
+  Matcher matcher = find.matcher;
+  if (filter != nullptr || !same_collation) {
+    matcher = compile_filter(filter != nullptr ? *filter : find.filter.view(), resolved.let,
+                             resolved.collation);
+  }
+  // Only the positional operator's projection holds the query; an $elemMatch projection's
+  // own filter is compiled without a collation (Projection::compile), so it stays valid.
+  Projection projection = find.projection;
+  if (projection.uses_query() && (filter != nullptr || !same_collation)) {
+    projection = Projection::compile(resolved.projection.view(), &matcher);
+  }
+  SortSpec sort =
+      same_collation ? find.sort : SortSpec::compile(resolved.sort.view(), matcher.collation());
+  auto cursor = std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction),
+                                             executor, find.db, find.coll, std::move(matcher),
+                                             std::move(projection), std::move(sort), resolved);
+  // The kept plan is the prepared filter's under the prepared collation.
+  if (filter == nullptr && same_collation) cursor->use_plan_cache(find.plans);
+  return cursor;
+}
+
+}  // namespace mongostore::engine

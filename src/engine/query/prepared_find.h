@@ -1,0 +1,81 @@
+// CompiledFind: what Engine::prepare_find compiles once (the filter's Matcher, the
+// Projection, the SortSpec) so that each run of a repeated find only plans and reads. A run
+// compiles again only what it cannot reuse: the filter when the caller passes another one,
+// and everything collation-dependent when the collection's default collation is no longer
+// the one it was compiled under (dropped and created again with another). Immutable once
+// built: any number of threads may run one at once.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/query/query_executor.h"
+#include "engine/sort_spec.h"
+#include "engine/transaction/multi_document_transaction.h"
+#include "mongostore/engine/engine.h"
+#include "mongostore/engine/matcher.h"
+#include "mongostore/engine/projection.h"
+
+namespace mongostore::engine {
+
+// The index plan of a prepared filter, kept between its runs while everything the planner
+// read is as it was: the same collection (not dropped or renamed since), the same index list
+// (lists are replaced, never changed, when an index comes or goes) and the same indexes
+// multikey (a flag that is only ever set). Then planning again would give the same plan.
+// Only plans that read an index are kept; the others are made again each run.
+// Thread-safe: runs of one prepared find share it.
+class PlanCache {
+ public:
+  /// A fresh cursor state on the kept plan, or nullopt when there is none or it is stale.
+  std::optional<IndexCursorState> get() const;
+  /// Plans through `plan` (the executor's start_index_cursor) and returns its result. To keep
+  /// a plan it must know what the planner read, so it notes the index list and the multikey
+  /// flags after a first plan, plans again, and keeps the second plan only when they are
+  /// unchanged after it too (flags are only ever set, lists only ever replaced): a plan made
+  /// while an index came, went or turned multikey is used once and not kept.
+  std::optional<IndexCursorState> plan(
+      const std::function<std::optional<IndexCursorState>()>& plan);
+
+ private:
+  struct Kept {
+    std::shared_ptr<CollectionEntry> collection;
+    std::shared_ptr<const IndexList> indexes;
+    size_t multikey = 0;
+    PlannedQuery plan;
+  };
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Kept> kept_;
+};
+
+struct CompiledFind final : PreparedFind {
+  std::string db, coll;
+  bson::Document filter;
+  FindOptions options;       // as the caller gave them (an empty collation: the default's)
+  bson::Document collation;  // the one the parts below were compiled under
+  Matcher matcher;
+  Projection projection;
+  SortSpec sort;
+  // For runs of the prepared filter under the collation it was compiled with.
+  std::shared_ptr<PlanCache> plans = std::make_shared<PlanCache>();
+};
+
+/// Compiles `filter` with `options` as find would; `resolved` is `options` with the
+/// collection's default collation filled in. Throws what find throws.
+std::shared_ptr<const CompiledFind> compile_find(std::string_view db, std::string_view coll,
+                                                 bson::DocumentView filter,
+                                                 const FindOptions& options,
+                                                 const FindOptions& resolved);
+
+/// A cursor running `find` (with `filter` instead of its own when not null), `resolved` being
+/// its options under the collection's default collation now.
+std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive,
+                                          std::shared_ptr<MultiDocumentTransaction> transaction,
+                                          QueryExecutor& executor, const CompiledFind& find,
+                                          const bson::DocumentView* filter,
+                                          const FindOptions& resolved);
+
+}  // namespace mongostore::engine

@@ -1,0 +1,51 @@
+#include "exec/sweep_queries.h"
+
+#include <limits>
+#include <string_view>
+
+#include "mongostore/bson/builder.h"
+
+namespace mongostore::exec {
+namespace {
+
+using bson::Document;
+using bson::make_document;
+
+// {<array>.seq: {$gte: -inf}}: documents with at least one entry, read through the seq
+// index (an empty array or a missing field has no numeric key in range), so a sweep costs
+// what the pending entries cost and not what the collection holds.
+Document any_seq_in(std::string_view seq_path) {
+  return make_document(seq_path, make_document("$gte", -std::numeric_limits<double>::infinity()));
+}
+
+client::FindOptions only(std::string_view field) {
+  client::FindOptions options;
+  options.projection = make_document(field, 1);
+  return options;
+}
+
+}  // namespace
+
+bson::Document due_filter(double now) {
+  return make_document("next_fire_at", make_document("$lte", now));
+}
+
+const client::FindOptions& timer_fields() {
+  static const client::FindOptions options = [] {
+    client::FindOptions o;
+    o.projection = make_document("timers", 1, "next_fire_at", 1, "version", 1);
+    return o;
+  }();
+  return options;
+}
+
+std::shared_ptr<const SweepQueries> SweepQueries::prepare(const client::Collection& executions) {
+  return std::make_shared<const SweepQueries>(SweepQueries{
+      executions.prepare_find(make_document("next_fire_at", bson::Null{}), timer_fields()),
+      executions.prepare_find(due_filter(0), timer_fields()),
+      executions.prepare_find(any_seq_in("outbox.seq"), only("outbox")),
+      executions.prepare_find(any_seq_in("spawns.seq"), only("spawns")),
+  });
+}
+
+}  // namespace mongostore::exec

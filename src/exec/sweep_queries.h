@@ -1,0 +1,31 @@
+// SweepQueries: the finds ExecutionStore's sweeps repeat, prepared once per store
+// (client/prepared_find.h): on the embedded engine their filters, projections and sorts are
+// compiled once instead of on every sweep; remote, each run sends the plain find.
+#pragma once
+
+#include <memory>
+
+#include "mongostore/client/prepared_find.h"
+
+namespace mongostore::exec {
+
+struct SweepQueries {
+  /// Prepares them on `executions`.
+  static std::shared_ptr<const SweepQueries> prepare(const client::Collection& executions);
+
+  /// {next_fire_at: null}: documents another writer left without a bound.
+  client::PreparedFind unbounded_timers;
+  /// {next_fire_at: {$lte: now}}: run with each sweep's own `now` (due_filter).
+  client::PreparedFind due_timers;
+  /// {outbox.seq: {$gte: -inf}} / {spawns.seq: ...}: documents with pending entries.
+  client::PreparedFind pending_outbox;
+  client::PreparedFind pending_spawns;
+};
+
+/// The filter due_timers runs at `now`.
+bson::Document due_filter(double now);
+
+/// The fields a timer read needs: timers, next_fire_at, version (and _id).
+const client::FindOptions& timer_fields();
+
+}  // namespace mongostore::exec

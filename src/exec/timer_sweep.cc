@@ -1,0 +1,160 @@
+// ExecutionStore's timers: the due-timer sweep through the next_fire_at index, the repair of
+// bounds another writer left stale or absent, listing and deleting one execution's timers.
+#include <algorithm>
+#include <set>
+
+#include "exec/commit_plan.h"
+#include "exec/stored_fields.h"
+#include "exec/sweep_queries.h"
+#include "exec/timer_path.h"
+#include "mongostore/bson/builder.h"
+#include "mongostore/exec/execution_store.h"
+
+namespace mongostore::exec {
+namespace {
+
+using bson::Document;
+using bson::DocumentBuilder;
+using bson::DocumentView;
+using bson::make_array;
+using bson::make_document;
+
+// The earliest fire_at of a `timers` sub-document (nullopt when it holds none).
+std::optional<double> earliest_timer(const bson::Value& timers) {
+  std::optional<double> earliest;
+  if (!timers.is_document()) return earliest;
+  for (const bson::Element& e : timers.as_document()) {
+    if (!e.value.is_number()) continue;
+    double at = e.value.number_as_double();
+    if (!earliest || at < *earliest) earliest = at;
+  }
+  return earliest;
+}
+
+// Every timer of one execution document as DueTimers (any fire time), in document order.
+std::vector<DueTimer> timers_in(DocumentView doc) {
+  std::vector<DueTimer> out;
+  bson::Value timers = doc.get("timers");
+  if (!timers.is_document()) return out;
+  for (const bson::Element& e : timers.as_document()) {
+    if (!e.value.is_number()) {
+      throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
+                                                 quoted(decode_timer_path(e.key)) +
+                                                 " is not a number");
+    }
+    out.push_back({id_of(doc), decode_timer_path(e.key), e.value.number_as_double()});
+  }
+  return out;
+}
+
+void sort_timers(std::vector<DueTimer>& timers) {
+  std::sort(timers.begin(), timers.end(), [](const DueTimer& a, const DueTimer& b) {
+    if (a.fire_at != b.fire_at) return a.fire_at < b.fire_at;
+    if (a.execution_id != b.execution_id) return a.execution_id < b.execution_id;
+    return a.path < b.path;
+  });
+}
+
+// {field: value as read}, or {field: {$exists: false}} when it was absent: a guard that
+// matches only if the field is still what this process saw.
+void append_unchanged(DocumentBuilder& b, std::string_view field, DocumentView doc) {
+  bson::Value v = doc.get(field);
+  if (v.is_missing()) {
+    b.append(field, make_document("$exists", false));
+  } else {
+    b.append(field, make_document("$eq", v));
+  }
+}
+
+}  // namespace
+
+void ExecutionStore::repair_timer_bound(DocumentView doc) {
+  // Guarded on version and the bound as read: a commit in between may have armed an earlier
+  // timer (it bumps version), and then this must not land.
+  DocumentBuilder guard;
+  guard.append("_id", doc.get("_id"));
+  append_unchanged(guard, "version", doc);
+  append_unchanged(guard, "next_fire_at", doc);
+  double bound = earliest_timer(doc.get("timers")).value_or(kNoTimer);
+  executions_.update_one(guard.finish(),
+                         make_document("$set", make_document("next_fire_at", bound)));
+}
+
+std::vector<Document> ExecutionStore::repair_unbounded_timers() {
+  // The null key of the next_fire_at index holds exactly the documents whose bound is absent
+  // or null: this store always writes a number (kNoTimer when there is no timer).
+  std::vector<Document> unbounded = sweeps_->unbounded_timers.find()->to_vector();
+  for (const Document& doc : unbounded) repair_timer_bound(doc);
+  return unbounded;
+}
+
+std::vector<DueTimer> ExecutionStore::due_timers(double now) {
+  require_open();
+  // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
+  // range [.., now] holds every document with a due timer, plus documents whose bound went
+  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
+  // Documents without a usable bound are read through the null key and repaired first.
+  std::vector<Document> docs = repair_unbounded_timers();
+  std::vector<Document> bounded = sweeps_->due_timers.find(due_filter(now))->to_vector();
+  std::vector<DueTimer> due;
+  std::set<std::string> repaired;  // their new bound may put them in `bounded` as well
+  for (const Document& doc : docs) {
+    repaired.insert(id_of(doc));
+    for (DueTimer& t : timers_in(doc)) {
+      if (t.fire_at <= now) due.push_back(std::move(t));
+    }
+  }
+  for (const Document& doc : bounded) {
+    if (!repaired.empty() && repaired.count(id_of(doc))) continue;
+    std::optional<double> earliest;
+    for (DueTimer& t : timers_in(doc)) {
+      if (!earliest || t.fire_at < *earliest) earliest = t.fire_at;
+      if (t.fire_at <= now) due.push_back(std::move(t));
+    }
+    if (earliest.value_or(kNoTimer) > doc.get("next_fire_at").number_as_double()) {
+      repair_timer_bound(doc);
+    }
+  }
+  sort_timers(due);
+  return due;
+}
+
+std::vector<DueTimer> ExecutionStore::timers(std::string_view execution_id) {
+  require_open();
+  check_storable("execution id", execution_id);
+  std::optional<Document> doc =
+      executions_.find_one(make_document("_id", execution_id), timer_fields());
+  if (!doc) return {};
+  std::vector<DueTimer> out = timers_in(*doc);
+  sort_timers(out);
+  return out;
+}
+
+void ExecutionStore::delete_timer(std::string_view execution_id, std::string_view path,
+                                  double fire_at) {
+  require_open();
+  check_storable("execution id", execution_id);
+  check_timer_path(path);
+  std::string key = "timers." + encode_timer_path(path);
+  // Guarded on the stored time: a sweep holding a stale fire_at must not delete the timer
+  // the execution has since re-armed. An update pipeline removes the timer and recomputes
+  // next_fire_at from what is left in the same atomic write; $min of no timers is null, which
+  // becomes kNoTimer (a null bound would keep every later $min at null).
+  Document earliest = make_document(
+      "$min",
+      make_document(
+          "$map",
+          make_document("input",
+                        make_document("$objectToArray",
+                                      make_document("$ifNull", make_array("$timers", Document()))),
+                        "in", "$$this.v")));
+  std::vector<Document> pipeline = {
+      make_document("$unset", make_array(key)),
+      make_document(
+          "$set",
+          make_document("next_fire_at", make_document("$ifNull", make_array(earliest, kNoTimer)))),
+  };
+  executions_.update_one(make_document("_id", execution_id, key, fire_at), pipeline);
+}
+
+}  // namespace mongostore::exec
