@@ -356,7 +356,30 @@ bool validate_bson(std::span<const uint8_t> bytes, std::string* reason) {
   return validate(bytes, reason, &too_deep);
 }
 
+namespace {
+
+// The fewest bytes a chain of k non-empty documents or arrays, each inside the one before, can
+// take is 7k: the innermost is its length (4), one element (a type byte, the empty key's NUL,
+// a payload that may be empty) and its terminator (1); each one around it adds its length, its
+// element's type byte and key NUL, and its terminator. A container of `size` bytes therefore
+// holds at most size / 7 - 1 levels of non-empty containers below itself.
+constexpr size_t kMinNestingBytes = 7;
+
+// Whether a container of `size` bytes whose elements sit at `level` (the top level's at 1) can
+// hold a non-empty container deeper than `max_levels`: most documents are far smaller than the
+// limit allows, so their subtrees need no walk at all.
+bool can_exceed(size_t level, size_t size, size_t max_levels) {
+  const size_t chain = size / kMinNestingBytes;  // itself included
+  if (chain < 2) return false;                   // no non-empty container fits inside
+  // Its non-empty children sit at `level`, their children one deeper, ...: the deepest at
+  // level + chain - 2, which nesting_exceeds reports when it is more than max_levels.
+  return level + chain - 2 > max_levels;
+}
+
+}  // namespace
+
 bool nesting_exceeds(DocumentView document, size_t max_levels) {
+  if (!can_exceed(1, document.size(), max_levels)) return false;
   // The bytes are valid: only the depth is tracked, with one pending iterator per level.
   std::vector<std::pair<DocumentView::Iterator, DocumentView::Iterator>> stack;
   stack.emplace_back(document.begin(), document.end());
@@ -370,6 +393,8 @@ bool nesting_exceeds(DocumentView document, size_t max_levels) {
     ++it;
     if ((v.is_document() || v.is_array()) && v.size() > 5) {
       if (stack.size() > max_levels) return true;
+      // A subtree too small to reach past the limit is not walked.
+      if (!can_exceed(stack.size() + 1, v.size(), max_levels)) continue;
       DocumentView child(v.data(), v.size());
       stack.emplace_back(child.begin(), child.end());
     }

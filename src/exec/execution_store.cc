@@ -314,7 +314,7 @@ int64_t ExecutionStore::processed_count(std::string_view execution_id) {
 void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   require_open();
   check_execution_id(exe.id);
-  check_storable("definition_id of execution " + quoted(exe.id), exe.definition_id);
+  check_storable("definition_id of execution ", exe.id, exe.definition_id);
   if (exe.version < 0) {
     throw Error(ErrorCode::kBadValue, "execution " + quoted(exe.id) + ": version " +
                                           std::to_string(exe.version) + " is negative");
@@ -337,7 +337,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   plan.definition_id = exe.definition_id;
   plan.status = std::string(status_name(exe.status));
   plan.parent_id = exe.parent_id;
-  if (exe.parent_id) check_storable("parent_id of execution " + quoted(exe.id), *exe.parent_id);
+  if (exe.parent_id) check_storable("parent_id of execution ", exe.id, *exe.parent_id);
   plan.timers = net_timer_changes(batch.timers);  // validates the paths
   plan.processed_event = batch.processed_event_id;
   plan.trace_max = options_.trace_max;
@@ -348,11 +348,11 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   try {
     plan.new_version = exe.version;
     plan.data = exe.to_json();
-    check_storable("execution " + quoted(exe.id), plan.data);
+    check_storable("execution ", exe.id, plan.data);
     std::vector<std::string> events;
     for (const Emit& emit : batch.emits) {
       events.push_back(emit.event.to_json());
-      check_storable("event " + quoted(emit.event.id), events.back());
+      check_storable("event ", emit.event.id, events.back());
     }
 
     // Seqs are reserved before the CAS. A block burned by a commit that then loses is a gap,

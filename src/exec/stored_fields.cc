@@ -15,6 +15,10 @@ void check_storable(std::string_view what, std::string_view value) {
   }
 }
 
+void check_storable(std::string_view what, std::string_view id, std::string_view value) {
+  if (!is_valid_utf8(value)) check_storable(std::string(what) + quoted(id), value);
+}
+
 std::string quoted(std::string_view id) {
   return "'" + std::string(id) + "'";
 }

@@ -15,6 +15,11 @@ namespace mongostore::exec {
 // server would reject must fail here, with its name, before anything is written.
 // Throws kBadValue naming `what`.
 void check_storable(std::string_view what, std::string_view value);
+/// check_storable for a value of a named thing: on failure the message names it as
+/// `what` followed by the quoted `id` ("execution 'x' is not valid UTF-8"). The message is
+/// built only then: a commit checks several such values and its ids rarely fit in a short
+/// string.
+void check_storable(std::string_view what, std::string_view id, std::string_view value);
 
 // 'id', for messages.
 std::string quoted(std::string_view id);

@@ -2,16 +2,27 @@
 
 #include <bson/bson.h>
 
+#include <cstdint>
+#include <cstring>
+
 namespace mongostore::exec {
 
 namespace {
 // ASCII is valid UTF-8 (NUL included: values may hold it). The snapshot JSON every commit
 // checks is ~1 KB of mostly ASCII, and libbson's validator decodes byte by byte: it was 6%
 // of an in-memory commit's samples. An OR over the bytes answers for ASCII in one pass.
+// Eight bytes per step (the byte loop was not vectorised at -O2: ~3 instructions a byte).
 bool is_ascii(std::string_view s) {
-  unsigned char any = 0;
-  for (char c : s) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t any = 0;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    any |= word;
+  }
+  for (; n > 0; ++p, --n) any |= static_cast<unsigned char>(*p);
+  return (any & 0x8080808080808080ULL) == 0;
 }
 }  // namespace
 

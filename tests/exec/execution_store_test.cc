@@ -831,6 +831,39 @@ TEST_P(ExecutionStoreContract, SummariesCarryTheListingFields) {
 
 // --- bad input, close ----------------------------------------------------------------------
 
+// Each string that goes into the document is checked, and the error names what it was.
+TEST_P(ExecutionStoreContract, InvalidUtf8IsRefusedNamingTheField) {
+  Execution exe = make("e1");
+  auto refused = [&](Execution candidate, const CommitBatch& batch) -> std::string {
+    try {
+      store().commit(candidate, batch);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), 2) << e.what();
+      EXPECT_EQ(candidate.version, 1);
+      return e.what();
+    }
+    ADD_FAILURE() << "invalid UTF-8 must be refused";
+    return "";
+  };
+  Execution bad = exe;
+  bad.definition_id = "def\xFF";
+  EXPECT_NE(refused(bad, {}).find("definition_id of execution 'e1' is not valid UTF-8"),
+            std::string::npos);
+  bad = exe;
+  bad.parent_id = "p\xC3";
+  EXPECT_NE(refused(bad, {}).find("parent_id of execution 'e1' is not valid UTF-8"),
+            std::string::npos);
+  bad = exe;
+  bad.outcome = std::string("\xC3\x28");
+  EXPECT_NE(refused(bad, {}).find("execution 'e1' is not valid UTF-8"), std::string::npos);
+  CommitBatch batch;
+  Event event = Event::make("Kind\xFF");
+  batch.emits.push_back({"t", event});
+  EXPECT_NE(refused(exe, batch).find("event '" + event.id + "' is not valid UTF-8"),
+            std::string::npos);
+  EXPECT_EQ(store().load("e1")->version, 1);
+}
+
 TEST_P(ExecutionStoreContract, BadInputIsTypedAndLeavesTheDocumentUnchanged) {
   Execution exe = make("e1");
   Document before = raw("e1");

@@ -26,5 +26,24 @@ TEST(Utf8, RefusesMalformedBytesAnywhere) {
   EXPECT_FALSE(is_valid_utf8("\xC3" + std::string(1000, 'x')));
 }
 
+// The ASCII pass reads eight bytes at a time, then the tail one by one: a non-ASCII byte is
+// seen at every offset of every length around those boundaries.
+TEST(Utf8, SeesANonAsciiByteAtEveryOffset) {
+  for (size_t len = 1; len <= 40; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      std::string s(len, 'x');
+      s[at] = '\x80';
+      EXPECT_FALSE(is_valid_utf8(s)) << len << " bytes, 0x80 at " << at;
+      s[at] = '\x7F';
+      EXPECT_TRUE(is_valid_utf8(s)) << len << " bytes, 0x7F at " << at;
+      if (at + 1 < len) {
+        s[at] = '\xC3';
+        s[at + 1] = '\xA9';
+        EXPECT_TRUE(is_valid_utf8(s)) << len << " bytes, U+00E9 at " << at;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mongostore::exec

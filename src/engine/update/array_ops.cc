@@ -81,6 +81,47 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
     b.close();
     return;
   }
+  if (!spec.position && spec.sort == PushSpec::Sort::kNone) {
+    // Appended and then sliced: the kept elements are one run of (existing, then $each),
+    // written without collecting them first; when the slice keeps them all (a ring not yet
+    // full, such as an ExecutionStore trace), the existing ones are copied as bytes.
+    size_t existing_count = 0;
+    if (existing.is_array()) {
+      for (const auto& e : existing.as_array()) {
+        (void)e;
+        ++existing_count;
+      }
+    }
+    const uint64_t total = existing_count + spec.each.size();
+    const int64_t s = *spec.slice;
+    uint64_t from = 0, to = total;
+    if (s >= 0) {
+      to = std::min<uint64_t>(total, static_cast<uint64_t>(s));
+    } else {
+      const uint64_t keep = static_cast<uint64_t>(-(s + 1)) + 1;  // |s| without overflow
+      if (keep < total) from = total - keep;
+    }
+    b.open_array(key);
+    if (from == 0 && to == total && existing.is_array() &&
+        b.push_array_elements(existing.as_array())) {
+      for (const Value& v : spec.each) b.push(v);
+      b.close();
+      return;
+    }
+    uint64_t i = 0;
+    if (existing.is_array()) {
+      for (const auto& e : existing.as_array()) {
+        if (i >= from && i < to) b.push(e.value);
+        ++i;
+      }
+    }
+    for (const Value& v : spec.each) {
+      if (i >= from && i < to) b.push(v);
+      ++i;
+    }
+    b.close();
+    return;
+  }
   std::vector<Value> items = elements_of(existing);
   size_t at = items.size();
   if (spec.position) {

@@ -29,26 +29,24 @@ bool has_numeric_component(std::string_view path) {
 // `after` is `before`'s elements, byte for byte, then at least one more: the added ones.
 // Array bytes are an int32 length, the elements, and a 0 byte; parsing `after` from its start
 // reads the same elements as `before` while the bytes are the same, so the boundary after
-// `before`'s last element is an element boundary of `after` too.
+// `before`'s last element is an element boundary of `after` too: the added elements are read
+// from there, without walking the old ones.
 std::optional<bson::Document> appended_elements(std::string_view field, const bson::Value& before,
                                                 const bson::Value& after) {
   if (!before.is_array() || !after.is_array()) return std::nullopt;
   const size_t old_elements = before.size() - 5;  // without the length and the final 0
   if (old_elements == 0 || after.size() <= before.size()) return std::nullopt;
   if (std::memcmp(before.data() + 4, after.data() + 4, old_elements) != 0) return std::nullopt;
-  size_t old_count = 0;
-  for (const bson::Element& e : before.as_array()) {
-    (void)e;
-    ++old_count;
-  }
+  const uint8_t* const end = after.data() + after.size() - 1;  // the final 0
   bson::DocumentBuilder b;
   b.open_array(field);
-  size_t i = 0;
-  for (const bson::Element& e : after.as_array()) {
-    if (i++ >= old_count) b.push(e.value);
+  size_t added = 0;
+  for (bson::DocumentView::Iterator it(after.data() + 4 + old_elements, end), stop(end, end);
+       !(it == stop); ++it, ++added) {
+    b.push(it->value);
   }
   b.close();
-  if (i <= old_count) return std::nullopt;
+  if (added == 0) return std::nullopt;
   return b.finish();
 }
 
@@ -56,6 +54,12 @@ std::optional<bson::Document> appended_elements(std::string_view field, const bs
 
 IndexKeyDelta index_key_delta(const IndexDescriptor& index, bson::DocumentView before,
                               bson::DocumentView after) {
+  TopLevelFields before_fields(before), after_fields(after);
+  return index_key_delta(index, before_fields, after_fields);
+}
+
+IndexKeyDelta index_key_delta(const IndexDescriptor& index, TopLevelFields& before,
+                              TopLevelFields& after) {
   IndexKeyDelta full;
   if (index.partial_filter()) return full;
   const auto& fields = index.fields();

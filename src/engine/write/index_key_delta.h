@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "engine/index_descriptor.h"
+#include "engine/write/top_level_fields.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
@@ -35,5 +36,9 @@ struct IndexKeyDelta {
 
 IndexKeyDelta index_key_delta(const IndexDescriptor& index, bson::DocumentView before,
                               bson::DocumentView after);
+/// The same, looking the top-level fields up through `before` and `after`, which remember
+/// what they walked past: update_document asks them once per affected index.
+IndexKeyDelta index_key_delta(const IndexDescriptor& index, TopLevelFields& before,
+                              TopLevelFields& after);
 
 }  // namespace mongostore::engine
