@@ -249,8 +249,12 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     }
   }
   for (const Join& j : joins) {
+    // The equality form (localField/foreignField) joins by a plain equality the engine
+    // reads through the foreign column's index, where a `let`/`$expr` pipeline evaluates
+    // and rewrites its $match for every row. Both columns hold scalars (a list is not
+    // joinable), so the forms agree but on null: the equality form matches a null or
+    // missing local value with null or missing foreign ones, and a null never joins.
     DocumentBuilder m;
-    m.append("$expr", make_document("$eq", make_array("$" + j.foreign, "$$local")));
     m.append(j.foreign, make_document("$ne", bson::Null{}));
     visibility(m);
     DocumentBuilder pipeline;
@@ -268,7 +272,8 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     DocumentBuilder lookup;
     lookup.open_document("$lookup")
         .append("from", vars[j.var]->storage_name())
-        .append("let", make_document("local", "$" + j.local))
+        .append("localField", j.local)
+        .append("foreignField", j.foreign)
         .append_elements(pl.view())
         .append("as", as)
         .close();

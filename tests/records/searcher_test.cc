@@ -543,6 +543,60 @@ TEST_P(SearcherContract, EverythingRunsAsOneAggregation) {
   EXPECT_EQ(search.collection(), "item");
 }
 
+// Joins and reference hops are equality $lookups (localField/foreignField), the form the
+// engine serves with one point read per row; a `let`/`$expr` pipeline cost the join 3-4x
+// (docs/benchmarks.md, issue 24). The as_of cutoff rides along as the combined form's
+// pipeline. What they join is asserted by the contract above and the differential suites.
+TEST_P(SearcherContract, JoinsAreEqualityLookups) {
+  RecordStore store = open();
+  store.save(item("x", 1));
+  auto lookups = [](Searcher& search) {
+    std::vector<bson::Document> out;
+    for (const bson::Document& stage : search.pipeline()) {
+      bson::Value l = stage.view().get("$lookup");
+      if (l.is_document() && l.as_document().get("from").as_string() != "item") {
+        out.push_back(bson::Document::copy_of(l.as_document()));
+      }
+    }
+    return out;
+  };
+  auto expect_equality = [](const bson::Document& lookup, std::string_view local,
+                            std::string_view foreign) {
+    bson::DocumentView l = lookup.view();
+    EXPECT_TRUE(l.get("let").is_missing()) << l.to_json();
+    ASSERT_TRUE(l.get("localField").is_string()) << l.to_json();
+    EXPECT_EQ(l.get("localField").as_string(), local);
+    EXPECT_EQ(l.get("foreignField").as_string(), foreign);
+  };
+  {
+    Searcher search = store.searcher();
+    Var i = search.variable<Item>();
+    search.add(i.field("owner").field("name") == "Ada");
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+    EXPECT_TRUE(l[0].view().get("pipeline").is_missing());
+  }
+  {
+    Searcher search = store.searcher({.as_of = int64_t{1'000'000'000}});
+    Var i = search.variable<Item>();
+    search.add(i.field("owner").field("name") == "Ada");
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+    EXPECT_NE(l[0].view().get("pipeline").to_json().find("store_timestamp"), std::string::npos);
+  }
+  {
+    Searcher search = store.searcher();
+    Var i = search.variable<Item>();
+    Var a = search.variable<Author>();
+    search.add(i.field("owner") == a);
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+  }
+}
+
 // The examples of docs/record-store.md ("Searching"), as written there.
 TEST_P(SearcherContract, DocumentationExamplesWork) {
   RecordStore store = open();
