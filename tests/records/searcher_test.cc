@@ -418,6 +418,42 @@ TEST_P(SearcherContract, SortsHonourNullsAndDirectionWithTheSidTieBreak) {
   EXPECT_THROW(search.add_offset(-1), Error);
 }
 
+// Field outputs of several owners, interleaved: each is decoded from its own owner's
+// fields (rows() finds each owner once per row and shares it between its outputs); a row
+// whose reference is null has null outputs through it.
+TEST_P(SearcherContract, InterleavedOutputsOfTwoOwnersDecodeFromTheirOwn) {
+  RecordStore store = open();
+  Item owned = item("owned", 1, {}, 0.5);
+  owned.owner = std::make_shared<const Author>(Author{"Ada", "ada@example.org"});
+  int64_t owned_sid = store.save(owned);
+  int64_t orphan_sid = store.save(item("orphan", 2));
+  Searcher search = store.searcher();
+  Var v = search.variable<Item>();
+  search.output(v.field("name"), "name");
+  search.output(v.field("owner").field("name"), "owner_name");
+  search.output(v.field("score"), "score");
+  search.output(v.sid(), "sid");
+  search.output(v.field("owner").field("email"), "owner_email");
+  search.output(v.field("rank"), "rank");
+  search.output(v.field("owner"), "owner");
+  ResultSet rows = search.results();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["name"].as<std::string>(), "owned");
+  EXPECT_EQ(rows[0]["owner_name"].as<std::string>(), "Ada");
+  EXPECT_EQ(rows[0]["score"].as<double>(), 0.5);
+  EXPECT_EQ(rows[0]["sid"].as<int64_t>(), owned_sid);
+  EXPECT_EQ(rows[0]["owner_email"].as<std::string>(), "ada@example.org");
+  EXPECT_EQ(rows[0]["rank"].as<int64_t>(), 1);
+  EXPECT_EQ(rows[0]["owner"].as<Value::RecordPtr>()->get("name").as<std::string>(), "Ada");
+  EXPECT_EQ(rows[1]["name"].as<std::string>(), "orphan");
+  EXPECT_TRUE(rows[1]["owner_name"].is_null());
+  EXPECT_TRUE(rows[1]["score"].is_null());
+  EXPECT_EQ(rows[1]["sid"].as<int64_t>(), orphan_sid);
+  EXPECT_TRUE(rows[1]["owner_email"].is_null());
+  EXPECT_EQ(rows[1]["rank"].as<int64_t>(), 2);
+  EXPECT_TRUE(rows[1]["owner"].is_null());
+}
+
 TEST_P(SearcherContract, ResultSetsGiveRowsByIndexAndName) {
   RecordStore store = open();
   int64_t sid = store.save(item("only", 7));
