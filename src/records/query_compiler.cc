@@ -435,13 +435,25 @@ std::string QueryPaths::owner_prefix(const FieldPath& path) {
     auto it = refs_.find(local);
     if (it == refs_.end()) {
       std::string as = "_httk_ref_" + std::to_string(refs_.size());
-      DocumentBuilder match;
-      match.append("$expr", make_document("$eq", make_array("$_id", "$$local")));
-      if (as_of_) match.append("store_timestamp", make_document("$lte", *as_of_));
-      stages_.push_back(make_document(
-          "$lookup", make_document("from", f.type.target_schema()->storage_name(), "let",
-                                   make_document("local", "$" + local), "pipeline",
-                                   make_array(make_document("$match", match.finish())), "as", as)));
+      // The equality form (localField/foreignField), as an expert writes it: the engine
+      // turns it into one point read of `_id` per row, where a `let`/`$expr` pipeline
+      // evaluates and rewrites its $match for every row. A reference column holds one sid
+      // or null, and a null or missing sid matches no record (every record has an `_id`),
+      // so the two forms join the same records. The as_of cutoff, when there is one, is the
+      // pipeline of the combined form.
+      DocumentBuilder lookup;
+      lookup.open_document("$lookup")
+          .append("from", f.type.target_schema()->storage_name())
+          .append("localField", local)
+          .append("foreignField", "_id");
+      if (as_of_) {
+        lookup.append(
+            "pipeline",
+            make_array(make_document(
+                "$match", make_document("store_timestamp", make_document("$lte", *as_of_)))));
+      }
+      lookup.append("as", as).close();
+      stages_.push_back(lookup.finish());
       stages_.push_back(make_document(
           "$unwind", make_document("path", "$" + as, "preserveNullAndEmptyArrays", true)));
       it = refs_.emplace(local, as).first;

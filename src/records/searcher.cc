@@ -249,8 +249,12 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     }
   }
   for (const Join& j : joins) {
+    // The equality form (localField/foreignField) joins by a plain equality the engine
+    // reads through the foreign column's index, where a `let`/`$expr` pipeline evaluates
+    // and rewrites its $match for every row. Both columns hold scalars (a list is not
+    // joinable), so the forms agree but on null: the equality form matches a null or
+    // missing local value with null or missing foreign ones, and a null never joins.
     DocumentBuilder m;
-    m.append("$expr", make_document("$eq", make_array("$" + j.foreign, "$$local")));
     m.append(j.foreign, make_document("$ne", bson::Null{}));
     visibility(m);
     DocumentBuilder pipeline;
@@ -268,7 +272,8 @@ Searcher::Impl::Plan Searcher::Impl::plan() const {
     DocumentBuilder lookup;
     lookup.open_document("$lookup")
         .append("from", vars[j.var]->storage_name())
-        .append("let", make_document("local", "$" + j.local))
+        .append("localField", j.local)
+        .append("foreignField", j.foreign)
         .append_elements(pl.view())
         .append("as", as)
         .close();
@@ -338,8 +343,19 @@ std::vector<Document> Searcher::Impl::run(const std::vector<Document>& pipeline)
 }
 
 Value Searcher::Impl::output_value(const Output& o, size_t i, const Plan& plan,
+                                   bson::DocumentView row, const bson::Value& owner_f) const {
+  if (o.record || o.path.end != PathEnd::kField)
+    return column_value(o, plan.output_columns[i], row);
+  if (!owner_f.is_document()) return Value();
+  return decode_field(owner_f.as_document(), *o.path.field_schema(),
+                      [this](const std::shared_ptr<const RecordSchema>& schema, int64_t sid) {
+                        return store->fetch(schema, sid);
+                      });
+}
+
+Value Searcher::Impl::column_value(const Output& o, const std::string& column,
                                    bson::DocumentView row) const {
-  bson::Value v = row.get_path(plan.output_columns[i]);
+  bson::Value v = row.get_path(column);
   if (o.record) {
     int64_t sid = 0;
     if (!v.number_as_exact_int64(&sid)) return Value();
@@ -360,13 +376,7 @@ Value Searcher::Impl::output_value(const Output& o, size_t i, const Plan& plan,
     case PathEnd::kField:
       break;
   }
-  const std::string& prefix = plan.output_prefixes[i];
-  bson::Value f = prefix.empty() ? row.get("f") : row.get_path(prefix + "f");
-  if (!f.is_document()) return Value();
-  return decode_field(f.as_document(), *o.path.field_schema(),
-                      [this](const std::shared_ptr<const RecordSchema>& schema, int64_t sid) {
-                        return store->fetch(schema, sid);
-                      });
+  return Value();  // a field output is decoded from its owner's `f` (output_value)
 }
 
 ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
@@ -379,14 +389,40 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
     names->push_back(o.name);
     records.push_back(o.record);
   }
+  // Where each field output's owner document `f` is: its path, and the first output with
+  // the same owner (whose lookup the others share within a row). A field output's own column
+  // is never read: it is decoded from `f`. Found once per result set, not once per value.
+  std::vector<std::string> f_paths(outs.size());
+  std::vector<size_t> f_slot(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    f_paths[i] = p.output_prefixes[i] + "f";
+    f_slot[i] = i;
+    for (size_t j = 0; j < i; ++j) {
+      if (f_paths[j] == f_paths[i]) {
+        f_slot[i] = j;
+        break;
+      }
+    }
+  }
+  std::vector<bson::Value> f_of(outs.size());
+  std::vector<bool> found(outs.size());
   std::vector<ResultRow> out;
   out.reserve(documents.size());
   for (const Document& d : documents) {
+    bson::DocumentView row = d.view();
+    std::fill(found.begin(), found.end(), false);
     std::vector<Value> values;
     values.reserve(outs.size());
-    // The outputs are resolved once per result set, not once per value.
-    for (size_t i = 0; i < outs.size(); ++i)
-      values.push_back(output_value(outs[i], i, p, d.view()));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Output& o = outs[i];
+      bool field = !o.record && o.path.end == PathEnd::kField;
+      size_t slot = f_slot[i];
+      if (field && !found[slot]) {
+        f_of[slot] = p.output_prefixes[i].empty() ? row.get("f") : row.get_path(f_paths[i]);
+        found[slot] = true;
+      }
+      values.push_back(output_value(o, i, p, row, field ? f_of[slot] : bson::Value()));
+    }
     out.emplace_back(names, std::move(values));
   }
   return ResultSet(std::move(names), std::move(records), std::move(out));

@@ -59,8 +59,13 @@ class Searcher::Impl {
   /// The rows of `documents` (pipeline output rows) as result rows.
   ResultSet rows(const std::vector<bson::Document>& documents) const;
   /// The value of output `i` (`o`, one of effective_outputs()) in `row` (records fetched
-  /// through the store).
-  Value output_value(const Output& o, size_t i, const Plan& plan, bson::DocumentView row) const;
+  /// through the store); `owner_f` is the `f` document of a field output's owner in `row`
+  /// (rows() finds it once per row for the outputs that share an owner), unused otherwise.
+  Value output_value(const Output& o, size_t i, const Plan& plan, bson::DocumentView row,
+                     const bson::Value& owner_f) const;
+  /// The value of a record output or of a sid, logical_id, store_timestamp or content_id
+  /// output, read from its `column` in `row`.
+  Value column_value(const Output& o, const std::string& column, bson::DocumentView row) const;
   /// The effective outputs (the root's record as "record" when none was declared).
   std::vector<Output> effective_outputs() const;
   /// Runs `pipeline` on the root collection, counting the query and its rows in `stats`.

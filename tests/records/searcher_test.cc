@@ -418,6 +418,42 @@ TEST_P(SearcherContract, SortsHonourNullsAndDirectionWithTheSidTieBreak) {
   EXPECT_THROW(search.add_offset(-1), Error);
 }
 
+// Field outputs of several owners, interleaved: each is decoded from its own owner's
+// fields (rows() finds each owner once per row and shares it between its outputs); a row
+// whose reference is null has null outputs through it.
+TEST_P(SearcherContract, InterleavedOutputsOfTwoOwnersDecodeFromTheirOwn) {
+  RecordStore store = open();
+  Item owned = item("owned", 1, {}, 0.5);
+  owned.owner = std::make_shared<const Author>(Author{"Ada", "ada@example.org"});
+  int64_t owned_sid = store.save(owned);
+  int64_t orphan_sid = store.save(item("orphan", 2));
+  Searcher search = store.searcher();
+  Var v = search.variable<Item>();
+  search.output(v.field("name"), "name");
+  search.output(v.field("owner").field("name"), "owner_name");
+  search.output(v.field("score"), "score");
+  search.output(v.sid(), "sid");
+  search.output(v.field("owner").field("email"), "owner_email");
+  search.output(v.field("rank"), "rank");
+  search.output(v.field("owner"), "owner");
+  ResultSet rows = search.results();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["name"].as<std::string>(), "owned");
+  EXPECT_EQ(rows[0]["owner_name"].as<std::string>(), "Ada");
+  EXPECT_EQ(rows[0]["score"].as<double>(), 0.5);
+  EXPECT_EQ(rows[0]["sid"].as<int64_t>(), owned_sid);
+  EXPECT_EQ(rows[0]["owner_email"].as<std::string>(), "ada@example.org");
+  EXPECT_EQ(rows[0]["rank"].as<int64_t>(), 1);
+  EXPECT_EQ(rows[0]["owner"].as<Value::RecordPtr>()->get("name").as<std::string>(), "Ada");
+  EXPECT_EQ(rows[1]["name"].as<std::string>(), "orphan");
+  EXPECT_TRUE(rows[1]["owner_name"].is_null());
+  EXPECT_TRUE(rows[1]["score"].is_null());
+  EXPECT_EQ(rows[1]["sid"].as<int64_t>(), orphan_sid);
+  EXPECT_TRUE(rows[1]["owner_email"].is_null());
+  EXPECT_EQ(rows[1]["rank"].as<int64_t>(), 2);
+  EXPECT_TRUE(rows[1]["owner"].is_null());
+}
+
 TEST_P(SearcherContract, ResultSetsGiveRowsByIndexAndName) {
   RecordStore store = open();
   int64_t sid = store.save(item("only", 7));
@@ -541,6 +577,60 @@ TEST_P(SearcherContract, EverythingRunsAsOneAggregation) {
   // The root's own conditions come first, where its indexes serve them.
   EXPECT_NE(pipeline[0].view().to_json().find("f.rank"), std::string::npos);
   EXPECT_EQ(search.collection(), "item");
+}
+
+// Joins and reference hops are equality $lookups (localField/foreignField), the form the
+// engine serves with one point read per row; a `let`/`$expr` pipeline cost the join 3-4x
+// (docs/benchmarks.md, issue 24). The as_of cutoff rides along as the combined form's
+// pipeline. What they join is asserted by the contract above and the differential suites.
+TEST_P(SearcherContract, JoinsAreEqualityLookups) {
+  RecordStore store = open();
+  store.save(item("x", 1));
+  auto lookups = [](Searcher& search) {
+    std::vector<bson::Document> out;
+    for (const bson::Document& stage : search.pipeline()) {
+      bson::Value l = stage.view().get("$lookup");
+      if (l.is_document() && l.as_document().get("from").as_string() != "item") {
+        out.push_back(bson::Document::copy_of(l.as_document()));
+      }
+    }
+    return out;
+  };
+  auto expect_equality = [](const bson::Document& lookup, std::string_view local,
+                            std::string_view foreign) {
+    bson::DocumentView l = lookup.view();
+    EXPECT_TRUE(l.get("let").is_missing()) << l.to_json();
+    ASSERT_TRUE(l.get("localField").is_string()) << l.to_json();
+    EXPECT_EQ(l.get("localField").as_string(), local);
+    EXPECT_EQ(l.get("foreignField").as_string(), foreign);
+  };
+  {
+    Searcher search = store.searcher();
+    Var i = search.variable<Item>();
+    search.add(i.field("owner").field("name") == "Ada");
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+    EXPECT_TRUE(l[0].view().get("pipeline").is_missing());
+  }
+  {
+    Searcher search = store.searcher({.as_of = int64_t{1'000'000'000}});
+    Var i = search.variable<Item>();
+    search.add(i.field("owner").field("name") == "Ada");
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+    EXPECT_NE(l[0].view().get("pipeline").to_json().find("store_timestamp"), std::string::npos);
+  }
+  {
+    Searcher search = store.searcher();
+    Var i = search.variable<Item>();
+    Var a = search.variable<Author>();
+    search.add(i.field("owner") == a);
+    auto l = lookups(search);
+    ASSERT_EQ(l.size(), 1u);
+    expect_equality(l[0], "f.owner_sid", "_id");
+  }
 }
 
 // The examples of docs/record-store.md ("Searching"), as written there.
