@@ -447,6 +447,72 @@ std::map<std::string, FieldConditions> conditions_for(
 
 }  // namespace
 
+namespace {
+
+struct SingleRange {
+  std::string_view path;
+  RangeOp op;
+  bson::Value value;
+};
+
+// The one range condition of a rebindable_range filter.
+std::optional<SingleRange> single_range(bson::DocumentView filter) {
+  auto it = filter.begin();
+  if (it == filter.end()) return std::nullopt;
+  const bson::Element field = *it;
+  if (++it != filter.end() || !usable_path(field.key) || !field.value.is_document()) {
+    return std::nullopt;
+  }
+  bson::DocumentView ops = field.value.as_document();
+  auto op = ops.begin();
+  if (op == ops.end()) return std::nullopt;
+  const bson::Element cond = *op;
+  if (++op != ops.end() || !cond.value.is_number() ||
+      !std::isfinite(cond.value.number_as_double())) {
+    return std::nullopt;
+  }
+  RangeOp r;
+  if (cond.key == "$gt") {
+    r = RangeOp::kGt;
+  } else if (cond.key == "$gte") {
+    r = RangeOp::kGte;
+  } else if (cond.key == "$lt") {
+    r = RangeOp::kLt;
+  } else if (cond.key == "$lte") {
+    r = RangeOp::kLte;
+  } else {
+    return std::nullopt;
+  }
+  return SingleRange{field.key, r, cond.value};
+}
+
+}  // namespace
+
+bool rebindable_range(bson::DocumentView filter) {
+  return single_range(filter).has_value();
+}
+
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter) {
+  std::optional<SingleRange> was = single_range(planned), now = single_range(filter);
+  if (!was || !now || was->path != now->path || was->op != now->op) return std::nullopt;
+  if (index.fields().empty() || index.fields()[0].path != was->path) return std::nullopt;
+  const bool descending = index.fields()[0].descending;
+  // The plan must be the range this computes for `planned` (not, say, a whole-index read
+  // for a hint or a sort): then the same computation for `filter` is what planning gives.
+  if (plan.ranges.size() != 1) return std::nullopt;
+  KeyRange old_range = byte_range(std::string(), range_interval(was->op, was->value), descending);
+  const KeyRange& kept = plan.ranges[0];
+  if (old_range.start != kept.start || old_range.end != kept.end ||
+      old_range.end_unbounded != kept.end_unbounded) {
+    return std::nullopt;
+  }
+  IndexPlan out = plan;
+  out.ranges[0] = byte_range(std::string(), range_interval(now->op, now->value), descending);
+  out.bounds = bson::Document();  // explain plans its own
+  return out;
+}
+
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
   std::map<std::string, FieldConditions> conditions;
   collect_conditions(filter, &conditions);

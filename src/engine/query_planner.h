@@ -94,6 +94,22 @@ std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort
                               const std::vector<IndexCandidate>& candidates, int to_beat,
                               bool explain_bounds = false, const Collation* collation = nullptr);
 
+/// Whether `filter` is one a kept plan can be rebound to (rebind_range_plan): exactly one
+/// top-level field with exactly one range operator ($gt, $gte, $lt, $lte) comparing with a
+/// finite number, e.g. {next_fire_at: {$lte: 1700000000}}.
+bool rebindable_range(bson::DocumentView filter);
+
+/// `plan`, which plan_query made for `planned` (reading `index`), as plan_query would make it
+/// for `filter`, or nullopt (plan again) unless both are rebindable_range filters on the same
+/// path with the same operator and `plan` reads that one range of `index`'s first field. For
+/// such filters the choice of index does not depend on the number: no interval is a point or
+/// empty (the numbers are finite), none holds null (sparse indexes), numbers bound the same
+/// under any collation and one condition bounds a multikey index as any other — except
+/// through a partial filter, which the planner matches by value: the caller must not rebind
+/// when some index of the collection is partial. Then only the range moves. Pure; thread-safe.
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter);
+
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one
 /// document as for {_id: v} (and re-checks the whole filter on it). Plain equalities on
