@@ -7,7 +7,7 @@
 // fields give points, the first range field ends the prefix. A sort that the index order
 // gives (after equality fields, forwards or backwards) needs no blocking sort. Bounds are
 // conservative — the executor re-checks the whole filter on every fetched document, so an
-// index only narrows the candidates:
+// index only narrows the candidates (except where they are exact, IndexPlan::exact):
 //   - range operators are bracketed by type as MongoDB's are ($gt: 5 reads numbers above 5);
 //   - on a multikey index each field uses one condition only (a document [4, 11] matches
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
@@ -48,6 +48,12 @@ struct IndexPlan {
   bool provides_sort = false;
   /// One document may have several entries: the executor deduplicates.
   bool multikey = false;
+  /// Every document with a key in `ranges` matches the filter the plan was made for, so the
+  /// executor need not re-check it (as mongod's exact bounds): the filter is one condition
+  /// on a number (not NaN) of a top-level field, the index's first field, and the index is not
+  /// multikey. An index that turns multikey under such a plan makes it stale
+  /// (plan_still_valid), as for any bounds that assumed it was not.
+  bool exact = false;
   /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}; only with `explain_bounds`.
   bson::Document bounds;
   /// How narrow the plan is, to compare plans: 4 per equality field of the bounded prefix, 2
