@@ -21,6 +21,7 @@ const bson::Document& constants() {
     b.append("maxkey", bson::MaxKey{});
     b.append("nan", std::numeric_limits<double>::quiet_NaN());
     b.append("inf", std::numeric_limits<double>::infinity());
+    b.append("-inf", -std::numeric_limits<double>::infinity());
     b.append("empty_string", "");
     b.append("empty_object", bson::Document());
     b.append("null", bson::Null{});
@@ -212,8 +213,11 @@ Interval range_interval(RangeOp op, const bson::Value& v) {
   bson::Value bracket_min = constant("minkey"), bracket_max = constant("maxkey");
   bool max_inclusive = true;
   if (v.is_number()) {
-    bracket_min = constant("nan");
-    bracket_max = constant("inf");
+    // NaN is the lowest number in index order, but no comparison with a number matches it
+    // ($lte NaN and $gte NaN match NaN alone): as mongod's bounds, [-inf, v] and [v, inf].
+    const bool nan = v.number_as_double() != v.number_as_double();
+    bracket_min = nan ? v : constant("-inf");
+    bracket_max = nan ? v : constant("inf");
   } else if (v.is_string()) {
     bracket_min = constant("empty_string");
     bracket_max = constant("empty_object");
@@ -447,6 +451,72 @@ std::map<std::string, FieldConditions> conditions_for(
 
 }  // namespace
 
+namespace {
+
+struct SingleRange {
+  std::string_view path;
+  RangeOp op;
+  bson::Value value;
+};
+
+// The one range condition of a rebindable_range filter.
+std::optional<SingleRange> single_range(bson::DocumentView filter) {
+  auto it = filter.begin();
+  if (it == filter.end()) return std::nullopt;
+  const bson::Element field = *it;
+  if (++it != filter.end() || !usable_path(field.key) || !field.value.is_document()) {
+    return std::nullopt;
+  }
+  bson::DocumentView ops = field.value.as_document();
+  auto op = ops.begin();
+  if (op == ops.end()) return std::nullopt;
+  const bson::Element cond = *op;
+  if (++op != ops.end() || !cond.value.is_number() ||
+      !std::isfinite(cond.value.number_as_double())) {
+    return std::nullopt;
+  }
+  RangeOp r;
+  if (cond.key == "$gt") {
+    r = RangeOp::kGt;
+  } else if (cond.key == "$gte") {
+    r = RangeOp::kGte;
+  } else if (cond.key == "$lt") {
+    r = RangeOp::kLt;
+  } else if (cond.key == "$lte") {
+    r = RangeOp::kLte;
+  } else {
+    return std::nullopt;
+  }
+  return SingleRange{field.key, r, cond.value};
+}
+
+}  // namespace
+
+bool rebindable_range(bson::DocumentView filter) {
+  return single_range(filter).has_value();
+}
+
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter) {
+  std::optional<SingleRange> was = single_range(planned), now = single_range(filter);
+  if (!was || !now || was->path != now->path || was->op != now->op) return std::nullopt;
+  if (index.fields().empty() || index.fields()[0].path != was->path) return std::nullopt;
+  const bool descending = index.fields()[0].descending;
+  // The plan must be the range this computes for `planned` (not, say, a whole-index read
+  // for a hint or a sort): then the same computation for `filter` is what planning gives.
+  if (plan.ranges.size() != 1) return std::nullopt;
+  KeyRange old_range = byte_range(std::string(), range_interval(was->op, was->value), descending);
+  const KeyRange& kept = plan.ranges[0];
+  if (old_range.start != kept.start || old_range.end != kept.end ||
+      old_range.end_unbounded != kept.end_unbounded) {
+    return std::nullopt;
+  }
+  IndexPlan out = plan;
+  out.ranges[0] = byte_range(std::string(), range_interval(now->op, now->value), descending);
+  out.bounds = bson::Document();  // explain plans its own
+  return out;
+}
+
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
   std::map<std::string, FieldConditions> conditions;
   collect_conditions(filter, &conditions);
@@ -454,6 +524,43 @@ std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
   if (it == conditions.end() || it->second.equalities.empty()) return std::nullopt;
   return it->second.equalities.front();  // two different values: the re-check rejects it
 }
+
+namespace {
+
+// The field of a filter that is one condition an index can bound exactly (IndexPlan::exact):
+// {f: n}, {f: {$eq: n}} or {f: {$gt|$gte|$lt|$lte: n}} on a top-level f and a number n that
+// is not NaN. A number compares the same under every collation, its index keys order as
+// compare_values orders numbers, and the bounds of each operator hold exactly the numbers it
+// matches (range_interval); on an index that is not multikey f is never an array, so the key
+// is the field's value itself. Anything else (several conditions, dotted paths, other types,
+// $expr, $comment, ...) is re-checked.
+std::optional<std::string_view> exact_field(bson::DocumentView filter) {
+  auto it = filter.begin();
+  if (it == filter.end()) return std::nullopt;
+  const bson::Element field = *it;
+  if (++it != filter.end() || !usable_path(field.key) ||
+      field.key.find('.') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto exact_number = [](const bson::Value& v) {
+    return v.is_number() && v.number_as_double() == v.number_as_double();
+  };
+  if (!field.value.is_document()) {
+    return exact_number(field.value) ? std::optional<std::string_view>(field.key) : std::nullopt;
+  }
+  bson::DocumentView ops = field.value.as_document();
+  auto op = ops.begin();
+  if (op == ops.end()) return std::nullopt;
+  const bson::Element cond = *op;
+  if (++op != ops.end() || !exact_number(cond.value)) return std::nullopt;
+  if (cond.key != "$eq" && cond.key != "$gt" && cond.key != "$gte" && cond.key != "$lt" &&
+      cond.key != "$lte") {
+    return std::nullopt;
+  }
+  return field.key;
+}
+
+}  // namespace
 
 std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentView sort,
                                     const std::vector<IndexCandidate>& candidates, bool forced,
@@ -466,6 +573,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
         SortField{std::string(e.key), e.value.is_number() && e.value.number_as_double() < 0});
   }
   std::optional<Scored> best;
+  const std::optional<std::string_view> exact = exact_field(filter);
   for (size_t c = 0; c < candidates.size(); ++c) {
     const IndexDescriptor& d = *candidates[c].descriptor;
     bool multikey = candidates[c].multikey;
@@ -547,6 +655,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     plan.reverse = reverse;
     plan.provides_sort = provides_sort;
     plan.multikey = multikey;
+    plan.exact = exact && !multikey && bounded.size() == 1 && fields[0].path == *exact;
     // Ranges: the cartesian product of the point fields, then the last bounded field's
     // intervals; fields after the bounded prefix are unbounded.
     std::vector<std::string> prefixes{std::string()};

@@ -7,7 +7,7 @@
 // fields give points, the first range field ends the prefix. A sort that the index order
 // gives (after equality fields, forwards or backwards) needs no blocking sort. Bounds are
 // conservative — the executor re-checks the whole filter on every fetched document, so an
-// index only narrows the candidates:
+// index only narrows the candidates (except where they are exact, IndexPlan::exact):
 //   - range operators are bracketed by type as MongoDB's are ($gt: 5 reads numbers above 5);
 //   - on a multikey index each field uses one condition only (a document [4, 11] matches
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
@@ -48,6 +48,12 @@ struct IndexPlan {
   bool provides_sort = false;
   /// One document may have several entries: the executor deduplicates.
   bool multikey = false;
+  /// Every document with a key in `ranges` matches the filter the plan was made for, so the
+  /// executor need not re-check it (as mongod's exact bounds): the filter is one condition
+  /// on a number (not NaN) of a top-level field, the index's first field, and the index is not
+  /// multikey. An index that turns multikey under such a plan makes it stale
+  /// (plan_still_valid), as for any bounds that assumed it was not.
+  bool exact = false;
   /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}; only with `explain_bounds`.
   bson::Document bounds;
   /// How narrow the plan is, to compare plans: 4 per equality field of the bounded prefix, 2
@@ -93,6 +99,22 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
 std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort,
                               const std::vector<IndexCandidate>& candidates, int to_beat,
                               bool explain_bounds = false, const Collation* collation = nullptr);
+
+/// Whether `filter` is one a kept plan can be rebound to (rebind_range_plan): exactly one
+/// top-level field with exactly one range operator ($gt, $gte, $lt, $lte) comparing with a
+/// finite number, e.g. {next_fire_at: {$lte: 1700000000}}.
+bool rebindable_range(bson::DocumentView filter);
+
+/// `plan`, which plan_query made for `planned` (reading `index`), as plan_query would make it
+/// for `filter`, or nullopt (plan again) unless both are rebindable_range filters on the same
+/// path with the same operator and `plan` reads that one range of `index`'s first field. For
+/// such filters the choice of index does not depend on the number: no interval is a point or
+/// empty (the numbers are finite), none holds null (sparse indexes), numbers bound the same
+/// under any collation and one condition bounds a multikey index as any other — except
+/// through a partial filter, which the planner matches by value: the caller must not rebind
+/// when some index of the collection is partial. Then only the range moves. Pure; thread-safe.
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter);
 
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one

@@ -22,6 +22,8 @@ std::string encode_timer_path(std::string_view path) {
 }
 
 std::string decode_timer_path(std::string_view key) {
+  // Most paths hold no dot: copied whole (the sweeps decode every due timer's key).
+  if (key.find(kEncodedDot) == std::string_view::npos) return std::string(key);
   std::string out;
   out.reserve(key.size());
   while (!key.empty()) {

@@ -15,8 +15,11 @@
 // compiling and planning: on the embedded backend the filter, projection and sort are
 // compiled once, and the index plan of the prepared filter is kept between runs while the
 // collection, its indexes and their multikey state are what it was made from (a run with
-// another filter compiles and plans that filter). The remote backend sends the plain find
-// each run (the server plans every find it receives; nothing is kept on the server).
+// another filter compiles and plans that filter, except that a filter of one range condition
+// on a finite number, {f: {$lte: n}}, reuses the kept plan of the last such run with its
+// range moved to the new number, unless the collection has a partial index). The remote
+// backend sends the plain find each run (the server plans every find it receives; nothing is
+// kept on the server).
 //
 // Errors: on the embedded backend, an invalid filter, projection, sort, skip or limit fails
 // in Collection::prepare_find with find's code; on the remote backend at the first run.

@@ -39,7 +39,8 @@ struct Match {
 
 /// Reads the index entries of `plan` from `ic` (resuming at `*resume` when given), fetches
 /// each document through `primary` and calls `visit(key, doc, details)` for those `matcher`
-/// accepts, until `visit` returns false.
+/// accepts (all of them, unchecked, when the plan's bounds are exact), until `visit` returns
+/// false.
 template <class Visit>
 void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher& matcher,
                 const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
@@ -60,7 +61,7 @@ void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher&
     ++stats->docs_examined;
     bson::DocumentView doc = current_value(primary);
     MatchDetails details;
-    if (!matcher.matches(doc, &details)) return true;
+    if (!plan.exact && !matcher.matches(doc, &details)) return true;
     return static_cast<bool>(visit(key, doc, details));
   };
   IndexTable::scan_ranges(s, ic, plan, pos, fetch);
@@ -79,7 +80,7 @@ void id_index_scan(WT_SESSION* s, WT_CURSOR* records, const Matcher& matcher, co
     ++stats->docs_examined;
     bson::DocumentView doc = current_value(cursor);
     MatchDetails details;
-    if (!matcher.matches(doc, &details)) return true;
+    if (!plan.exact && !matcher.matches(doc, &details)) return true;
     return static_cast<bool>(visit(current_key(cursor), doc, details));
   };
   IndexTable::scan_ranges(s, records, plan, pos, entry, /*prefix_free=*/true);

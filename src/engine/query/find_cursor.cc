@@ -17,8 +17,8 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
       return executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
     };
     if (plan_cache_) {
-      index_cursor_ = plan_cache_->get();
-      if (!index_cursor_) index_cursor_ = plan_cache_->plan(plan);
+      index_cursor_ = plan_cache_->get(matcher_.filter());
+      if (!index_cursor_) index_cursor_ = plan_cache_->plan(plan, matcher_.filter());
     } else {
       index_cursor_ = plan();
     }

@@ -1,5 +1,8 @@
 #include "engine/query/prepared_find.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "engine/query/find_cursor.h"
 #include "engine/query/planned_query.h"
 #include "mongostore/error.h"
@@ -15,7 +18,7 @@ size_t multikey_count(const IndexList& indexes) {
 
 }  // namespace
 
-std::optional<IndexCursorState> PlanCache::get() const {
+std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const {
   std::shared_ptr<const Kept> kept;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -24,15 +27,38 @@ std::optional<IndexCursorState> PlanCache::get() const {
   if (!kept || kept->collection->retired.load()) return std::nullopt;
   if (kept->collection->indexes() != kept->indexes) return std::nullopt;
   if (multikey_count(*kept->indexes) != kept->multikey) return std::nullopt;
-  return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
+  const bson::DocumentView kept_filter = kept->filter.view();
+  if (filter.size() == kept_filter.size() &&
+      std::memcmp(filter.data(), kept_filter.data(), filter.size()) == 0) {
+    return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
+  }
+  // Another filter: only the range of a single-index plan can move (rebind_range_plan).
+  if (kept->partial || kept->plan.is_or() || !kept->plan.index_plan || kept->plan.id_key) {
+    return std::nullopt;
+  }
+  const IndexDescriptor& index =
+      kept->plan.id_index ? id_index_descriptor() : kept->plan.index->descriptor;
+  std::optional<IndexPlan> rebound =
+      rebind_range_plan(*kept->plan.index_plan, index, kept_filter, filter);
+  if (!rebound) return std::nullopt;
+  IndexCursorState state{kept->collection, kept->plan, IndexScanPosition()};
+  state.plan.index_plan = std::move(*rebound);
+  return state;
 }
 
 std::optional<IndexCursorState> PlanCache::plan(
-    const std::function<std::optional<IndexCursorState>()>& plan) {
+    const std::function<std::optional<IndexCursorState>()>& plan, bson::DocumentView filter) {
   std::optional<IndexCursorState> first = plan();
   if (!first) return first;
   std::shared_ptr<CollectionEntry> collection = first->collection;
   std::shared_ptr<const IndexList> indexes = collection->indexes();
+  const bool partial =
+      std::any_of(indexes->begin(), indexes->end(), [](const std::shared_ptr<IndexEntry>& index) {
+        return index->descriptor.partial_filter().has_value();
+      });
+  // Such a plan could not be rebound (get), and keeping it would only replace the kept plan
+  // of the prepared filter: planned once, as a plain find.
+  if (partial && rebindable_range(filter)) return first;
   const size_t multikey = multikey_count(*indexes);
   std::optional<IndexCursorState> second = plan();
   if (!second || second->collection != collection || collection->retired.load() ||
@@ -41,8 +67,10 @@ std::optional<IndexCursorState> PlanCache::plan(
   }
   auto kept = std::make_shared<Kept>();
   kept->collection = collection;
+  kept->partial = partial;
   kept->indexes = std::move(indexes);
   kept->multikey = multikey;
+  kept->filter = bson::Document::copy_of(filter);
   kept->plan = second->plan;
   std::lock_guard<std::mutex> lock(mutex_);
   kept_ = std::move(kept);
@@ -90,8 +118,11 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
   auto cursor = std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction),
                                              executor, find.db, find.coll, std::move(matcher),
                                              std::move(projection), std::move(sort), resolved);
-  // The kept plan is the prepared filter's under the prepared collation.
-  if (filter == nullptr && same_collation) cursor->use_plan_cache(find.plans);
+  // The kept plan is for the prepared collation: of the prepared filter, or of a filter it
+  // can be rebound to (another filter would only replace it).
+  if (same_collation && (filter == nullptr || rebindable_range(*filter))) {
+    cursor->use_plan_cache(find.plans);
+  }
   return cursor;
 }
 

@@ -26,25 +26,33 @@ namespace mongostore::engine {
 // read is as it was: the same collection (not dropped or renamed since), the same index list
 // (lists are replaced, never changed, when an index comes or goes) and the same indexes
 // multikey (a flag that is only ever set). Then planning again would give the same plan.
-// Only plans that read an index are kept; the others are made again each run.
-// Thread-safe: runs of one prepared find share it.
+// A run with a filter that differs from the kept plan's only in the number of its one range
+// condition (rebindable_range, e.g. a sweep's {next_fire_at: {$lte: now}}) gets the kept plan
+// with its range rebound (rebind_range_plan) instead, unless an index of the collection is
+// partial (then such a run plans once, as a plain find, and keeps nothing). Only plans that read
+// one index or an OR of indexes are kept; the others are made again each run. Thread-safe: runs of
+// one prepared find share it.
 class PlanCache {
  public:
-  /// A fresh cursor state on the kept plan, or nullopt when there is none or it is stale.
-  std::optional<IndexCursorState> get() const;
-  /// Plans through `plan` (the executor's start_index_cursor) and returns its result. To keep
-  /// a plan it must know what the planner read, so it notes the index list and the multikey
-  /// flags after a first plan, plans again, and keeps the second plan only when they are
-  /// unchanged after it too (flags are only ever set, lists only ever replaced): a plan made
-  /// while an index came, went or turned multikey is used once and not kept.
-  std::optional<IndexCursorState> plan(
-      const std::function<std::optional<IndexCursorState>()>& plan);
+  /// A fresh cursor state on the kept plan for `filter` (the filter as compiled), or nullopt
+  /// when there is none, it is stale or it cannot serve `filter`.
+  std::optional<IndexCursorState> get(bson::DocumentView filter) const;
+  /// Plans through `plan` (the executor's start_index_cursor, planning `filter`) and returns
+  /// its result. To keep a plan it must know what the planner read, so it notes the index
+  /// list and the multikey flags after a first plan, plans again, and keeps the second plan
+  /// only when they are unchanged after it too (flags are only ever set, lists only ever
+  /// replaced): a plan made while an index came, went or turned multikey is used once and
+  /// not kept.
+  std::optional<IndexCursorState> plan(const std::function<std::optional<IndexCursorState>()>& plan,
+                                       bson::DocumentView filter);
 
  private:
   struct Kept {
     std::shared_ptr<CollectionEntry> collection;
     std::shared_ptr<const IndexList> indexes;
     size_t multikey = 0;
+    bool partial = false;   // some index of `indexes` is partial: no rebinding
+    bson::Document filter;  // the filter `plan` was made for
     PlannedQuery plan;
   };
   mutable std::mutex mutex_;
@@ -59,7 +67,8 @@ struct CompiledFind final : PreparedFind {
   Matcher matcher;
   Projection projection;
   SortSpec sort;
-  // For runs of the prepared filter under the collation it was compiled with.
+  // For runs under the collation it was compiled with: of the prepared filter, and of
+  // filters its kept plan can be rebound to (PlanCache).
   std::shared_ptr<PlanCache> plans = std::make_shared<PlanCache>();
 };
 
