@@ -25,8 +25,8 @@ class UnitOfWork {
  public:
   enum class Mode { kReadOnly, kWrite };
 
-  /// `commit_config` is the commit's WiredTiger config ("sync=on", "sync=off"); ignored by a
-  /// read-only unit.
+  /// `commit_config` is the commit's WiredTiger config ("sync=on", "sync=off", or nullptr for
+  /// the connection's default); ignored by a read-only unit.
   UnitOfWork(WiredTigerSessionPool& pool, Mode mode, const char* commit_config)
       : session_(pool.acquire()), mode_(mode), commit_config_(commit_config) {}
   ~UnitOfWork();

@@ -35,7 +35,8 @@ class WiredTigerConnection {
   WiredTigerConnection& operator=(const WiredTigerConnection&) = delete;
 
   WiredTigerSessionPool& pool() { return *pool_; }
-  /// The commit config of a write: "sync=on" on a durable engine, "sync=off" otherwise.
+  /// The commit config of a write: "sync=on" on a durable engine; nullptr (the connection's
+  /// default, which does not sync) otherwise.
   const char* commit_config() const { return commit_config_; }
   /// The commit config of a write acknowledged before fsync (writeConcern j:false): nullptr
   /// (the default) unless the engine is durable. The log is ordered: the next synced commit
