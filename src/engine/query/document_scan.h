@@ -56,7 +56,7 @@ void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher&
     cursor->get_value(cursor, &pk);
     std::string key(static_cast<const char*>(pk.data), pk.size);
     // A multikey index may list one document several times.
-    if (plan.multikey && !pos.seen.insert(key).second) return true;
+    if (plan.multikey && !pos.seen.insert(key)) return true;
     int rc = RecordTable::search(primary, key);
     if (rc == WT_NOTFOUND) return true;
     check_in_transaction(rc, "search", s);
