@@ -528,18 +528,24 @@ std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
 namespace {
 
 // The field of a filter that is one condition an index can bound exactly (IndexPlan::exact):
-// {f: n}, {f: {$eq: n}} or {f: {$gt|$gte|$lt|$lte: n}} on a top-level f and a number n that
-// is not NaN. A number compares the same under every collation, its index keys order as
-// compare_values orders numbers, and the bounds of each operator hold exactly the numbers it
-// matches (range_interval); on an index that is not multikey f is never an array, so the key
-// is the field's value itself. Anything else (several conditions, dotted paths, other types,
-// $expr, $comment, ...) is re-checked.
+// {f: n}, {f: {$eq: n}} or {f: {$gt|$gte|$lt|$lte: n}} on a path f of non-numeric parts (no
+// part starting with '$') and a number n that is not NaN. A number compares the same under
+// every collation, its index keys order as compare_values orders numbers, and the bounds of
+// each operator hold exactly the numbers it matches (range_interval). The keys of f are the
+// values the path reaches (IndexKeyGenerator: documents followed, arrays on the way traversed
+// through their document elements, an array at the end giving its elements), and a key is
+// numeric only when such a value is that number: the very values the matcher tries, one of
+// which satisfying the condition being a match. So on a multikey index too, a document with a
+// key in the bounds matches — for ONE condition only: {$gt: 1, $lt: 5} is matched by [0, 9]
+// through two different elements, and a multikey index is bounded by one of the two
+// (field_intervals), so such a filter is never exact. Anything else (several conditions,
+// positional parts, other types, $expr, $comment, ...) is re-checked.
 std::optional<std::string_view> exact_field(bson::DocumentView filter) {
   auto it = filter.begin();
   if (it == filter.end()) return std::nullopt;
   const bson::Element field = *it;
   if (++it != filter.end() || !usable_path(field.key) ||
-      field.key.find('.') != std::string_view::npos) {
+      field.key.find(".$") != std::string_view::npos) {
     return std::nullopt;
   }
   auto exact_number = [](const bson::Value& v) {
@@ -655,7 +661,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     plan.reverse = reverse;
     plan.provides_sort = provides_sort;
     plan.multikey = multikey;
-    plan.exact = exact && !multikey && bounded.size() == 1 && fields[0].path == *exact;
+    plan.exact = exact && bounded.size() == 1 && fields[0].path == *exact;
     // Ranges: the cartesian product of the point fields, then the last bounded field's
     // intervals; fields after the bounded prefix are unbounded.
     std::vector<std::string> prefixes{std::string()};

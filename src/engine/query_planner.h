@@ -50,9 +50,10 @@ struct IndexPlan {
   bool multikey = false;
   /// Every document with a key in `ranges` matches the filter the plan was made for, so the
   /// executor need not re-check it (as mongod's exact bounds): the filter is one condition
-  /// on a number (not NaN) of a top-level field, the index's first field, and the index is not
-  /// multikey. An index that turns multikey under such a plan makes it stale
-  /// (plan_still_valid), as for any bounds that assumed it was not.
+  /// on a number (not NaN) of a path without positional parts, the index's first field. Also
+  /// on a multikey index (a key in the bounds is an element satisfying the one condition);
+  /// there, though, only the matcher knows which array element matched (MatchDetails, for an
+  /// update's positional `$`), so a scan that needs it re-checks anyway (index_scan).
   bool exact = false;
   /// MongoDB's explain shape: {field: ["[1, 1]", ...], ...}; only with `explain_bounds`.
   bson::Document bounds;

@@ -414,8 +414,11 @@ bson::Document Projection::apply(bson::DocumentView document) const {
   if (!flat_fields_.empty()) {
     // Same result as the tree walk below: every element whose key is an included field, in
     // document order, byte for byte.
-    std::vector<uint8_t> out(4, 0);
-    out.reserve(document.size());  // the result is never larger: one allocation
+    // The result is never larger than the document: one allocation (reserved before the
+    // size prefix is written, which would otherwise allocate first).
+    std::vector<uint8_t> out;
+    out.reserve(document.size());
+    out.resize(4);
     for (const bson::Element& e : document) {
       for (const std::string& field : flat_fields_) {
         if (e.key == field) {

@@ -40,11 +40,13 @@ struct Match {
 /// Reads the index entries of `plan` from `ic` (resuming at `*resume` when given), fetches
 /// each document through `primary` and calls `visit(key, doc, details)` for those `matcher`
 /// accepts (all of them, unchecked, when the plan's bounds are exact), until `visit` returns
-/// false.
+/// false. With `positions`, the visitor reads `details.array_index` (an update's positional
+/// `$`), which only the matcher finds: exact bounds on a multikey index are then re-checked.
 template <class Visit>
 void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher& matcher,
                 const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
-                IndexScanPosition* resume = nullptr) {
+                IndexScanPosition* resume = nullptr, bool positions = true) {
+  const bool check = !plan.exact || (plan.multikey && positions);
   IndexScanPosition fresh;
   IndexScanPosition& pos = resume != nullptr ? *resume : fresh;
   // Returns false to stop the whole scan.
@@ -54,14 +56,14 @@ void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher&
     cursor->get_value(cursor, &pk);
     std::string key(static_cast<const char*>(pk.data), pk.size);
     // A multikey index may list one document several times.
-    if (plan.multikey && !pos.seen.insert(key).second) return true;
+    if (plan.multikey && !pos.seen.insert(key)) return true;
     int rc = RecordTable::search(primary, key);
     if (rc == WT_NOTFOUND) return true;
     check_in_transaction(rc, "search", s);
     ++stats->docs_examined;
     bson::DocumentView doc = current_value(primary);
     MatchDetails details;
-    if (!plan.exact && !matcher.matches(doc, &details)) return true;
+    if (check && !matcher.matches(doc, &details)) return true;
     return static_cast<bool>(visit(key, doc, details));
   };
   IndexTable::scan_ranges(s, ic, plan, pos, fetch);

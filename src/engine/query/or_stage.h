@@ -80,7 +80,7 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
       WT_ITEM pk{};
       c->get_value(c, &pk);
       key->assign(static_cast<const char*>(pk.data), pk.size);
-      if (branch.plan.multikey && !pos.branches[b].seen.insert(*key).second) return false;
+      if (branch.plan.multikey && !pos.branches[b].seen.insert(*key)) return false;
       int rc = RecordTable::search(primary, *key);
       if (rc == WT_NOTFOUND) return false;
       check_in_transaction(rc, "search", s);

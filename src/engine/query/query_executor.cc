@@ -296,7 +296,9 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
     } else if (plan.id_index) {
       id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, &stats, &position);
     } else {
-      index_scan(s, c.get(), ic->get(), matcher, *plan.index_plan, visit, &stats, &position);
+      // A find's projection finds its positional element itself (Projection::apply).
+      index_scan(s, c.get(), ic->get(), matcher, *plan.index_plan, visit, &stats, &position,
+                 /*positions=*/false);
     }
   });
   cursor->position = std::move(position);

@@ -18,6 +18,7 @@
 #include "engine/index_descriptor.h"
 #include "engine/index_key_generator.h"
 #include "engine/query_planner.h"
+#include "engine/storage/record_key_set.h"
 #include "engine/storage/wiredtiger_cursor.h"
 
 namespace mongostore::engine {
@@ -27,7 +28,7 @@ struct IndexScanPosition {
   size_t step = 0;        // the range being scanned (in scan order)
   std::string after_key;  // the last index key examined in it
   bool has_after_key = false;
-  std::set<std::string> seen;  // primary keys returned, for a multikey index
+  RecordKeySet seen;  // primary keys returned, for a multikey index
 };
 
 /// Throws the DuplicateKeyError of a unique index `d` of collection `ns` for key `values`.
