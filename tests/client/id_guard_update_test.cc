@@ -2,10 +2,10 @@
 // ({_id, version}: a compare-and-set), which the embedded engine runs without compiling or
 // planning the filter (engine/write/id_guard_filter.h), on every backend (the remote one runs
 // it in the server's engine): the same results and errors as MongoDB's updateOne: a match, a
-// guard miss, no document, numbers equal across types, a missing guarded field, a guarded
-// array (the positional `$` still finds its element), a dropped collection (nothing created),
-// update errors, indexes and validators added between runs, and the shapes it must not take
-// (null guards, collations) still answered by the matcher.
+// guard miss, no document, a {$exists: true} guard, numbers equal across types, a missing guarded
+// field, a guarded array (the positional `$` still finds its element), a dropped collection
+// (nothing created), update errors, indexes and validators added between runs, and the shapes it
+// must not take (null guards, collations) still answered by the matcher.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -96,6 +96,22 @@ TEST_P(IdGuardUpdateContract, NumbersEqualAcrossTypesAndMissingFieldsDoNot) {
   r = items().update_one(make_document("_id", 1, "absent", bson::Null{}),
                          make_document("$set", make_document("n", 3)));
   EXPECT_EQ(r.matched_count, 1);
+}
+
+TEST_P(IdGuardUpdateContract, ExistsTrueGuardsPresence) {
+  items().insert_one(make_document("_id", 1, "version", 1, "next", bson::Null{}));
+  items().insert_one(make_document("_id", 2, "version", 1));
+  auto set_n = [&](int id, Document exists) {
+    return items().update_one(make_document("_id", id, "version", 1, "next", std::move(exists)),
+                              make_document("$set", make_document("n", id)));
+  };
+  // Present (even null) matches; absent does not.
+  EXPECT_EQ(set_n(1, make_document("$exists", true)).modified_count, 1);
+  EXPECT_EQ(set_n(2, make_document("$exists", true)).matched_count, 0);
+  EXPECT_EQ(doc(2), R"({ "_id" : 2, "version" : 1 })");
+  // {$exists: false} (the matcher's answer) the other way round.
+  EXPECT_EQ(set_n(1, make_document("$exists", false)).matched_count, 0);
+  EXPECT_EQ(set_n(2, make_document("$exists", false)).modified_count, 1);
 }
 
 TEST_P(IdGuardUpdateContract, AGuardedArrayMatchesAnElementForThePositionalOperator) {

@@ -24,6 +24,18 @@ bool plain_scalar(const bson::Value& v) {
   }
 }
 
+// {$exists: true}: the field is present (ExecutionStore guards trace_next so).
+bool exists_true(const bson::Value& v) {
+  if (!v.is_document()) return false;
+  bson::DocumentView d = v.as_document();
+  auto it = d.begin();
+  if (it == d.end() || it->key != "$exists" || it->value.type() != bson::BsonType::kBool ||
+      !it->value.as_bool()) {
+    return false;
+  }
+  return ++it == d.end();
+}
+
 }  // namespace
 
 std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
@@ -38,10 +50,12 @@ std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
     if (e.key.empty() || e.key[0] == '$' || e.key.find('.') != std::string_view::npos) {
       return std::nullopt;
     }
-    if (!plain_scalar(e.value)) return std::nullopt;
     if (e.key == "_id") {
+      if (!plain_scalar(e.value)) return std::nullopt;
       if (id) return std::nullopt;  // two _id guards: left to the matcher
       id = e.value;
+    } else if (!plain_scalar(e.value) && !exists_true(e.value)) {
+      return std::nullopt;
     }
   }
   return id;
@@ -51,6 +65,10 @@ IdGuardFilter::Outcome IdGuardFilter::test(bson::DocumentView filter, bson::Docu
   for (const bson::Element& e : filter) {
     bson::Value stored = doc.get(e.key);
     if (stored.is_array()) return Outcome::kUndecided;
+    if (e.value.is_document()) {  // {$exists: true}
+      if (stored.is_missing()) return Outcome::kNoMatch;
+      continue;
+    }
     // A missing field never equals a (non-null) scalar.
     if (stored.is_missing() || !bson::values_equal(stored, e.value)) return Outcome::kNoMatch;
   }

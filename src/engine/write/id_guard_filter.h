@@ -1,9 +1,10 @@
 // IdGuardFilter: updateOne's fast path for a filter that pins `_id` and guards other top-level
-// fields by equality with scalars, such as {_id: "x", version: 7}: the compare-and-set of a
-// versioned document (ExecutionStore's commit sends one per commit). Such a filter needs no
-// Matcher and no plan: the record is read by its `_id` key (as the planner's IDHACK would) and
-// each guard is compared in place with MongoDB's equality (compare_values: numbers by value
-// across types). That saves compiling, planning and freeing the filter on every update.
+// fields by equality with scalars or by {$exists: true}, such as {_id: "x", version: 7,
+// trace_next: {$exists: true}}: the compare-and-set of a versioned document (ExecutionStore's
+// commit sends one per commit). Such a filter needs no Matcher and no plan: the record is read
+// by its `_id` key (as the planner's IDHACK would) and each guard is compared in place, by
+// MongoDB's equality (compare_values: numbers by value across types) or by presence. That
+// saves compiling, planning and freeing the filter on every update.
 //
 // Only what has exactly this meaning is recognised; anything else takes the general path:
 // operators or `$`-names, dotted names, values that are not plain scalars (null also matches a
