@@ -98,6 +98,32 @@ TEST_P(IdGuardUpdateContract, NumbersEqualAcrossTypesAndMissingFieldsDoNot) {
   EXPECT_EQ(r.matched_count, 1);
 }
 
+TEST_P(IdGuardUpdateContract, ManyGuardsAllCount) {
+  bson::DocumentBuilder stored, guards;
+  stored.append("_id", 1);
+  guards.append("_id", 1);
+  for (int i = 0; i < 12; ++i) {
+    stored.append("f" + std::to_string(i), i);
+    guards.append("f" + std::to_string(11 - i), 11 - i);  // another order than stored
+  }
+  items().insert_one(stored.finish());
+  Document all = guards.finish();
+  EXPECT_EQ(items().update_one(all, make_document("$set", make_document("n", 1))).modified_count,
+            1);
+  // The last of twelve guards differs.
+  bson::DocumentBuilder miss;
+  for (const bson::Element& e : all.view()) {
+    if (e.key == "f0") {
+      miss.append("f0", 5);
+    } else {
+      miss.append(e.key, e.value);
+    }
+  }
+  EXPECT_EQ(
+      items().update_one(miss.finish(), make_document("$set", make_document("n", 2))).matched_count,
+      0);
+}
+
 TEST_P(IdGuardUpdateContract, ExistsTrueGuardsPresence) {
   items().insert_one(make_document("_id", 1, "version", 1, "next", bson::Null{}));
   items().insert_one(make_document("_id", 2, "version", 1));

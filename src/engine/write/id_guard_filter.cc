@@ -1,5 +1,7 @@
 #include "engine/write/id_guard_filter.h"
 
+#include <array>
+
 #include "mongostore/bson/compare.h"
 
 namespace mongostore::engine {
@@ -38,6 +40,17 @@ bool exists_true(const bson::Value& v) {
 
 }  // namespace
 
+IdGuardFilter::Outcome IdGuardFilter::test_one(const bson::Value& guard,
+                                               const bson::Value& stored) {
+  if (stored.is_array()) return Outcome::kUndecided;
+  if (guard.is_document()) {  // {$exists: true}
+    return stored.is_missing() ? Outcome::kNoMatch : Outcome::kMatch;
+  }
+  // A missing field never equals a (non-null) scalar.
+  if (stored.is_missing() || !bson::values_equal(stored, guard)) return Outcome::kNoMatch;
+  return Outcome::kMatch;
+}
+
 std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
                                                     const UpdateOptions& options) {
   if (options.upsert || options.update_is_pipeline || !options.array_filters.empty() ||
@@ -62,15 +75,49 @@ std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
 }
 
 IdGuardFilter::Outcome IdGuardFilter::test(bson::DocumentView filter, bson::DocumentView doc) {
+  // The stored document is walked once for all the guards (a lookup per guard would walk its
+  // front again each time); a filter of more guards than fit here looks each one up.
+  constexpr size_t kMaxWalked = 8;
+  std::array<bson::Element, kMaxWalked> guards;
+  std::array<bson::Value, kMaxWalked> stored;
+  size_t n = 0;
   for (const bson::Element& e : filter) {
-    bson::Value stored = doc.get(e.key);
-    if (stored.is_array()) return Outcome::kUndecided;
-    if (e.value.is_document()) {  // {$exists: true}
-      if (stored.is_missing()) return Outcome::kNoMatch;
-      continue;
+    if (n == kMaxWalked) {
+      n = kMaxWalked + 1;
+      break;
     }
-    // A missing field never equals a (non-null) scalar.
-    if (stored.is_missing() || !bson::values_equal(stored, e.value)) return Outcome::kNoMatch;
+    guards[n++] = e;
+  }
+  if (n <= kMaxWalked) {
+    size_t left = n;
+    for (const bson::Element& d : doc) {
+      for (size_t i = 0; i < n; ++i) {
+        // The first of duplicate names counts, as DocumentView::get.
+        if (stored[i].is_missing() && guards[i].key == d.key) {
+          stored[i] = d.value;
+          --left;
+        }
+      }
+      if (left == 0) break;
+    }
+  } else {
+    n = 0;
+    for (const bson::Element& e : filter) {
+      if (n == kMaxWalked) break;
+      guards[n] = e;
+      stored[n++] = doc.get(e.key);
+    }
+    // The rest, beyond kMaxWalked.
+    size_t i = 0;
+    for (const bson::Element& e : filter) {
+      if (i++ < kMaxWalked) continue;
+      Outcome o = test_one(e.value, doc.get(e.key));
+      if (o != Outcome::kMatch) return o;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Outcome o = test_one(guards[i].value, stored[i]);
+    if (o != Outcome::kMatch) return o;
   }
   return Outcome::kMatch;
 }

@@ -35,6 +35,10 @@ class IdGuardFilter {
   /// Whether the stored `doc` (read by the filter's `_id` key) matches a recognised `filter`;
   /// kUndecided when a guarded field is stored as an array.
   static Outcome test(bson::DocumentView filter, bson::DocumentView doc);
+
+ private:
+  // One guard against the stored value of its field (missing when absent).
+  static Outcome test_one(const bson::Value& guard, const bson::Value& stored);
 };
 
 }  // namespace mongostore::engine
