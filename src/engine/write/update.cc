@@ -3,6 +3,7 @@
 #include "engine/query/document_scan.h"
 #include "engine/storage/record_table.h"
 #include "engine/write/collection_write_path.h"
+#include "engine/write/id_guard_filter.h"
 #include "engine/write/write_commands.h"
 #include "engine/write_conflict_retry.h"
 #include "mongostore/bson/builder.h"
@@ -41,9 +42,54 @@ bson::Document WriteCommands::build_upsert(const Matcher& matcher, const Update&
   return prepare_for_insert(r.document.view());
 }
 
+std::optional<UpdateResult> WriteCommands::update_by_id(
+    OperationContext& op, std::string_view db, std::string_view coll, bson::DocumentView filter,
+    const bson::Value& id, bson::DocumentView update, const UpdateOptions& options) {
+  NowScope now;
+  // The same order of errors as the general path: the update's, then the collection's.
+  Update compiled = Update::compile(update, {}, nullptr);
+  CollectionCatalog::WriteTarget target = collections_.writable(op, db, coll, /*create=*/false);
+  const std::shared_ptr<CollectionEntry>& entry = target.entry;
+  if (!entry) return UpdateResult{};
+  const UpdateIndexData index_data(compiled);
+  const std::string key = record_key(id);
+  return write_conflict_retry(
+      op, UnitOfWork::Mode::kWrite,
+      [&]() -> std::optional<UpdateResult> {
+        UpdateResult result;
+        std::optional<bson::Document> doc = RecordTable(op.session(), entry->table_uri).get(key);
+        if (!doc) return result;
+        switch (IdGuardFilter::test(filter, doc->view())) {
+          case IdGuardFilter::Outcome::kNoMatch:
+            return result;
+          case IdGuardFilter::Outcome::kUndecided:
+            return std::nullopt;  // nothing written: the general path decides
+          case IdGuardFilter::Outcome::kMatch:
+            break;
+        }
+        result.matched_count = 1;
+        Update::Result r = compiled.apply(doc->view(), std::nullopt, false);
+        if (!r.modified) return result;  // an update that changes nothing writes nothing
+        bson::DocumentView before = doc->view();
+        validate_write(*entry, r.document.view(), &before, options.bypass_document_validation);
+        update_document(op, durable_, *entry, key, before, r.document.view(), &index_data);
+        result.modified_count = 1;
+        return result;
+      },
+      op.connection().commit_config_for(options.journal));
+}
+
 UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, std::string_view coll,
                                    bson::DocumentView filter, bson::DocumentView update,
                                    const UpdateOptions& options, bool multi) {
+  if (!multi) {
+    if (std::optional<bson::Value> id = IdGuardFilter::recognise(filter, options)) {
+      if (std::optional<UpdateResult> r =
+              update_by_id(op, db, coll, filter, *id, update, options)) {
+        return *r;
+      }
+    }
+  }
   NowScope now;  // the filter and an update pipeline share the command's $$NOW
   Matcher matcher = compile_filter(filter, options.let, options.collation);
   std::vector<bson::DocumentView> filters;

@@ -58,6 +58,13 @@ class WriteCommands {
   static void reject_operators_in_replacement(bson::DocumentView replacement);
 
  private:
+  // updateOne's fast path for an `_id` pinned with scalar equality guards
+  // (write/id_guard_filter.h); nullopt when the stored document leaves it to the general path
+  // (nothing written then).
+  std::optional<UpdateResult> update_by_id(OperationContext& op, std::string_view db,
+                                           std::string_view coll, bson::DocumentView filter,
+                                           const bson::Value& id, bson::DocumentView update,
+                                           const UpdateOptions& options);
   // The document an upsert inserts: the filter's equality fields, then the update.
   static bson::Document build_upsert(const Matcher& matcher, const Update& update);
 
