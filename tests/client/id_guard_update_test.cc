@@ -15,6 +15,7 @@
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
 #include "support/backend.h"
+#include "support/error_code.h"
 
 namespace mongostore::client {
 namespace {
@@ -23,6 +24,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 using testing::Backend;
+using testing::code_of;
 
 class IdGuardUpdateContract : public ::testing::TestWithParam<Backend> {
  protected:
@@ -32,14 +34,6 @@ class IdGuardUpdateContract : public ::testing::TestWithParam<Backend> {
   std::string doc(int id) const {
     auto d = items().find_one(make_document("_id", id));
     return d ? d->to_json() : "none";
-  }
-  static int32_t code_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return 0;
   }
 
   testing::BackendHolder backend_;

@@ -14,6 +14,7 @@
 #include "mongostore/client/prepared_find.h"
 #include "mongostore/error.h"
 #include "support/backend.h"
+#include "support/error_code.h"
 
 namespace mongostore::client {
 namespace {
@@ -22,6 +23,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 using testing::Backend;
+using testing::code_of;
 
 class PreparedFindContract : public ::testing::TestWithParam<Backend> {
  protected:
@@ -31,14 +33,6 @@ class PreparedFindContract : public ::testing::TestWithParam<Backend> {
     std::vector<std::string> out;
     for (const Document& d : cursor->to_vector()) out.push_back(d.to_json());
     return out;
-  }
-  int32_t code_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return 0;
   }
 
   testing::BackendHolder backend_;
