@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,13 +59,17 @@ class StoreFixture : public ::testing::TestWithParam<StoreParam> {
   bool transactions() const { return GetParam().transactions; }
 
   /// Options for this fixture's database, in its transaction mode; the degraded-mode warning
-  /// is kept in warnings_.
+  /// is kept in warnings_. Stores opened on several threads at once call the sink
+  /// concurrently, so it takes warnings_mutex_.
   RecordStoreOptions options(std::vector<EntryFamily> families = {}) {
     RecordStoreOptions o;
     o.database = database_;
     o.transactions = transactions() ? TransactionMode::kRequire : TransactionMode::kNever;
     o.families = std::move(families);
-    o.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
+    o.warn = [this](std::string_view w) {
+      std::lock_guard lock(warnings_mutex_);
+      warnings_.emplace_back(w);
+    };
     return o;
   }
   RecordStore open(RecordStoreOptions o) { return RecordStore::open(client_, std::move(o)); }
@@ -76,7 +81,8 @@ class StoreFixture : public ::testing::TestWithParam<StoreParam> {
   std::string database_;
   mongostore::testing::BackendHolder backend_;
   std::shared_ptr<client::Client> client_;
-  std::vector<std::string> warnings_;
+  std::mutex warnings_mutex_;
+  std::vector<std::string> warnings_;  // read only while no other thread opens a store
 };
 
 }  // namespace mongostore::records::testing

@@ -96,7 +96,9 @@ struct RecordStoreOptions {
   /// A lease whose heartbeat is older than this on the server's clock is stale (reference §7:
   /// 8 s). Only fsck(force) and clear_stale_lock() read it; tests shorten it.
   std::chrono::milliseconds lease_stale_after{8000};
-  /// Where the one-time degraded-mode announcement goes (default: stderr).
+  /// Where the one-time degraded-mode announcement goes (default: stderr). It is called on the
+  /// thread that runs RecordStore::open; stores opened on several threads with one sink call it
+  /// concurrently, so a shared sink must synchronise itself.
   std::function<void(std::string_view)> warn;
 };
 
