@@ -1,13 +1,16 @@
 // Fuzzes BSON validation and extended JSON, in both directions. The input is tried as BSON
 // bytes (validate_bson and Document::from_bytes must agree; what they accept must print as
 // JSON) and as extended JSON text (what Document::from_json returns must be valid BSON, as
-// every Document is).
+// every Document is; what its plain-JSON fast path answers, libbson's reader must answer with
+// the same bytes).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "bson/json_parser.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/error.h"
 
@@ -48,6 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     walk(doc);
   } catch (const Error&) {
+  }
+
+  // The fast path may only decline or agree with libbson byte for byte.
+  if (std::optional<bson::Document> plain = bson::parse_plain_json(text)) {
+    try {
+      bson::Document lib = bson::parse_extended_json(text);
+      if (!(lib.view() == plain->view())) __builtin_trap();  // different bytes
+    } catch (const Error&) {
+      __builtin_trap();  // the fast path accepted what libbson refuses
+    }
   }
   return 0;
 }
