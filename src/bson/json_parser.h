@@ -40,8 +40,8 @@ namespace mongostore::bson {
 /// libbson's own limit and message.
 inline constexpr size_t kMaxPlainJsonDepth = 90;
 
-/// Input size from which the fast path declines: the BSON written (at most ~6.5 bytes per input
-/// byte, for arrays of one-digit numbers) then stays well inside int32 lengths.
+/// Input size from which the fast path declines: the BSON written (at most ~7.5 bytes per input
+/// byte, for arrays of one-digit numbers) then stays inside int32 lengths (under ~1.9 GB).
 inline constexpr size_t kMaxPlainJsonBytes = size_t{256} << 20;
 
 /// The document `json` denotes, or nullopt when `json` is not plain JSON this parser is sure
