@@ -68,13 +68,25 @@ bool is_terminal(ExecutionStatus status) {
 }
 
 bool ChildState::operator==(const ChildState& other) const {
-  return root_path == other.root_path && finished == other.finished &&
-         outcome == other.outcome && result == other.result && submachine == other.submachine &&
-         key == other.key;
+  return root_path == other.root_path && finished == other.finished && outcome == other.outcome &&
+         result == other.result && submachine == other.submachine && key == other.key;
 }
 
 std::string Execution::to_json() const {
-  JsonWriter out;
+  // One buffer of about the right size: the JSON is written on every commit (issue 29).
+  size_t estimate = 384 + id.size() + definition_id.size() + root_path.size() +
+                    json_size_estimate(history) + json_size_estimate(context) +
+                    json_size_estimate(invoke_seq);
+  for (const std::optional<std::string>* s :
+       {&definition_fqn, &outcome, &error, &active_path, &parent_id, &child_id}) {
+    if (*s) estimate += (*s)->size();
+  }
+  for (const Event& event : deferred) estimate += json_size_estimate(event);
+  for (const auto& [child_id_key, child] : children) {
+    estimate +=
+        128 + child_id_key.size() + child.root_path.size() + json_size_estimate(child.result);
+  }
+  JsonWriter out(estimate);
   out.begin_object();
   out.key("id").string(id);
   out.key("definition_id").string(definition_id);
@@ -146,8 +158,8 @@ Execution Execution::from_json(std::string_view json) {
   }
   for (const bson::Element& e : fields.document("children")) {
     std::string what = "Execution.children[" + std::string(e.key) + "]";
-    if (!e.value.is_document()) fields.fail("children", "entry '" + std::string(e.key) +
-                                                            "' is not an object");
+    if (!e.value.is_document())
+      fields.fail("children", "entry '" + std::string(e.key) + "' is not an object");
     exe.children.emplace(std::string(e.key), read_child(e.value.as_document(), what));
   }
   exe.invoke_seq = bson::Document::copy_of(fields.document("invoke_seq"));
@@ -158,12 +170,10 @@ bool Execution::operator==(const Execution& other) const {
   return id == other.id && definition_id == other.definition_id &&
          definition_fqn == other.definition_fqn && root_path == other.root_path &&
          status == other.status && outcome == other.outcome && error == other.error &&
-         active_path == other.active_path && history == other.history &&
-         context == other.context && processed_events == other.processed_events &&
-         version == other.version && priority == other.priority &&
-         parent_id == other.parent_id && child_id == other.child_id &&
-         deferred == other.deferred && children == other.children &&
-         invoke_seq == other.invoke_seq;
+         active_path == other.active_path && history == other.history && context == other.context &&
+         processed_events == other.processed_events && version == other.version &&
+         priority == other.priority && parent_id == other.parent_id && child_id == other.child_id &&
+         deferred == other.deferred && children == other.children && invoke_seq == other.invoke_seq;
 }
 
 }  // namespace mongostore::exec

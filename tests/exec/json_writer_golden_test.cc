@@ -628,3 +628,26 @@ TEST(JsonWriterGolden, FloatReprMatchesReferenceOnRandomDoubles) {
 
 }  // namespace
 }  // namespace mongostore::exec
+
+namespace mongostore::exec {
+namespace {
+
+TEST(JsonWriterGolden, FloatReprOfNonFiniteIsPythons) {
+  EXPECT_EQ(python_float_repr(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(python_float_repr(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(python_float_repr(-std::numeric_limits<double>::infinity()), "-inf");
+}
+
+TEST(JsonWriterGolden, GrowsPastAnEstimateThatIsTooSmall) {
+  JsonWriter out(1);
+  const std::string long_text(5000, 'x');
+  out.begin_array().string(long_text).integer(-1).number(0.5).null().end_array();
+  const std::string expected = "[\"" + long_text + "\",-1,0.5,null]";
+  EXPECT_EQ(out.text(), expected);
+  EXPECT_EQ(out.take(), expected);
+  out.begin_object().key("a").boolean(true).end_object();
+  EXPECT_EQ(out.take(), "{\"a\":true}");
+}
+
+}  // namespace
+}  // namespace mongostore::exec
