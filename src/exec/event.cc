@@ -52,11 +52,11 @@ size_t json_size_estimate(const Event& event) {
 
 void write_event(JsonWriter& out, const Event& event) {
   out.begin_object();
-  out.key("id").string(event.id);
-  out.key("kind").string(event.kind);
-  out.key("created_time").optional_string(event.created_time);
-  out.key("received_time").optional_string(event.received_time);
-  out.key("data").document(event.data);
+  out.field("id").string(event.id);
+  out.field("kind").string(event.kind);
+  out.field("created_time").optional_string(event.created_time);
+  out.field("received_time").optional_string(event.received_time);
+  out.field("data").document(event.data);
   out.end_object();
 }
 

@@ -23,12 +23,12 @@ constexpr std::array<std::pair<ExecutionStatus, std::string_view>, 7> kStatusNam
 
 void write_child(JsonWriter& out, const ChildState& child) {
   out.begin_object();
-  out.key("root_path").string(child.root_path);
-  out.key("finished").boolean(child.finished);
-  out.key("outcome").optional_string(child.outcome);
-  out.key("result").document(child.result);
-  out.key("submachine").boolean(child.submachine);
-  out.key("key").optional_string(child.key);
+  out.field("root_path").string(child.root_path);
+  out.field("finished").boolean(child.finished);
+  out.field("outcome").optional_string(child.outcome);
+  out.field("result").document(child.result);
+  out.field("submachine").boolean(child.submachine);
+  out.field("key").optional_string(child.key);
   out.end_object();
 }
 
@@ -88,31 +88,31 @@ std::string Execution::to_json() const {
   }
   JsonWriter out(estimate);
   out.begin_object();
-  out.key("id").string(id);
-  out.key("definition_id").string(definition_id);
-  out.key("definition_fqn").optional_string(definition_fqn);
-  out.key("root_path").string(root_path);
-  out.key("status").string(status_name(status));
-  out.key("outcome").optional_string(outcome);
-  out.key("error").optional_string(error);
-  out.key("active_path").optional_string(active_path);
-  out.key("history").document(history);
-  out.key("context").document(context);
-  out.key("processed_events").integer(processed_events);
-  out.key("version").integer(version);
-  out.key("priority").integer(priority);
-  out.key("parent_id").optional_string(parent_id);
-  out.key("child_id").optional_string(child_id);
-  out.key("deferred").begin_array();
+  out.field("id").string(id);
+  out.field("definition_id").string(definition_id);
+  out.field("definition_fqn").optional_string(definition_fqn);
+  out.field("root_path").string(root_path);
+  out.field("status").string(status_name(status));
+  out.field("outcome").optional_string(outcome);
+  out.field("error").optional_string(error);
+  out.field("active_path").optional_string(active_path);
+  out.field("history").document(history);
+  out.field("context").document(context);
+  out.field("processed_events").integer(processed_events);
+  out.field("version").integer(version);
+  out.field("priority").integer(priority);
+  out.field("parent_id").optional_string(parent_id);
+  out.field("child_id").optional_string(child_id);
+  out.field("deferred").begin_array();
   for (const Event& event : deferred) write_event(out, event);
   out.end_array();
-  out.key("children").begin_object();
+  out.field("children").begin_object();
   for (const auto& [child_id_key, child] : children) {
     out.key(child_id_key);
     write_child(out, child);
   }
   out.end_object();
-  out.key("invoke_seq").document(invoke_seq);
+  out.field("invoke_seq").document(invoke_seq);
   out.end_object();
   return out.take();
 }

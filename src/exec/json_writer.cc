@@ -6,6 +6,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "bson/raw.h"
 #include "mongostore/bson/types.h"
 #include "mongostore/bson/value.h"
@@ -19,32 +23,78 @@ bool needs_escape(unsigned char c) {
   return c == '"' || c == '\\' || c < 0x20;
 }
 
-// The first byte in [p, end) that JSON needs escaped (quote, backslash, control character),
-// or end. Eight bytes a step: the ~1 KB strings of a context are most of a commit's JSON.
-const char* find_escape(const char* p, const char* end) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  constexpr uint64_t kHighs = 0x8080808080808080ull;
-  while (end - p >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    // The classic "has a byte below n" test, for n = 0x20 and, after an xor, for a zero
-    // byte (the quote and the backslash). Its lowest set high bit is always a true match:
-    // borrows only make false matches above a true one, so the first escape is found.
-    const uint64_t q = w ^ (kOnes * '"');
-    const uint64_t b = w ^ (kOnes * '\\');
-    const uint64_t hits =
-        (((w - kOnes * 0x20) & ~w) | ((q - kOnes) & ~q) | ((b - kOnes) & ~b)) & kHighs;
-    if (hits != 0) {
-      if constexpr (std::endian::native == std::endian::little) {
-        return p + (std::countr_zero(hits) >> 3);
-      } else {
-        return p + (std::countl_zero(hits) >> 3);
-      }
-    }
-    p += 8;
+// The escapes in the bytes of `w` (loaded from memory, first byte lowest on little-endian):
+// the high bit of each byte that is a quote, a backslash or a control character, the lowest
+// set bit always a true one. The classic "has a byte below n" test, for n = 0x20 and, after
+// an xor, for a zero byte: borrows only make false hits above a true one.
+template <class Word>
+Word escape_bits(Word w) {
+  constexpr Word kOnes = static_cast<Word>(0x0101010101010101ull);
+  constexpr Word kHighs = static_cast<Word>(0x8080808080808080ull);
+  const Word q = w ^ (kOnes * '"');
+  const Word b = w ^ (kOnes * '\\');
+  return (((w - kOnes * 0x20) & ~w) | ((q - kOnes) & ~q) | ((b - kOnes) & ~b)) & kHighs;
+}
+
+// Where the first escape of a word loaded from `at` is (bits from escape_bits, not zero).
+template <class Word>
+const char* first_escape(const char* at, Word bits) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return at + (std::countr_zero(bits) >> 3);
+  } else {
+    return at + (std::countl_zero(bits) >> 3);
   }
-  while (p != end && !needs_escape(static_cast<unsigned char>(*p))) ++p;
-  return p;
+}
+
+// Checks the word at `at` (sizeof(Word) bytes, which must lie in the string); end if clean.
+template <class Word>
+const char* check_word(const char* at, const char* end) {
+  Word w;
+  std::memcpy(&w, at, sizeof w);
+  const Word bits = escape_bits(w);
+  return bits != 0 ? first_escape(at, bits) : end;
+}
+
+// The first byte in [p, end) that JSON needs escaped (quote, backslash, control character),
+// or end. Sixteen bytes a step where SSE2 is (every x86-64), else eight; the last partial
+// block is checked as a whole block ending at `end`, overlapping bytes already found clean
+// (so the first hit in it is still the first escape). Short names cost a word or two.
+const char* find_escape(const char* p, const char* end) {
+  const size_t n = static_cast<size_t>(end - p);
+  if (n < 8) {
+    if (n >= 4) {
+      const char* hit = check_word<uint32_t>(p, end);
+      return hit != end ? hit : check_word<uint32_t>(end - 4, end);
+    }
+    while (p != end && !needs_escape(static_cast<unsigned char>(*p))) ++p;
+    return p;
+  }
+#if defined(__SSE2__)
+  if (n >= 16) {
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i last_control = _mm_set1_epi8(0x1f);
+    auto check_block = [&](const char* at) -> unsigned {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+      // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
+      const __m128i hits =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                       _mm_cmpeq_epi8(_mm_min_epu8(x, last_control), x));
+      return static_cast<unsigned>(_mm_movemask_epi8(hits));
+    };
+    for (; end - p >= 16; p += 16) {
+      if (const unsigned mask = check_block(p)) return p + std::countr_zero(mask);
+    }
+    if (p == end) return end;
+    const unsigned mask = check_block(end - 16);
+    return mask != 0 ? end - 16 + std::countr_zero(mask) : end;
+  }
+#endif
+  for (; end - p >= 8; p += 8) {
+    const char* hit = check_word<uint64_t>(p, end);
+    if (hit != end) return hit;
+  }
+  return p == end ? end : check_word<uint64_t>(end - 8, end);
 }
 
 std::string base64(std::span<const uint8_t> bytes) {
@@ -153,7 +203,9 @@ JsonWriter::JsonWriter(size_t expected_size) {
 }
 
 void JsonWriter::grow(size_t n) {
-  buf_.resize(std::max(buf_.size() * 2, len_ + n));
+  // Doubling keeps the appends amortised constant; 64 so a taken (emptied) writer restarts
+  // with a useful buffer.
+  buf_.resize(std::max({buf_.size() * 2, len_ + n, size_t{64}}));
 }
 
 void JsonWriter::put(std::string_view s) {
@@ -168,14 +220,37 @@ std::string JsonWriter::take() {
   return std::move(buf_);
 }
 
-void JsonWriter::put_escaped(std::string_view s) {
+void JsonWriter::put_string(std::string_view s, bool is_key) {
+  const char* const end = s.data() + s.size();
+  const char* const stop = find_escape(s.data(), end);
+  if (stop == end) return put_plain(s, is_key);  // nearly always
+  before_value();
+  put_escaped(s, stop);
+  if (is_key) put(':');
+  comma_ = !is_key;
+}
+
+void JsonWriter::put_plain(std::string_view s, bool is_key) {
+  // Comma, quotes, colon and the bytes in one go.
+  char* const start = room(s.size() + 4);
+  char* o = start;
+  if (comma_) *o++ = ',';
+  *o++ = '"';
+  std::memcpy(o, s.data(), s.size());
+  o += s.size();
+  *o++ = '"';
+  if (is_key) *o++ = ':';
+  len_ += static_cast<size_t>(o - start);
+  comma_ = !is_key;
+}
+
+void JsonWriter::put_escaped(std::string_view s, const char* stop) {
   put('"');
   const char* p = s.data();
-  const char* end = p + s.size();
+  const char* const end = p + s.size();
   while (true) {
     // Runs that need no escape go in with one copy; UTF-8 stays as is (pydantic does not
     // escape it, U+2028 and U+2029 included).
-    const char* stop = find_escape(p, end);
     put(std::string_view(p, static_cast<size_t>(stop - p)));
     if (stop == end) break;
     const char c = *stop;
@@ -207,6 +282,7 @@ void JsonWriter::put_escaped(std::string_view s) {
         put(std::string_view(esc, 6));
       }
     }
+    stop = find_escape(p, end);
   }
   put('"');
 }
@@ -238,10 +314,7 @@ JsonWriter& JsonWriter::end_array() {
 }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
-  before_value();
-  put_escaped(name);
-  put(':');
-  comma_ = false;
+  put_string(name, true);
   return *this;
 }
 
@@ -254,9 +327,7 @@ JsonWriter& JsonWriter::boolean(bool v) {
 }
 
 JsonWriter& JsonWriter::string(std::string_view v) {
-  before_value();
-  put_escaped(v);
-  comma_ = true;
+  put_string(v, false);
   return *this;
 }
 
@@ -265,9 +336,11 @@ JsonWriter& JsonWriter::optional_string(const std::optional<std::string>& v) {
 }
 
 JsonWriter& JsonWriter::integer(int64_t v) {
-  before_value();
-  char* at = room(20);  // "-9223372036854775808"
-  len_ += static_cast<size_t>(std::to_chars(at, at + 20, v).ptr - at);
+  char* const start = room(21);  // ",-9223372036854775808"
+  char* o = start;
+  if (comma_) *o++ = ',';
+  o = std::to_chars(o, o + 20, v).ptr;
+  len_ += static_cast<size_t>(o - start);
   comma_ = true;
   return *this;
 }
@@ -277,15 +350,21 @@ JsonWriter& JsonWriter::number(double v) {
   if (std::isinf(v)) {
     return raw(v > 0 ? R"({"$numberDouble":"Infinity"})" : R"({"$numberDouble":"-Infinity"})");
   }
-  before_value();
-  len_ += format_python_float(v, room(kMaxFloatRepr));
+  char* const start = room(kMaxFloatRepr + 1);
+  char* o = start;
+  if (comma_) *o++ = ',';
+  o += format_python_float(v, o);
+  len_ += static_cast<size_t>(o - start);
   comma_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
-  before_value();
-  put(json);
+  char* const start = room(json.size() + 1);
+  char* o = start;
+  if (comma_) *o++ = ',';
+  std::memcpy(o, json.data(), json.size());
+  len_ += static_cast<size_t>(o + json.size() - start);
   comma_ = true;
   return *this;
 }
@@ -395,55 +474,55 @@ void JsonWriter::extended(const bson::Value& v) {
   using bson::BsonType;
   switch (v.type()) {
     case BsonType::kObjectId:
-      begin_object().key("$oid").string(v.as_object_id().to_hex());
+      begin_object().field("$oid").string(v.as_object_id().to_hex());
       end_object();
       return;
     case BsonType::kDateTime:
-      begin_object().key("$date").begin_object().key("$numberLong");
+      begin_object().field("$date").begin_object().field("$numberLong");
       string(std::to_string(v.as_datetime().millis)).end_object();
       end_object();
       return;
     case BsonType::kDecimal128:
-      begin_object().key("$numberDecimal").string(v.as_decimal128().to_string());
+      begin_object().field("$numberDecimal").string(v.as_decimal128().to_string());
       end_object();
       return;
     case BsonType::kBinary: {
       bson::BinaryView bin = v.as_binary();
       char subtype[3] = {kHex[bin.subtype >> 4], kHex[bin.subtype & 0xf], 0};
-      begin_object().key("$binary").begin_object();
-      key("base64").string(base64(bin.bytes)).key("subType").string(subtype);
+      begin_object().field("$binary").begin_object();
+      field("base64").string(base64(bin.bytes)).field("subType").string(subtype);
       end_object();
       end_object();
       return;
     }
     case BsonType::kTimestamp: {
       bson::Timestamp ts = v.as_timestamp();
-      begin_object().key("$timestamp").begin_object();
-      key("t").integer(ts.seconds).key("i").integer(ts.increment).end_object();
+      begin_object().field("$timestamp").begin_object();
+      field("t").integer(ts.seconds).field("i").integer(ts.increment).end_object();
       end_object();
       return;
     }
     case BsonType::kRegex: {
       bson::RegexView re = v.as_regex();
-      begin_object().key("$regularExpression").begin_object();
-      key("pattern").string(re.pattern).key("options").string(re.options).end_object();
+      begin_object().field("$regularExpression").begin_object();
+      field("pattern").string(re.pattern).field("options").string(re.options).end_object();
       end_object();
       return;
     }
     case BsonType::kMinKey:
-      begin_object().key("$minKey").integer(1).end_object();
+      begin_object().field("$minKey").integer(1).end_object();
       return;
     case BsonType::kMaxKey:
-      begin_object().key("$maxKey").integer(1).end_object();
+      begin_object().field("$maxKey").integer(1).end_object();
       return;
     case BsonType::kUndefined:
-      begin_object().key("$undefined").boolean(true).end_object();
+      begin_object().field("$undefined").boolean(true).end_object();
       return;
     case BsonType::kSymbol:
-      begin_object().key("$symbol").string(v.as_string()).end_object();
+      begin_object().field("$symbol").string(v.as_string()).end_object();
       return;
     case BsonType::kCode:
-      begin_object().key("$code").string(v.as_string()).end_object();
+      begin_object().field("$code").string(v.as_string()).end_object();
       return;
     default:
       // Code with scope and DBPointer: rare enough to take libbson's (spaced) rendering.

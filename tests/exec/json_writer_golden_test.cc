@@ -651,3 +651,68 @@ TEST(JsonWriterGolden, GrowsPastAnEstimateThatIsTooSmall) {
 
 }  // namespace
 }  // namespace mongostore::exec
+
+namespace mongostore::exec {
+namespace {
+
+// JSON's string escaping, one byte at a time: the reference for the writer's block scan.
+std::string reference_quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char esc[7];
+          std::snprintf(esc, sizeof esc, "\\u%04x", c);
+          out += esc;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+TEST(JsonWriterGolden, EscapesMatchAByteAtATimeReferenceAtEveryOffset) {
+  // Strings of every length up to 80 (past a 16-byte block, an 8-byte word and the tail)
+  // with escapes and high bytes at random places, as values and as member names.
+  std::mt19937_64 rng(2029);
+  const std::string specials =
+      std::string("\"\\\x00\x01\x1f\x1e\x20\x21\x5b\x5c\x5d\x7f\x80\xff", 14);
+  for (int round = 0; round < 20000; ++round) {
+    const size_t n = rng() % 81;
+    std::string s(n, 'a');
+    for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + rng() % 26);
+    const size_t escapes = rng() % 4;
+    for (size_t k = 0; k < escapes && n > 0; ++k) s[rng() % n] = specials[rng() % specials.size()];
+    JsonWriter out(static_cast<size_t>(rng() % 64));
+    out.begin_object().key(s).string(s).key("x").begin_array().string(s).string(s).end_array();
+    out.end_object();
+    const std::string q = reference_quoted(s);
+    ASSERT_EQ(out.take(), "{" + q + ":" + q + ",\"x\":[" + q + "," + q + "]}") << round;
+  }
+}
+
+}  // namespace
+}  // namespace mongostore::exec
