@@ -209,6 +209,7 @@ void JsonWriter::grow(size_t n) {
 }
 
 void JsonWriter::put(std::string_view s) {
+  if (s.empty()) return;  // its data() may be null, which memcpy must not see
   std::memcpy(room(s.size()), s.data(), s.size());
   len_ += s.size();
 }
@@ -236,7 +237,7 @@ void JsonWriter::put_plain(std::string_view s, bool is_key) {
   char* o = start;
   if (comma_) *o++ = ',';
   *o++ = '"';
-  std::memcpy(o, s.data(), s.size());
+  if (!s.empty()) std::memcpy(o, s.data(), s.size());  // data() may be null when empty
   o += s.size();
   *o++ = '"';
   if (is_key) *o++ = ':';
@@ -363,7 +364,7 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
   char* const start = room(json.size() + 1);
   char* o = start;
   if (comma_) *o++ = ',';
-  std::memcpy(o, json.data(), json.size());
+  if (!json.empty()) std::memcpy(o, json.data(), json.size());
   len_ += static_cast<size_t>(o + json.size() - start);
   comma_ = true;
   return *this;

@@ -716,3 +716,15 @@ TEST(JsonWriterGolden, EscapesMatchAByteAtATimeReferenceAtEveryOffset) {
 
 }  // namespace
 }  // namespace mongostore::exec
+
+namespace mongostore::exec {
+namespace {
+
+TEST(JsonWriterGolden, EmptyViewsWithoutData) {
+  JsonWriter out(0);
+  out.begin_object().key(std::string_view()).string(std::string_view()).end_object();
+  EXPECT_EQ(out.take(), "{\"\":\"\"}");
+}
+
+}  // namespace
+}  // namespace mongostore::exec
