@@ -43,13 +43,20 @@ Event Event::make(std::string kind, bson::Document data) {
   return event;
 }
 
+size_t json_size_estimate(const Event& event) {
+  // The field names and punctuation are ~80 bytes.
+  return 96 + event.id.size() + event.kind.size() +
+         (event.created_time ? event.created_time->size() : 0) +
+         (event.received_time ? event.received_time->size() : 0) + json_size_estimate(event.data);
+}
+
 void write_event(JsonWriter& out, const Event& event) {
   out.begin_object();
-  out.key("id").string(event.id);
-  out.key("kind").string(event.kind);
-  out.key("created_time").optional_string(event.created_time);
-  out.key("received_time").optional_string(event.received_time);
-  out.key("data").document(event.data);
+  out.field("id").string(event.id);
+  out.field("kind").string(event.kind);
+  out.field("created_time").optional_string(event.created_time);
+  out.field("received_time").optional_string(event.received_time);
+  out.field("data").document(event.data);
   out.end_object();
 }
 
@@ -73,7 +80,7 @@ bson::Document parse_model_json(std::string_view json, std::string_view what) {
 }
 
 std::string Event::to_json() const {
-  JsonWriter out;
+  JsonWriter out(json_size_estimate(*this));
   write_event(out, *this);
   return out.take();
 }

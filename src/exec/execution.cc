@@ -23,12 +23,12 @@ constexpr std::array<std::pair<ExecutionStatus, std::string_view>, 7> kStatusNam
 
 void write_child(JsonWriter& out, const ChildState& child) {
   out.begin_object();
-  out.key("root_path").string(child.root_path);
-  out.key("finished").boolean(child.finished);
-  out.key("outcome").optional_string(child.outcome);
-  out.key("result").document(child.result);
-  out.key("submachine").boolean(child.submachine);
-  out.key("key").optional_string(child.key);
+  out.field("root_path").string(child.root_path);
+  out.field("finished").boolean(child.finished);
+  out.field("outcome").optional_string(child.outcome);
+  out.field("result").document(child.result);
+  out.field("submachine").boolean(child.submachine);
+  out.field("key").optional_string(child.key);
   out.end_object();
 }
 
@@ -68,39 +68,51 @@ bool is_terminal(ExecutionStatus status) {
 }
 
 bool ChildState::operator==(const ChildState& other) const {
-  return root_path == other.root_path && finished == other.finished &&
-         outcome == other.outcome && result == other.result && submachine == other.submachine &&
-         key == other.key;
+  return root_path == other.root_path && finished == other.finished && outcome == other.outcome &&
+         result == other.result && submachine == other.submachine && key == other.key;
 }
 
 std::string Execution::to_json() const {
-  JsonWriter out;
+  // One buffer of about the right size: the JSON is written on every commit (issue 29).
+  size_t estimate = 384 + id.size() + definition_id.size() + root_path.size() +
+                    json_size_estimate(history) + json_size_estimate(context) +
+                    json_size_estimate(invoke_seq);
+  for (const std::optional<std::string>* s :
+       {&definition_fqn, &outcome, &error, &active_path, &parent_id, &child_id}) {
+    if (*s) estimate += (*s)->size();
+  }
+  for (const Event& event : deferred) estimate += json_size_estimate(event);
+  for (const auto& [child_id_key, child] : children) {
+    estimate +=
+        128 + child_id_key.size() + child.root_path.size() + json_size_estimate(child.result);
+  }
+  JsonWriter out(estimate);
   out.begin_object();
-  out.key("id").string(id);
-  out.key("definition_id").string(definition_id);
-  out.key("definition_fqn").optional_string(definition_fqn);
-  out.key("root_path").string(root_path);
-  out.key("status").string(status_name(status));
-  out.key("outcome").optional_string(outcome);
-  out.key("error").optional_string(error);
-  out.key("active_path").optional_string(active_path);
-  out.key("history").document(history);
-  out.key("context").document(context);
-  out.key("processed_events").integer(processed_events);
-  out.key("version").integer(version);
-  out.key("priority").integer(priority);
-  out.key("parent_id").optional_string(parent_id);
-  out.key("child_id").optional_string(child_id);
-  out.key("deferred").begin_array();
+  out.field("id").string(id);
+  out.field("definition_id").string(definition_id);
+  out.field("definition_fqn").optional_string(definition_fqn);
+  out.field("root_path").string(root_path);
+  out.field("status").string(status_name(status));
+  out.field("outcome").optional_string(outcome);
+  out.field("error").optional_string(error);
+  out.field("active_path").optional_string(active_path);
+  out.field("history").document(history);
+  out.field("context").document(context);
+  out.field("processed_events").integer(processed_events);
+  out.field("version").integer(version);
+  out.field("priority").integer(priority);
+  out.field("parent_id").optional_string(parent_id);
+  out.field("child_id").optional_string(child_id);
+  out.field("deferred").begin_array();
   for (const Event& event : deferred) write_event(out, event);
   out.end_array();
-  out.key("children").begin_object();
+  out.field("children").begin_object();
   for (const auto& [child_id_key, child] : children) {
     out.key(child_id_key);
     write_child(out, child);
   }
   out.end_object();
-  out.key("invoke_seq").document(invoke_seq);
+  out.field("invoke_seq").document(invoke_seq);
   out.end_object();
   return out.take();
 }
@@ -146,8 +158,8 @@ Execution Execution::from_json(std::string_view json) {
   }
   for (const bson::Element& e : fields.document("children")) {
     std::string what = "Execution.children[" + std::string(e.key) + "]";
-    if (!e.value.is_document()) fields.fail("children", "entry '" + std::string(e.key) +
-                                                            "' is not an object");
+    if (!e.value.is_document())
+      fields.fail("children", "entry '" + std::string(e.key) + "' is not an object");
     exe.children.emplace(std::string(e.key), read_child(e.value.as_document(), what));
   }
   exe.invoke_seq = bson::Document::copy_of(fields.document("invoke_seq"));
@@ -158,12 +170,10 @@ bool Execution::operator==(const Execution& other) const {
   return id == other.id && definition_id == other.definition_id &&
          definition_fqn == other.definition_fqn && root_path == other.root_path &&
          status == other.status && outcome == other.outcome && error == other.error &&
-         active_path == other.active_path && history == other.history &&
-         context == other.context && processed_events == other.processed_events &&
-         version == other.version && priority == other.priority &&
-         parent_id == other.parent_id && child_id == other.child_id &&
-         deferred == other.deferred && children == other.children &&
-         invoke_seq == other.invoke_seq;
+         active_path == other.active_path && history == other.history && context == other.context &&
+         processed_events == other.processed_events && version == other.version &&
+         priority == other.priority && parent_id == other.parent_id && child_id == other.child_id &&
+         deferred == other.deferred && children == other.children && invoke_seq == other.invoke_seq;
 }
 
 }  // namespace mongostore::exec

@@ -12,20 +12,50 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "mongostore/bson/document.h"
 
 namespace mongostore::exec {
 
+/// A member name fixed at compile time and checked then to need no escape (no quote,
+/// backslash or control character; a name that needs one does not compile), so the writer
+/// copies it without scanning: the model's own field names.
+class JsonName {
+ public:
+  template <size_t N>
+  consteval JsonName(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit on purpose
+    for (char c : name_) {
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
+        throw "a JsonName must need no escape";  // not a constant expression: a compile error
+      }
+    }
+  }
+  std::string_view view() const { return name_; }
+
+ private:
+  std::string_view name_;
+};
+
+// Not thread-safe: one writer per output. The writer keeps its own length over a buffer it
+// grows geometrically (each piece is one bounds check and a memcpy, not a std::string append),
+// so give it a size estimate when one is cheap to compute: Execution::to_json is on every
+// commit of the ExecutionStore (issue 29).
 class JsonWriter {
  public:
+  /// `expected_size`: the output length to reserve up front (a guess; the buffer grows past it).
+  explicit JsonWriter(size_t expected_size = 256);
+
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
   /// The next member's name (inside an object).
   JsonWriter& key(std::string_view name);
+  /// The same for a name fixed at compile time (cheaper: nothing to scan for escapes).
+  JsonWriter& field(JsonName name) {
+    put_plain(name.view(), true);
+    return *this;
+  }
 
   JsonWriter& null();
   JsonWriter& boolean(bool v);
@@ -40,21 +70,52 @@ class JsonWriter {
   /// Appends already-serialized JSON as one value.
   JsonWriter& raw(std::string_view json);
 
-  const std::string& text() const { return out_; }
-  std::string take() { return std::move(out_); }
+  /// The JSON written so far.
+  std::string_view text() const { return {buf_.data(), len_}; }
+  /// The JSON written; the writer is empty afterwards.
+  std::string take();
 
  private:
-  // Writes the comma a value needs (none right after a key or at the start of a container).
-  void before_value();
+  // Room for `n` more bytes at the end; returns where they go (commit them with len_ += n).
+  char* room(size_t n) {
+    if (buf_.size() - len_ < n) grow(n);
+    return buf_.data() + len_;
+  }
+  void grow(size_t n);
+  void put(char c) {
+    *room(1) = c;
+    ++len_;
+  }
+  void put(std::string_view s);
+  // The comma a value or key needs (none at the start of a container or right after a key).
+  // Idempotent: a second call before the value is written adds nothing.
+  void before_value() {
+    if (comma_) {
+      put(',');
+      comma_ = false;
+    }
+  }
+  // A string value (or, with is_key, a member name and its colon), its comma first if due.
+  void put_string(std::string_view s, bool is_key);
+  // put_string for `s` known to need no escape.
+  void put_plain(std::string_view s, bool is_key);
+  // The quoted, escaped string; `stop` is its first byte that needs an escape.
+  void put_escaped(std::string_view s, const char* stop);
+  // The members of the BSON document (or array) whose bytes are [data, data + size).
+  void members(const uint8_t* data, size_t size, bool is_array);
+  // The BSON types JSON has no word for, as relaxed extended JSON.
+  void extended(const bson::Value& v);
 
-  std::string out_;
-  // One entry per open container: has it received a member yet?
-  std::vector<bool> has_member_;
-  bool after_key_ = false;
+  // The output is buf_[0, len_); buf_ beyond len_ is spare room.
+  std::string buf_;
+  size_t len_ = 0;
+  // Whether the next value or key follows a sibling and so needs a comma.
+  bool comma_ = false;
 };
 
 /// A double as Python's repr() writes it (shortest round-trip digits; "1.0", "1e-05",
-/// "1.5e+16"). NaN and the infinities have no JSON spelling: callers handle them.
+/// "1.5e+16"; "nan", "inf", "-inf"). NaN and the infinities have no JSON spelling: JSON
+/// writers handle them before calling this.
 std::string python_float_repr(double v);
 
 }  // namespace mongostore::exec

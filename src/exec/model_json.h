@@ -11,6 +11,13 @@
 
 namespace mongostore::exec {
 
+/// About the length of a BSON document's JSON: its bytes and an eighth (quotes and commas
+/// outgrow BSON's length prefixes and type bytes a little); for reserving a writer's buffer.
+inline size_t json_size_estimate(bson::DocumentView doc) {
+  return doc.size() + doc.size() / 8;
+}
+/// About the length of `event`'s JSON, for reserving a writer's buffer.
+size_t json_size_estimate(const Event& event);
 /// Writes `event` as one JSON object value.
 void write_event(JsonWriter& out, const Event& event);
 /// Reads an Event from its parsed form; `what` names it in errors ("Event", "deferred[2]").
