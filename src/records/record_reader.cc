@@ -81,7 +81,9 @@ Value::RecordPtr RecordReader::build(const SchemaPtr& schema, int64_t sid) {
   std::vector<Value> values;
   values.reserve(schema->fields().size());
   auto resolve = [this](const SchemaPtr& target, int64_t ref) { return build(target, ref); };
-  for (const FieldSchema& field : schema->fields()) {
+  const std::vector<std::vector<Column>>& columns = columns_of(schema);
+  for (size_t i = 0; i < schema->fields().size(); ++i) {
+    const FieldSchema& field = schema->fields()[i];
     if (!field.stored()) {
       values.emplace_back();
       continue;
@@ -90,14 +92,14 @@ Value::RecordPtr RecordReader::build(const SchemaPtr& schema, int64_t sid) {
       // A stored property's stored value is only what queries see: a typed fetch recomputes
       // it (httk never decodes it), so one that is missing or malformed reads as None.
       try {
-        values.push_back(decode_field(f.as_document(), field, resolve));
+        values.push_back(decode_field(f.as_document(), field, columns[i], resolve));
       } catch (const Error&) {
         values.emplace_back();
       }
       continue;
     }
     try {
-      values.push_back(decode_field(f.as_document(), field, resolve));
+      values.push_back(decode_field(f.as_document(), field, columns[i], resolve));
     } catch (const RecordNotFound&) {
       throw;
     } catch (const SchemaError& e) {
@@ -108,6 +110,15 @@ Value::RecordPtr RecordReader::build(const SchemaPtr& schema, int64_t sid) {
   auto record = std::make_shared<const DynamicRecord>(schema, std::move(values), sid);
   store_.cache.put(key.first, sid, kDynamicType, record);
   return built_[key] = record;
+}
+
+const std::vector<std::vector<Column>>& RecordReader::columns_of(const SchemaPtr& schema) {
+  auto [it, added] = columns_.try_emplace(schema);
+  if (added) {
+    it->second.reserve(schema->fields().size());
+    for (const FieldSchema& field : schema->fields()) it->second.push_back(field.columns());
+  }
+  return it->second;
 }
 
 Value::RecordPtr RecordReader::fetch(const SchemaPtr& schema, int64_t sid) {

@@ -37,11 +37,15 @@ class RecordReader {
   void load(std::map<Key, SchemaPtr> wanted);
   Value::RecordPtr build(const SchemaPtr& schema, int64_t sid);
   Value::RecordPtr cached(const std::string& table, int64_t sid);
+  // The columns() of each of `schema`'s fields, computed once per schema for all the records
+  // this reader builds (a map: the references build() holds stay valid while it recurses).
+  const std::vector<std::vector<Column>>& columns_of(const SchemaPtr& schema);
 
   StoreContext& store_;
   std::map<Key, bson::Document> documents_;
   std::map<Key, Value::RecordPtr> built_;
   std::set<Key> building_;
+  std::map<SchemaPtr, std::vector<std::vector<Column>>> columns_;
 };
 
 }  // namespace mongostore::records

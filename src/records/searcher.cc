@@ -343,11 +343,12 @@ std::vector<Document> Searcher::Impl::run(const std::vector<Document>& pipeline)
 }
 
 Value Searcher::Impl::output_value(const Output& o, size_t i, const Plan& plan,
-                                   bson::DocumentView row, const bson::Value& owner_f) const {
+                                   bson::DocumentView row, const bson::Value& owner_f,
+                                   const std::vector<Column>& field_columns) const {
   if (o.record || o.path.end != PathEnd::kField)
     return column_value(o, plan.output_columns[i], row);
   if (!owner_f.is_document()) return Value();
-  return decode_field(owner_f.as_document(), *o.path.field_schema(),
+  return decode_field(owner_f.as_document(), *o.path.field_schema(), field_columns,
                       [this](const std::shared_ptr<const RecordSchema>& schema, int64_t sid) {
                         return store->fetch(schema, sid);
                       });
@@ -391,10 +392,15 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
   }
   // Where each field output's owner document `f` is: its path, and the first output with
   // the same owner (whose lookup the others share within a row). A field output's own column
-  // is never read: it is decoded from `f`. Found once per result set, not once per value.
+  // is never read: it is decoded from `f`, through its columns. Found once per result set,
+  // not once per value.
   std::vector<std::string> f_paths(outs.size());
   std::vector<size_t> f_slot(outs.size());
+  std::vector<std::vector<Column>> field_columns(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
+    if (const FieldSchema* field = outs[i].path.field_schema(); field && !outs[i].record) {
+      field_columns[i] = field->columns();
+    }
     f_paths[i] = p.output_prefixes[i] + "f";
     f_slot[i] = i;
     for (size_t j = 0; j < i; ++j) {
@@ -421,7 +427,8 @@ ResultSet Searcher::Impl::rows(const std::vector<Document>& documents) const {
         f_of[slot] = p.output_prefixes[i].empty() ? row.get("f") : row.get_path(f_paths[i]);
         found[slot] = true;
       }
-      values.push_back(output_value(o, i, p, row, field ? f_of[slot] : bson::Value()));
+      values.push_back(
+          output_value(o, i, p, row, field ? f_of[slot] : bson::Value(), field_columns[i]));
     }
     out.emplace_back(names, std::move(values));
   }

@@ -60,9 +60,10 @@ class Searcher::Impl {
   ResultSet rows(const std::vector<bson::Document>& documents) const;
   /// The value of output `i` (`o`, one of effective_outputs()) in `row` (records fetched
   /// through the store); `owner_f` is the `f` document of a field output's owner in `row`
-  /// (rows() finds it once per row for the outputs that share an owner), unused otherwise.
+  /// (rows() finds it once per row for the outputs that share an owner), unused otherwise;
+  /// `field_columns` is that field's columns() (rows() computes them once per result set).
   Value output_value(const Output& o, size_t i, const Plan& plan, bson::DocumentView row,
-                     const bson::Value& owner_f) const;
+                     const bson::Value& owner_f, const std::vector<Column>& field_columns) const;
   /// The value of a record output or of a sid, logical_id, store_timestamp or content_id
   /// output, read from its `column` in `row`.
   Value column_value(const Output& o, const std::string& column, bson::DocumentView row) const;

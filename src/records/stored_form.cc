@@ -149,9 +149,9 @@ Value decode_value(DocumentView doc, const std::string& name, const FieldSchema&
   bad_stored(field, "a list inside a list");
 }
 
-// True when any column of a non-list value is present under `name`.
-bool any_column(DocumentView doc, const FieldSchema& field) {
-  for (const Column& c : field.columns()) {
+// True when any of a non-list field's columns is present in `doc`.
+bool any_column(DocumentView doc, const std::vector<Column>& columns) {
+  for (const Column& c : columns) {
     if (doc.has(c.name)) return true;
   }
   return false;
@@ -247,7 +247,12 @@ bson::Document encode_fields(const DynamicRecord& record, const SidOf& sid_of) {
   return f.finish();
 }
 
-Value decode_field(DocumentView f, const FieldSchema& field, const ResolveSid& resolve) {
+namespace {
+
+// decode_field; `columns` is field.columns(), or null to compute them only if they are needed
+// (a non-list field).
+Value decode(DocumentView f, const FieldSchema& field, const std::vector<Column>* columns,
+             const ResolveSid& resolve) {
   const FieldType& type = field.type;
   bool child_matrix = type.kind == FieldKind::kMatrix && type.rows == 0;
   if (type.kind == FieldKind::kList || child_matrix) {
@@ -277,11 +282,22 @@ Value decode_field(DocumentView f, const FieldSchema& field, const ResolveSid& r
     }
     return Value(std::move(items));
   }
-  if (!any_column(f, field)) {
+  if (!(columns ? any_column(f, *columns) : any_column(f, field.columns()))) {
     if (!field.optional) bad_stored(field, "missing");
     return Value();
   }
   return decode_value(f, field.name, field, type, resolve);
+}
+
+}  // namespace
+
+Value decode_field(DocumentView f, const FieldSchema& field, const ResolveSid& resolve) {
+  return decode(f, field, nullptr, resolve);
+}
+
+Value decode_field(DocumentView f, const FieldSchema& field, const std::vector<Column>& columns,
+                   const ResolveSid& resolve) {
+  return decode(f, field, &columns, resolve);
 }
 
 void referenced_sids(

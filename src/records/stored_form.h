@@ -38,6 +38,10 @@ void encode_field(bson::DocumentBuilder& f, const FieldSchema& field, const Valu
 using ResolveSid =
     std::function<Value::RecordPtr(const std::shared_ptr<const RecordSchema>&, int64_t)>;
 Value decode_field(bson::DocumentView f, const FieldSchema& field, const ResolveSid& resolve);
+/// The same, for a caller that decodes `field` from many documents: `columns` is
+/// field.columns(), computed once by the caller instead of once per document.
+Value decode_field(bson::DocumentView f, const FieldSchema& field,
+                   const std::vector<Column>& columns, const ResolveSid& resolve);
 
 /// The sids of the records `f` refers to, per target schema (for batched prefetch).
 void referenced_sids(

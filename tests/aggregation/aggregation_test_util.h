@@ -15,12 +15,11 @@
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::engine::agg_test {
 
-inline bson::Document J(std::string_view json) {
-  return bson::Document::from_json(json);
-}
+using mongostore::testing::J;
 
 /// Canonical JSON of {"r": <value>} for the value written as `json`.
 inline std::string V(std::string_view json) {

@@ -17,6 +17,7 @@
 #include "mongostore/error.h"
 #include "support/backend.h"
 #include "support/error_code.h"
+#include "support/json.h"
 
 namespace mongostore::client {
 namespace {
@@ -27,9 +28,7 @@ using bson::make_document;
 using testing::Backend;
 using testing::code_of;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 // {KEY: <json>}, built so that a $-key stays a plain key.
 Document op(std::string_view key, std::string_view json) {

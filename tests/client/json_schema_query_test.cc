@@ -11,6 +11,7 @@
 #include "mongostore/error.h"
 #include "support/backend.h"
 #include "support/error_code.h"
+#include "support/json.h"
 
 namespace mongostore::client {
 namespace {
@@ -19,9 +20,7 @@ using bson::Document;
 using bson::DocumentBuilder;
 using testing::Backend;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 // {$jsonSchema: SCHEMA}, plus the fields of EXTRA (built, so "$jsonSchema" stays a plain key).
 Document schema_filter(std::string_view schema_json, std::string_view extra_json = "{}") {

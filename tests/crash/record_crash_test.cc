@@ -6,16 +6,15 @@
 // behind). In transaction mode a save is atomic: no unreachable document either.
 // MONGOSTORE_CRASH_ROUNDS sets the number of kills per mode (6 by default, for CI).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "crash/killed_writer.h"
+#include "crash/saved_structures.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
@@ -51,21 +50,12 @@ std::string formula_of(int round, int64_t n) {
       Structure s =
           make_structure(formula_of(round, which), sites, "author-" + std::to_string(which % 5));
       int64_t sid = store.save(s);
-      std::string line =
-          "s " + std::to_string(sid) + " " + s.formula + " " + std::to_string(sites) + "\n";
-      if (::write(fd, line.data(), line.size()) < 0) _exit(3);
+      report_saved(fd, sid, s.formula, sites);
     }
   } catch (const std::exception& e) {
-    std::string line = std::string("e ") + e.what() + "\n";
-    (void)!::write(fd, line.data(), line.size());
-    _exit(2);
+    report_failure(fd, e);
   }
 }
-
-struct Ack {
-  std::string formula;
-  int sites = 0;
-};
 
 int crash_rounds() {
   const char* env = std::getenv("MONGOSTORE_CRASH_ROUNDS");
@@ -86,15 +76,7 @@ void crash_rounds_in(TransactionMode mode) {
         [&](int fd) { saver(dir.path(), mode, round, fd); }, rng, std::chrono::milliseconds(700));
     ASSERT_TRUE(run.killed) << "the saver stopped by itself in round " << round << ": "
                             << run.output;
-    for (const std::string& line : mongostore::testing::complete_lines(run.output)) {
-      std::istringstream f(line);
-      char kind;
-      Ack ack;
-      int64_t sid = 0;
-      f >> kind >> sid >> ack.formula >> ack.sites;
-      ASSERT_EQ(kind, 's') << line;
-      acked[sid] = ack;
-    }
+    ASSERT_NO_FATAL_FAILURE(read_acks(run.output, &acked));
 
     auto client = client::connect("embedded:" + dir.path());
     RecordStore store = RecordStore::open(client, crash_options(mode));

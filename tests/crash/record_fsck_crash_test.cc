@@ -6,16 +6,15 @@
 // exactly what is reachable from its `main` documents, computed here from the raw documents),
 // every acknowledged save still fetches whole, and a second fsck finds nothing to do.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "crash/killed_writer.h"
+#include "crash/saved_structures.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/records/record_store.h"
 #include "records/record_types.h"
@@ -56,21 +55,12 @@ int rounds() {
       Structure s = make_structure(formula, sites, "author-" + std::to_string(which % 5));
       for (Site& site : s.sites) site.element = formula;  // sites of its own
       int64_t sid = store.save(s);
-      std::string line =
-          "s " + std::to_string(sid) + " " + formula + " " + std::to_string(sites) + "\n";
-      if (::write(fd, line.data(), line.size()) < 0) _exit(3);
+      report_saved(fd, sid, formula, sites);
     }
   } catch (const std::exception& e) {
-    std::string line = std::string("e ") + e.what() + "\n";
-    (void)!::write(fd, line.data(), line.size());
-    _exit(2);
+    report_failure(fd, e);
   }
 }
-
-struct Ack {
-  std::string formula;
-  int sites = 0;
-};
 
 std::map<std::string, std::set<int64_t>> all_ids(const client::Database& db) {
   std::map<std::string, std::set<int64_t>> out;
@@ -115,15 +105,7 @@ TEST(RecordStoreCrashFsck, FsckSweepsWhatKilledWritersLeftAndKeepsEveryAcknowled
         [&](int fd) { saver(dir.path(), round, fd); }, rng, std::chrono::milliseconds(299));
     ASSERT_TRUE(run.killed) << "the saver stopped by itself in round " << round << ": "
                             << run.output;
-    for (const std::string& line : mongostore::testing::complete_lines(run.output)) {
-      std::istringstream f(line);
-      char kind;
-      Ack ack;
-      int64_t sid = 0;
-      f >> kind >> sid >> ack.formula >> ack.sites;
-      ASSERT_EQ(kind, 's') << line;
-      acked[sid] = ack;
-    }
+    ASSERT_NO_FATAL_FAILURE(read_acks(run.output, &acked));
   }
   ASSERT_GT(acked.size(), 0u) << "no save was acknowledged in any round";
 

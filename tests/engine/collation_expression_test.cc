@@ -9,6 +9,7 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/json.h"
 #include "support/memory_engine.h"
 
 namespace mongostore::engine {
@@ -17,9 +18,7 @@ namespace {
 using bson::Document;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 Document ci() {
   return make_document("locale", "en", "strength", 2);

@@ -7,6 +7,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/aggregation.h"
 #include "mongostore/engine/engine.h"
+#include "support/json.h"
 #include "support/memory_engine.h"
 
 namespace mongostore::engine {
@@ -15,9 +16,7 @@ namespace {
 using bson::Document;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 constexpr bson::DateTime kThen{1'700'000'000'000};
 

@@ -24,6 +24,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::engine {
 namespace {
@@ -33,9 +34,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 bool exact(std::string_view filter, std::string_view pattern = R"({"f": 1})",
            bool multikey = false) {

@@ -6,6 +6,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::client {
 namespace {
@@ -13,9 +14,7 @@ namespace {
 using bson::Document;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 IndexHint by_name(std::string name) {
   IndexHint h;

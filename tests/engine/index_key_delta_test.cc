@@ -12,6 +12,7 @@
 #include "engine/write/index_key_delta.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
+#include "support/json.h"
 
 namespace mongostore::engine {
 namespace {
@@ -19,16 +20,14 @@ namespace {
 using bson::Document;
 using Kind = IndexKeyDelta::Kind;
 
-Document json(std::string_view s) {
-  return Document::from_json(s);
-}
+using mongostore::testing::J;
 
 IndexDescriptor index(std::string_view keys, std::string_view options = "{}") {
-  return IndexDescriptor::parse(json(keys).view(), json(options).view());
+  return IndexDescriptor::parse(J(keys).view(), J(options).view());
 }
 
 IndexKeyDelta delta(const IndexDescriptor& ix, std::string_view before, std::string_view after) {
-  return index_key_delta(ix, json(before).view(), json(after).view());
+  return index_key_delta(ix, J(before).view(), J(after).view());
 }
 
 Kind kind(std::string_view keys, std::string_view before, std::string_view after,
@@ -55,7 +54,7 @@ TEST(IndexKeyDelta, AnArrayThatOnlyGrewYieldsTheAddedElements) {
   IndexKeyDelta d = delta(index(R"({"o.seq": 1})"), R"({"o": [{"seq": 1}, {"seq": 2}]})",
                           R"({"o": [{"seq": 1}, {"seq": 2}, {"seq": 3}, 7]})");
   ASSERT_EQ(d.kind, Kind::kAppended);
-  EXPECT_EQ(d.appended->to_json(), json(R"({"o": [{"seq": 3}, 7]})").to_json());
+  EXPECT_EQ(d.appended->to_json(), J(R"({"o": [{"seq": 3}, 7]})").to_json());
   EXPECT_EQ(kind(R"({"t": -1})", R"({"t": [1]})", R"({"t": [1, 1]})"), Kind::kAppended);
 }
 
@@ -91,9 +90,9 @@ class IndexKeyDeltaEngine : public ::testing::Test {
     e_ = Engine::open(o);
     for (const char* keys : {R"({"t": 1})", R"({"o.seq": 1})", R"({"o.seq": 1, "k": 1})",
                              R"({"m": 1})", R"({"o.n.v": -1})", R"({"o": 1})"}) {
-      e_->create_index("db", "c", json(keys));
+      e_->create_index("db", "c", J(keys));
     }
-    e_->create_index("db", "c", json(R"({"u": 1})"), json(R"({"unique": true})"));
+    e_->create_index("db", "c", J(R"({"u": 1})"), J(R"({"unique": true})"));
   }
   void expect_valid(const std::string& when) {
     ValidateResult v = e_->validate_collection("db", "c");
@@ -103,14 +102,13 @@ class IndexKeyDeltaEngine : public ::testing::Test {
     FindOptions o;
     o.hint.name = hint;
     std::vector<std::string> out;
-    for (const Document& d : e_->find("db", "c", json(filter), o)->to_vector()) {
+    for (const Document& d : e_->find("db", "c", J(filter), o)->to_vector()) {
       out.push_back(d.get("_id").to_json());
     }
     return out;
   }
   void update(int id, std::string_view u) {
-    e_->update_one("db", "c", json(R"({"_id": )" + std::to_string(id) + "}").view(),
-                   json(u).view());
+    e_->update_one("db", "c", J(R"({"_id": )" + std::to_string(id) + "}").view(), J(u).view());
     expect_valid(std::string(u));
   }
   std::shared_ptr<Engine> e_;
@@ -118,8 +116,8 @@ class IndexKeyDeltaEngine : public ::testing::Test {
 
 TEST_F(IndexKeyDeltaEngine, PushesAddExactlyTheNewKeys) {
   e_->insert_one("db", "c",
-                 json(R"({"_id": 1, "t": [1, 2], "o": [{"seq": 1}], "k": 0, "m": 5, "u": [10]})"));
-  e_->insert_one("db", "c", json(R"({"_id": 2, "t": [], "o": [], "m": 5})"));
+                 J(R"({"_id": 1, "t": [1, 2], "o": [{"seq": 1}], "k": 0, "m": 5, "u": [10]})"));
+  e_->insert_one("db", "c", J(R"({"_id": 2, "t": [], "o": [], "m": 5})"));
   expect_valid("insert");
   update(1, R"({"$push": {"o": {"seq": 2}}})");
   EXPECT_EQ(ids(R"({"o.seq": 2})", "o.seq_1"), std::vector<std::string>{"1"});
@@ -148,7 +146,7 @@ TEST_F(IndexKeyDeltaEngine, PushesAddExactlyTheNewKeys) {
 }
 
 TEST_F(IndexKeyDeltaEngine, UnchangedFieldsKeepTheirKeys) {
-  e_->insert_one("db", "c", json(R"({"_id": 1, "m": 5, "t": [1], "k": 2})"));
+  e_->insert_one("db", "c", J(R"({"_id": 1, "m": 5, "t": [1], "k": 2})"));
   update(1, R"({"$min": {"m": 9}})");  // keeps 5
   update(1, R"({"$set": {"m": 5, "t": [1]}})");
   EXPECT_EQ(ids(R"({"m": 5})", "m_1"), std::vector<std::string>{"1"});
@@ -160,7 +158,7 @@ TEST_F(IndexKeyDeltaEngine, UnchangedFieldsKeepTheirKeys) {
 }
 
 TEST_F(IndexKeyDeltaEngine, TheFirstArrayStillMarksTheIndexMultikey) {
-  e_->insert_one("db", "c", json(R"({"_id": 1, "t": 1})"));
+  e_->insert_one("db", "c", J(R"({"_id": 1, "t": 1})"));
   update(1, R"({"$set": {"t": [1, 2]}})");
   update(1, R"({"$push": {"t": 3}})");
   // A multikey index cannot answer {t: {$gt: 1, $lt: 3}} with one tight range: the planner

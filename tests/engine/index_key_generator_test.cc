@@ -11,15 +11,14 @@
 #include "engine/index_key_generator.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::engine {
 namespace {
 
 using bson::Document;
 
-Document json(std::string_view s) {
-  return Document::from_json(s);
-}
+using mongostore::testing::J;
 
 struct Generated {
   std::vector<GeneratedKey> keys;
@@ -28,16 +27,16 @@ struct Generated {
 
 Generated generate(std::string_view pattern, std::string_view doc,
                    std::string_view options = "{}") {
-  IndexDescriptor d = IndexDescriptor::parse(json(pattern).view(), json(options).view());
+  IndexDescriptor d = IndexDescriptor::parse(J(pattern).view(), J(options).view());
   static std::vector<Document> docs;  // the keys' values view into the document
-  docs.push_back(json(doc));
+  docs.push_back(J(doc));
   Generated g;
   IndexKeyGenerator(d).generate(docs.back().view(), &g.keys, &g.multikey);
   return g;
 }
 
 std::vector<std::string> described(std::string_view pattern, const Generated& g) {
-  IndexDescriptor d = IndexDescriptor::parse(json(pattern).view(), json("{}").view());
+  IndexDescriptor d = IndexDescriptor::parse(J(pattern).view(), J("{}").view());
   std::vector<std::string> out;
   for (const GeneratedKey& k : g.keys) out.push_back(describe_key(d, k.values));
   return out;

@@ -14,6 +14,7 @@
 #include "mongostore/engine/limits.h"
 #include "mongostore/error.h"
 #include "support/error_code.h"
+#include "support/json.h"
 #include "support/nested_bson.h"
 
 namespace mongostore::client {
@@ -25,9 +26,7 @@ using testing::code_of;
 using testing::nested_document;
 using testing::NestLevel;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 using Stages = std::vector<Document>;
 
 constexpr int kOverflow = 15;

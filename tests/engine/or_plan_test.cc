@@ -13,6 +13,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::client {
 namespace {
@@ -22,9 +23,7 @@ using bson::DocumentBuilder;
 using bson::make_array;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 IndexHint natural() {
   IndexHint h;

@@ -18,6 +18,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/client/prepared_find.h"
+#include "support/json.h"
 
 namespace mongostore::engine {
 namespace {
@@ -26,9 +27,7 @@ using bson::Document;
 using bson::make_array;
 using bson::make_document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 template <class T>
 Document range(std::string_view op, T v, std::string_view path = "t") {

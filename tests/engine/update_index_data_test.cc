@@ -15,6 +15,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/engine/update.h"
+#include "support/json.h"
 #include "support/memory_engine.h"
 
 namespace mongostore::engine {
@@ -22,16 +23,14 @@ namespace {
 
 using bson::Document;
 
-Document json(std::string_view s) {
-  return Document::from_json(s);
-}
+using mongostore::testing::J;
 
 IndexDescriptor index(std::string_view keys, std::string_view options = "{}") {
-  return IndexDescriptor::parse(json(keys).view(), json(options).view());
+  return IndexDescriptor::parse(J(keys).view(), J(options).view());
 }
 
 bool affects(std::string_view update, const IndexDescriptor& ix) {
-  return UpdateIndexData(Update::compile(json(update).view())).affects(ix);
+  return UpdateIndexData(Update::compile(J(update).view())).affects(ix);
 }
 
 TEST(UpdateIndexData, PathsRelateByWholeComponentPrefix) {
@@ -65,18 +64,18 @@ TEST(UpdateIndexData, PositionalAndNumericComponentsCountTheArrayAsModified) {
   EXPECT_TRUE(affects(R"({"$set": {"arr.0.v": 1}})", index(R"({"arr.w": 1})")));
   EXPECT_TRUE(affects(R"({"$set": {"arr.$[].v": 1}})", index(R"({"arr.w": 1})")));
   EXPECT_FALSE(affects(R"({"$set": {"arr.$[].v": 1}})", index(R"({"other": 1})")));
-  Update positional = Update::compile(json(R"({"$set": {"arr.$.v": 1}})").view());
+  Update positional = Update::compile(J(R"({"$set": {"arr.$.v": 1}})").view());
   EXPECT_EQ(positional.modified_paths(), std::optional<std::vector<std::string>>({"arr"}));
-  Document filters = json(R"({"e.v": 1})");
+  Document filters = J(R"({"e.v": 1})");
   std::vector<bson::DocumentView> array_filters{filters.view()};
-  Update filtered = Update::compile(json(R"({"$set": {"a.b.$[e].v": 2}})").view(), array_filters);
+  Update filtered = Update::compile(J(R"({"$set": {"a.b.$[e].v": 2}})").view(), array_filters);
   EXPECT_EQ(filtered.modified_paths(), std::optional<std::vector<std::string>>({"a.b"}));
   EXPECT_TRUE(UpdateIndexData(filtered).affects(index(R"({"a.b.w": 1})")));
   EXPECT_FALSE(UpdateIndexData(filtered).affects(index(R"({"a.c": 1})")));
 }
 
 TEST(UpdateIndexData, ReplacementsPipelinesAndUnknownFiltersAffectEverything) {
-  Update replacement = Update::compile(json(R"({"q": 1})").view());
+  Update replacement = Update::compile(J(R"({"q": 1})").view());
   EXPECT_FALSE(replacement.modified_paths().has_value());
   EXPECT_TRUE(UpdateIndexData(replacement).affects(index(R"({"z": 1})")));
   EXPECT_TRUE(UpdateIndexData().affects(index(R"({"z": 1})")));
@@ -101,10 +100,10 @@ class UpdateIndexDataEngine : public ::testing::Test {
     for (const char* keys : {R"({"a": 1})", R"({"a.b": 1})", R"({"a.bc": 1})", R"({"a.b.c": 1})",
                              R"({"x": 1})", R"({"y": 1})", R"({"arr.v": 1})", R"({"t": 1})",
                              R"({"n": 1, "a.b.c": -1})", R"({"other": 1})"}) {
-      e_->create_index("db", "c", json(keys));
+      e_->create_index("db", "c", J(keys));
     }
-    e_->create_index("db", "c", json(R"({"z": 1})"),
-                     json(R"({"name": "z_partial", "partialFilterExpression": {"flag": true}})"));
+    e_->create_index("db", "c", J(R"({"z": 1})"),
+                     J(R"({"name": "z_partial", "partialFilterExpression": {"flag": true}})"));
   }
 
   // Every index holds exactly its documents' keys, and a scan of each (hinted, whole index
@@ -141,7 +140,7 @@ class UpdateIndexDataEngine : public ::testing::Test {
   void update(std::string_view filter, std::string_view u, bool upsert = false) {
     UpdateOptions o;
     o.upsert = upsert;
-    e_->update_many("db", "c", json(filter).view(), json(u).view(), o);
+    e_->update_many("db", "c", J(filter).view(), J(u).view(), o);
     expect_consistent(std::string(u));
   }
 
@@ -151,9 +150,9 @@ class UpdateIndexDataEngine : public ::testing::Test {
 TEST_F(UpdateIndexDataEngine, UpdatesReachingIndexedPathsKeepEveryIndexExact) {
   for (int i = 0; i < 20; ++i) {
     e_->insert_one("db", "c",
-                   json(R"({"_id": )" + std::to_string(i) +
-                        R"(, "a": {"b": {"c": 1}, "bc": 2}, "x": 1, "n": 0, "t": [1, 2],)"
-                        R"( "arr": [{"v": 1}, {"v": 2}], "z": 3, "flag": true, "other": 0})"));
+                   J(R"({"_id": )" + std::to_string(i) +
+                     R"(, "a": {"b": {"c": 1}, "bc": 2}, "x": 1, "n": 0, "t": [1, 2],)"
+                     R"( "arr": [{"v": 1}, {"v": 2}], "z": 3, "flag": true, "other": 0})"));
   }
   expect_consistent("insert");
   update(R"({"_id": 1})", R"({"$set": {"a": {"b": 7}}})");  // a parent of a.b, a.b.c, a.bc
@@ -169,30 +168,29 @@ TEST_F(UpdateIndexDataEngine, UpdatesReachingIndexedPathsKeepEveryIndexExact) {
   update(R"({"_id": 10})", R"({"$push": {"t": 3}, "$inc": {"n": 1}})");
   update(R"({"_id": 11})", R"({"$pull": {"t": 1}, "$set": {"other": 1}})");
   update(R"({"_id": {"$gte": 12}})", R"({"$inc": {"n": 2}, "$set": {"unindexed": true}})");
-  e_->replace_one("db", "c", json(R"({"_id": 13})").view(), json(R"({"x": 5, "z": 1})").view());
+  e_->replace_one("db", "c", J(R"({"_id": 13})").view(), J(R"({"x": 5, "z": 1})").view());
   expect_consistent("replace_one");
   update(R"({"_id": 100, "a.b.c": 4})", R"({"$set": {"x": 9}})", /*upsert=*/true);
-  e_->find_one_and_update("db", "c", json(R"({"_id": 14})").view(),
-                          json(R"({"$set": {"a.bc": 8, "arr": []}})").view());
+  e_->find_one_and_update("db", "c", J(R"({"_id": 14})").view(),
+                          J(R"({"$set": {"a.bc": 8, "arr": []}})").view());
   expect_consistent("find_one_and_update");
-  e_->find_one_and_replace("db", "c", json(R"({"_id": 15})").view(),
-                           json(R"({"a": {"b": {"c": 3}}})").view());
+  e_->find_one_and_replace("db", "c", J(R"({"_id": 15})").view(),
+                           J(R"({"a": {"b": {"c": 3}}})").view());
   expect_consistent("find_one_and_replace");
   // Many updates of unindexed fields leave every index as it was.
   for (int round = 0; round < 50; ++round) {
     e_->update_many(
-        "db", "c", json("{}").view(),
-        json(R"({"$inc": {"unindexed2": 1}, "$set": {"w": )" + std::to_string(round) + "}}")
-            .view());
+        "db", "c", J("{}").view(),
+        J(R"({"$inc": {"unindexed2": 1}, "$set": {"w": )" + std::to_string(round) + "}}").view());
   }
   expect_consistent("unindexed updates");
   FindOptions via;
   via.hint.name = "a.b.c_1";
-  EXPECT_EQ(ids(json(R"({"a.b.c": 9})"), via), std::vector<std::string>{"2"});
+  EXPECT_EQ(ids(J(R"({"a.b.c": 9})"), via), std::vector<std::string>{"2"});
   via.hint.name = "y_1";
-  EXPECT_EQ(ids(json(R"({"y": 1})"), via), std::vector<std::string>{"7"});
+  EXPECT_EQ(ids(J(R"({"y": 1})"), via), std::vector<std::string>{"7"});
   via.hint.name = "z_partial";
-  EXPECT_EQ(ids(json(R"({"z": 3, "flag": true})"), via).size(), 18u);  // 13 and 15 replaced
+  EXPECT_EQ(ids(J(R"({"z": 3, "flag": true})"), via).size(), 18u);  // 13 and 15 replaced
 }
 
 }  // namespace

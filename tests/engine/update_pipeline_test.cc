@@ -6,15 +6,14 @@
 #include "mongostore/client/client.h"
 #include "mongostore/error.h"
 #include "support/error_code.h"
+#include "support/json.h"
 
 namespace mongostore::client {
 namespace {
 
 using bson::Document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 // A braced list would also convert to a DocumentView, so pipelines are spelled as vectors.
 using Stages = std::vector<Document>;
 

@@ -11,12 +11,11 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::engine::testing {
 
-inline bson::Document J(std::string_view json) {
-  return bson::Document::from_json(json);
-}
+using mongostore::testing::J;
 
 /// True when `filter` matches `doc` (both extended JSON).
 inline bool M(std::string_view filter, std::string_view doc) {

@@ -11,15 +11,14 @@
 
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
+#include "support/json.h"
 
 namespace mongostore::engine {
 namespace {
 
 using bson::Document;
 
-Document J(std::string_view json) {
-  return Document::from_json(json);
-}
+using mongostore::testing::J;
 
 // The details for `document` failing `validator`.
 Document details_of(std::string_view validator, std::string_view document) {

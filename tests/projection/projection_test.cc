@@ -19,6 +19,8 @@ std::string P(std::string_view spec, std::string_view doc, std::string_view quer
   return Projection::compile(s.view(), &m).apply(d.view()).to_json();
 }
 
+// Not support/json.h's J (a Document): P() answers JSON text, so the expected side is JSON
+// text too, normalized by a round trip through a Document.
 std::string J(std::string_view json) {
   return Document::from_json(json).to_json();
 }

@@ -821,6 +821,36 @@ TEST(RecordDeclaration, ReservedAndRepeatedNamesFailNamingTheField) {
   EXPECT_EQ(default_storage_name("HTTPServer"), "http_server");
 }
 
+struct Modified {
+  int64_t n = 0;
+  std::vector<int64_t> list;
+};
+
+TEST(RecordDeclaration, ModifiersSetTheFieldSchemaAndAsTupleIsForListsOnly) {
+  FieldDecl<Modified> plain = field("n", &Modified::n);
+  EXPECT_FALSE(plain.schema.indexed);
+  EXPECT_FALSE(plain.schema.unique);
+  EXPECT_FALSE(plain.schema.optional);
+  EXPECT_EQ(plain.schema.identity, Identity::kIncluded);
+  FieldDecl<Modified> marked = field("n", &Modified::n, indexed, unique, identity_skip);
+  EXPECT_TRUE(marked.schema.indexed);
+  EXPECT_TRUE(marked.schema.unique);
+  EXPECT_EQ(marked.schema.identity, Identity::kIdentitySkip);
+  FieldDecl<Modified> skipped = field("n", &Modified::n, skip, nullable);
+  EXPECT_EQ(skipped.schema.identity, Identity::kSkip);
+  EXPECT_TRUE(skipped.schema.optional);
+  EXPECT_FALSE(field("list", &Modified::list).schema.type.tuple);
+  EXPECT_TRUE(field("list", &Modified::list, as_tuple).schema.type.tuple);
+  try {
+    field("n", &Modified::n, as_tuple);
+    FAIL() << "as_tuple on an int field";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'n': as_tuple applies to lists only"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RecordDeclaration, ContentIdsFollowHttksCanonicalForm) {
   // A record with one int field, hashed through the schema path, has the content id httk
   // computes for it (case "int_zero" of the shared vectors).

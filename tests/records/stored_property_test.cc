@@ -471,6 +471,24 @@ TEST(StoredPropertyDeclaration, ModifiersRecordsAndNamesThatDoNotApplyAreSchemaE
   EXPECT_THROW(RecordSchema("x.Y", "y", Dedup::kContentId, {list_of_records}, {}), SchemaError);
 }
 
+TEST(StoredPropertyDeclaration, IndexedUniqueAndAsTupleApplyAsToAField) {
+  FieldDecl<Prism> plain = property("volume", &volume_of).resolve<Prism>();
+  EXPECT_FALSE(plain.schema.indexed);
+  EXPECT_FALSE(plain.schema.unique);
+  EXPECT_TRUE(plain.schema.derived());
+  FieldDecl<Prism> marked = property("volume", &volume_of, indexed, unique).resolve<Prism>();
+  EXPECT_TRUE(marked.schema.indexed);
+  EXPECT_TRUE(marked.schema.unique);
+  EXPECT_TRUE(marked.schema.derived());
+  auto tags = [](const Prism& p) { return p.tags; };
+  EXPECT_FALSE(property("tags", tags).resolve<Prism>().schema.type.tuple);
+  EXPECT_TRUE(property("tags", tags, as_tuple).resolve<Prism>().schema.type.tuple);
+  EXPECT_NE(schema_error([] {
+              property("volume", &volume_of, as_tuple).resolve<Prism>();
+            }).find("stored property 'volume': as_tuple applies to lists only"),
+            std::string::npos);
+}
+
 TEST(StoredPropertyDeclaration, ThePropertyIsComputedAtConversionAndNeverReadBack) {
   const RecordType<NoneProperty>& type = RecordType<NoneProperty>::get();
   ToDynamic to;

@@ -109,6 +109,61 @@ TEST_F(CommandRepliesTest, DuplicateKeyInUnorderedInsertContinues) {
   EXPECT_EQ(indexes, (std::vector<int64_t>{1, 3}));
 }
 
+// Update and delete statements fail alone too: each error is a writeErrors entry with its
+// statement's index, an upsert is reported with its own index, and only an ordered batch stops.
+TEST_F(CommandRepliesTest, UpdateAndDeleteWriteErrorsCarryTheirIndexAndStopOnlyAnOrderedBatch) {
+  auto updates = [] {
+    return make_array(
+        make_document("q", make_document("_id", 1), "u",
+                      make_document("$set", make_document("a", 1))),
+        make_document("q", make_document("_id", 2), "u",
+                      make_document("$set", make_document("_id", 20))),  // ImmutableField
+        make_document("q", make_document("_id", 9), "u",
+                      make_document("$set", make_document("a", 1)), "upsert", true));
+  };
+  auto write_error_indexes = [](const Document& reply) {
+    std::vector<int64_t> out;
+    if (!reply.get("writeErrors").is_array()) return out;
+    for (const bson::Element& e : reply.get("writeErrors").as_array()) {
+      out.push_back(int_at(e.value.as_document(), "index"));
+    }
+    return out;
+  };
+  for (bool ordered : {false, true}) {
+    SCOPED_TRACE(ordered ? "ordered" : "unordered");
+    const std::string db = ordered ? "upd_ordered" : "upd_unordered";
+    insert_numbered(db, "coll", 3);
+    CommandOutcome out =
+        client_->run(db, make_document("update", "coll", "ordered", ordered, "updates", updates()));
+    EXPECT_EQ(ok_in(out.reply), 1.0) << out.reply.to_json();
+    EXPECT_EQ(write_error_indexes(out.reply), std::vector<int64_t>{1}) << out.reply.to_json();
+    DocumentView error = out.reply.get("writeErrors").as_array().begin()->value.as_document();
+    EXPECT_EQ(int_at(error, "code"), 66) << out.reply.to_json();
+    EXPECT_EQ(int_at(out.reply, "nModified"), 1);
+    if (ordered) {
+      EXPECT_EQ(int_at(out.reply, "n"), 1);
+      EXPECT_TRUE(out.reply.get("upserted").is_missing()) << out.reply.to_json();
+    } else {
+      EXPECT_EQ(int_at(out.reply, "n"), 2);
+      ASSERT_TRUE(out.reply.get("upserted").is_array()) << out.reply.to_json();
+      DocumentView upserted = out.reply.get("upserted").as_array().begin()->value.as_document();
+      EXPECT_EQ(int_at(upserted, "index"), 2);
+      EXPECT_EQ(int_at(upserted, "_id"), 9);
+    }
+
+    // A delete whose hint names no index fails alone in the same way.
+    CommandOutcome del = client_->run(
+        db,
+        make_document("delete", "coll", "ordered", ordered, "deletes",
+                      make_array(make_document("q", make_document("_id", 1), "limit", 1),
+                                 make_document("q", make_document(), "limit", 0, "hint", "nope_1"),
+                                 make_document("q", make_document("_id", 2), "limit", 1))));
+    EXPECT_EQ(ok_in(del.reply), 1.0) << del.reply.to_json();
+    EXPECT_EQ(write_error_indexes(del.reply), std::vector<int64_t>{1}) << del.reply.to_json();
+    EXPECT_EQ(int_at(del.reply, "n"), ordered ? 1 : 2) << del.reply.to_json();
+  }
+}
+
 TEST_F(CommandRepliesTest, DuplicateKeyThroughInsertOneIsError11000) {
   auto coll = client_->collection("insertone", "coll");
   Document doc = make_document("_id", "same");

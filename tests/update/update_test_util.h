@@ -11,12 +11,11 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/update.h"
 #include "mongostore/error.h"
+#include "support/json.h"
 
 namespace mongostore::engine::update_test {
 
-inline bson::Document J(std::string_view json) {
-  return bson::Document::from_json(json);
-}
+using mongostore::testing::J;
 
 inline Update compile(std::string_view update, const std::vector<std::string>& filters = {}) {
   std::vector<bson::Document> owned;

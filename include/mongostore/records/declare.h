@@ -76,6 +76,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <unordered_map>
@@ -347,6 +348,33 @@ std::string member_key_of(M T::*member) {
   return key;
 }
 
+/// Applies a modifier a field and a stored property take alike (indexed, unique, as_tuple) to
+/// `schema`, whose name and type are already set; `what` ("field", "stored property") names
+/// it in the SchemaError of as_tuple on a type that is not a list. The other modifiers are
+/// each declaration's own (they differ): this leaves `schema` as it is for them.
+inline void apply_shared_modifier(FieldSchema& schema, FieldModifier modifier,
+                                  std::string_view what) {
+  switch (modifier.kind) {
+    case FieldModifier::kIndexed:
+      schema.indexed = true;
+      break;
+    case FieldModifier::kUnique:
+      schema.unique = true;
+      break;
+    case FieldModifier::kAsTuple:
+      if (schema.type.kind != FieldKind::kList) {
+        throw SchemaError(std::string(what) + " '" + schema.name +
+                          "': as_tuple applies to lists only");
+      }
+      schema.type.tuple = true;
+      break;
+    case FieldModifier::kIdentitySkip:
+    case FieldModifier::kSkip:
+    case FieldModifier::kNullable:
+      break;
+  }
+}
+
 template <class T, class M, class... Mods>
 FieldDecl<T> field(std::string name, M T::*member, Mods... modifiers) {
   static_assert((std::is_same_v<Mods, FieldModifier> && ...), "field modifiers only");
@@ -361,10 +389,9 @@ FieldDecl<T> field(std::string name, M T::*member, Mods... modifiers) {
   for (FieldModifier m : all) {
     switch (m.kind) {
       case FieldModifier::kIndexed:
-        decl.schema.indexed = true;
-        break;
       case FieldModifier::kUnique:
-        decl.schema.unique = true;
+      case FieldModifier::kAsTuple:
+        apply_shared_modifier(decl.schema, m, "field");
         break;
       case FieldModifier::kIdentitySkip:
         decl.schema.identity = Identity::kIdentitySkip;
@@ -375,12 +402,6 @@ FieldDecl<T> field(std::string name, M T::*member, Mods... modifiers) {
       case FieldModifier::kNullable:
         decl.schema.optional = true;
         allow_null = true;
-        break;
-      case FieldModifier::kAsTuple:
-        if (decl.schema.type.kind != FieldKind::kList) {
-          throw SchemaError("field '" + decl.schema.name + "': as_tuple applies to lists only");
-        }
-        decl.schema.type.tuple = true;
         break;
     }
   }
@@ -435,16 +456,9 @@ struct PropertyDecl {
     for (FieldModifier m : modifiers) {
       switch (m.kind) {
         case FieldModifier::kIndexed:
-          decl.schema.indexed = true;
-          break;
         case FieldModifier::kUnique:
-          decl.schema.unique = true;
-          break;
         case FieldModifier::kAsTuple:
-          if (decl.schema.type.kind != FieldKind::kList) {
-            throw SchemaError("stored property '" + name + "': as_tuple applies to lists only");
-          }
-          decl.schema.type.tuple = true;
+          apply_shared_modifier(decl.schema, m, "stored property");
           break;
         case FieldModifier::kIdentitySkip:
         case FieldModifier::kSkip:

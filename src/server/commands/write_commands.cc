@@ -32,6 +32,31 @@ void check_write_batch_size(const DocumentView& batch) {
   }
 }
 
+// Runs `statement(element, index)` on each statement of a write command's `batch`, in order:
+// a statement's Error becomes a writeErrors entry with its index, and an ordered batch (the
+// command's `ordered`, true by default) stops at the first. Returns the writeErrors array, or
+// nullopt when every statement ran.
+template <class Statement>
+std::optional<bson::Array> run_statements(DocumentView cmd, DocumentView batch,
+                                       Statement&& statement) {
+  const bool ordered = cmd.get("ordered").is_missing() || cmd.get("ordered").truthy();
+  int64_t index = 0;
+  DocumentBuilder errors;
+  bool any_error = false;
+  for (const bson::Element& e : batch) {
+    try {
+      statement(e, index);
+    } catch (const Error& err) {
+      push_write_error(errors, index, err);
+      any_error = true;
+      if (ordered) break;
+    }
+    ++index;
+  }
+  if (!any_error) return std::nullopt;
+  return errors.finish_array();
+}
+
 // Checks every statement of an update or delete before any runs (mongod parses the whole
 // command first): a field the engine honours passes, one MongoDB has but mongostore does not
 // support fails NotImplemented, and any other fails as mongod's parser answers, Location40415
@@ -104,29 +129,20 @@ void insert(const CommandContext& ctx, DocumentBuilder& b) {
   const std::string& coll = ctx.collection;
   DocumentView docs = required_array(ctx.cmd, "documents");
   check_write_batch_size(docs);
-  bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
   engine::InsertOptions insert_options;
   insert_options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
   insert_options.journal = journaled(ctx);
-  int64_t n = 0, index = 0;
-  DocumentBuilder errors;
-  bool any_error = false;
-  for (const bson::Element& e : docs) {
-    try {
-      if (!e.value.is_document()) {
-        throw Error(ErrorCode::kTypeMismatch, "documents to insert must be objects");
-      }
-      ctx.engine.insert_one(ctx.db, coll, e.value.as_document(), insert_options);
-      ++n;
-    } catch (const Error& err) {
-      push_write_error(errors, index, err);
-      any_error = true;
-      if (ordered) break;
-    }
-    ++index;
-  }
+  int64_t n = 0;
+  std::optional<bson::Array> errors =
+      run_statements(ctx.cmd, docs, [&](const bson::Element& e, int64_t) {
+        if (!e.value.is_document()) {
+          throw Error(ErrorCode::kTypeMismatch, "documents to insert must be objects");
+        }
+        ctx.engine.insert_one(ctx.db, coll, e.value.as_document(), insert_options);
+        ++n;
+      });
   b.append("n", static_cast<int32_t>(n));
-  if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  if (errors) b.append_array("writeErrors", errors->view());
 }
 
 void update(const CommandContext& ctx, DocumentBuilder& b) {
@@ -136,77 +152,70 @@ void update(const CommandContext& ctx, DocumentBuilder& b) {
   const Document let = document_or_empty(ctx.cmd, "let");
   check_statements(updates, "update", "updates",
                    {"q", "u", "upsert", "multi", "arrayFilters", "hint", "collation"}, {"c"});
-  bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
-  int64_t n = 0, modified = 0, index = 0;
-  DocumentBuilder errors, upserted;
-  bool any_error = false, any_upsert = false;
-  for (const bson::Element& e : updates) {
-    try {
-      if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "update must be object");
-      DocumentView spec = e.value.as_document();
-      Document q = document_or_empty(spec, "q");
-      Value u = spec.get("u");
-      engine::UpdateOptions options;
-      options.upsert = spec.get("upsert").truthy();
-      options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
-      options.journal = journaled(ctx);
-      bool multi = spec.get("multi").truthy();
-      Value filters = spec.get("arrayFilters");
-      if (filters.is_array()) {
-        for (const bson::Element& f : filters.as_array()) {
-          if (f.value.is_document()) {
-            options.array_filters.push_back(Document::copy_of(f.value.as_document()));
+  int64_t n = 0, modified = 0;
+  DocumentBuilder upserted;
+  bool any_upsert = false;
+  std::optional<bson::Array> errors =
+      run_statements(ctx.cmd, updates, [&](const bson::Element& e, int64_t index) {
+        if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "update must be object");
+        DocumentView spec = e.value.as_document();
+        Document q = document_or_empty(spec, "q");
+        Value u = spec.get("u");
+        engine::UpdateOptions options;
+        options.upsert = spec.get("upsert").truthy();
+        options.bypass_document_validation = ctx.cmd.get("bypassDocumentValidation").truthy();
+        options.journal = journaled(ctx);
+        bool multi = spec.get("multi").truthy();
+        Value filters = spec.get("arrayFilters");
+        if (filters.is_array()) {
+          for (const bson::Element& f : filters.as_array()) {
+            if (f.value.is_document()) {
+              options.array_filters.push_back(Document::copy_of(f.value.as_document()));
+            }
           }
         }
-      }
-      options.hint = hint_of(spec);
-      options.collation = collation_of(spec);
-      options.let = let;
-      engine::UpdateResult result;
-      if (u.is_array()) {
-        // An update pipeline: the engine takes the stages' array bytes.
-        options.update_is_pipeline = true;
-        result = multi ? ctx.engine.update_many(ctx.db, coll, q, u.as_array(), options)
-                       : ctx.engine.update_one(ctx.db, coll, q, u.as_array(), options);
-      } else if (!u.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, "'u' must be an update document");
-      } else if (is_operator_update(u.as_document())) {
-        result = multi ? ctx.engine.update_many(ctx.db, coll, q, u.as_document(), options)
-                       : ctx.engine.update_one(ctx.db, coll, q, u.as_document(), options);
-      } else {
-        if (multi) {
-          throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement");
+        options.hint = hint_of(spec);
+        options.collation = collation_of(spec);
+        options.let = let;
+        engine::UpdateResult result;
+        if (u.is_array()) {
+          // An update pipeline: the engine takes the stages' array bytes.
+          options.update_is_pipeline = true;
+          result = multi ? ctx.engine.update_many(ctx.db, coll, q, u.as_array(), options)
+                         : ctx.engine.update_one(ctx.db, coll, q, u.as_array(), options);
+        } else if (!u.is_document()) {
+          throw Error(ErrorCode::kFailedToParse, "'u' must be an update document");
+        } else if (is_operator_update(u.as_document())) {
+          result = multi ? ctx.engine.update_many(ctx.db, coll, q, u.as_document(), options)
+                         : ctx.engine.update_one(ctx.db, coll, q, u.as_document(), options);
+        } else {
+          if (multi) {
+            throw Error(ErrorCode::kFailedToParse, "multi update is not supported for replacement");
+          }
+          engine::ReplaceOptions replace_options;
+          replace_options.upsert = options.upsert;
+          replace_options.bypass_document_validation = options.bypass_document_validation;
+          replace_options.journal = options.journal;
+          replace_options.hint = options.hint;
+          replace_options.collation = options.collation;
+          replace_options.let = let;
+          result = ctx.engine.replace_one(ctx.db, coll, q, u.as_document(), replace_options);
         }
-        engine::ReplaceOptions replace_options;
-        replace_options.upsert = options.upsert;
-        replace_options.bypass_document_validation = options.bypass_document_validation;
-        replace_options.journal = options.journal;
-        replace_options.hint = options.hint;
-        replace_options.collation = options.collation;
-        replace_options.let = let;
-        result = ctx.engine.replace_one(ctx.db, coll, q, u.as_document(), replace_options);
-      }
-      n += result.matched_count;
-      modified += result.modified_count;
-      if (result.upserted_id) {
-        ++n;
-        any_upsert = true;
-        upserted.push_document()
-            .append("index", static_cast<int32_t>(index))
-            .append("_id", result.upserted_id->view())
-            .close();
-      }
-    } catch (const Error& err) {
-      push_write_error(errors, index, err);
-      any_error = true;
-      if (ordered) break;
-    }
-    ++index;
-  }
+        n += result.matched_count;
+        modified += result.modified_count;
+        if (result.upserted_id) {
+          ++n;
+          any_upsert = true;
+          upserted.push_document()
+              .append("index", static_cast<int32_t>(index))
+              .append("_id", result.upserted_id->view())
+              .close();
+        }
+      });
   b.append("n", static_cast<int32_t>(n));
   b.append("nModified", static_cast<int32_t>(modified));
   if (any_upsert) b.append_array("upserted", upserted.finish_array().view());
-  if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  if (errors) b.append_array("writeErrors", errors->view());
 }
 
 void remove(const CommandContext& ctx, DocumentBuilder& b) {
@@ -215,32 +224,23 @@ void remove(const CommandContext& ctx, DocumentBuilder& b) {
   check_write_batch_size(deletes);
   const Document let = document_or_empty(ctx.cmd, "let");
   check_statements(deletes, "delete", "deletes", {"q", "limit", "hint", "collation"}, {});
-  bool ordered = ctx.cmd.get("ordered").is_missing() || ctx.cmd.get("ordered").truthy();
-  int64_t n = 0, index = 0;
-  DocumentBuilder errors;
-  bool any_error = false;
-  for (const bson::Element& e : deletes) {
-    try {
-      if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "delete must be object");
-      DocumentView spec = e.value.as_document();
-      Document q = document_or_empty(spec, "q");
-      int64_t limit = integer_or(spec, "limit", 0);
-      engine::DeleteOptions delete_options;
-      delete_options.journal = journaled(ctx);
-      delete_options.hint = hint_of(spec);
-      delete_options.collation = collation_of(spec);
-      delete_options.let = let;
-      n += limit == 1 ? ctx.engine.delete_one(ctx.db, coll, q, delete_options)
-                      : ctx.engine.delete_many(ctx.db, coll, q, delete_options);
-    } catch (const Error& err) {
-      push_write_error(errors, index, err);
-      any_error = true;
-      if (ordered) break;
-    }
-    ++index;
-  }
+  int64_t n = 0;
+  std::optional<bson::Array> errors =
+      run_statements(ctx.cmd, deletes, [&](const bson::Element& e, int64_t) {
+        if (!e.value.is_document()) throw Error(ErrorCode::kTypeMismatch, "delete must be object");
+        DocumentView spec = e.value.as_document();
+        Document q = document_or_empty(spec, "q");
+        int64_t limit = integer_or(spec, "limit", 0);
+        engine::DeleteOptions delete_options;
+        delete_options.journal = journaled(ctx);
+        delete_options.hint = hint_of(spec);
+        delete_options.collation = collation_of(spec);
+        delete_options.let = let;
+        n += limit == 1 ? ctx.engine.delete_one(ctx.db, coll, q, delete_options)
+                        : ctx.engine.delete_many(ctx.db, coll, q, delete_options);
+      });
   b.append("n", static_cast<int32_t>(n));
-  if (any_error) b.append_array("writeErrors", errors.finish_array().view());
+  if (errors) b.append_array("writeErrors", errors->view());
 }
 
 void find_and_modify(const CommandContext& ctx, DocumentBuilder& b) {
