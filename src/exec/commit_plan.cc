@@ -37,6 +37,23 @@ void append_promoted(bson::DocumentBuilder& b, const CommitPlan& plan) {
     b.append("parent_id", bson::Null{});
   }
 }
+
+// The next array element of `b`: the entry's document, the bytes a pushed Document of the
+// same fields has.
+void push_outbox_item(bson::DocumentBuilder& b, const CommitPlan::OutboxItem& item) {
+  b.push_document().append("seq", item.seq);
+  if (item.target_id) {
+    b.append("target_id", *item.target_id);
+  } else {
+    b.append("target_id", bson::Null{});
+  }
+  b.append("event", item.event).close();
+}
+
+// An upper bound of an outbox entry's bytes in a document: its fields, keys and headers.
+size_t outbox_item_bytes(const CommitPlan::OutboxItem& item) {
+  return item.event.size() + (item.target_id ? item.target_id->size() : 0) + 64;
+}
 }  // namespace
 
 bson::Document CommitPlan::update() const {
@@ -44,7 +61,7 @@ bson::Document CommitPlan::update() const {
   // The snapshot and the pushed entries are most of the bytes: one allocation, not a
   // doubling series that copies the ~1.5 KB snapshot again.
   size_t bytes = data.size() + 512;
-  for (const bson::Document& d : outbox) bytes += d.view().size() + 16;
+  for (const OutboxItem& item : outbox) bytes += outbox_item_bytes(item);
   for (const bson::Document& d : spawns) bytes += d.view().size() + 16;
   if (trace_step) bytes += trace_step->view().size() + 32;
   b.reserve(bytes);
@@ -57,13 +74,16 @@ bson::Document CommitPlan::update() const {
   b.close();
   if (!outbox.empty() || !spawns.empty() || trace_step) {
     b.open_document("$push");
-    auto push_each = [&](std::string_view field, const std::vector<bson::Document>& items) {
-      b.open_document(field).open_array("$each");
-      for (const bson::Document& item : items) b.push(item);
+    if (!outbox.empty()) {
+      b.open_document("outbox").open_array("$each");
+      for (const OutboxItem& item : outbox) push_outbox_item(b, item);
       b.close().close();
-    };
-    if (!outbox.empty()) push_each("outbox", outbox);
-    if (!spawns.empty()) push_each("spawns", spawns);
+    }
+    if (!spawns.empty()) {
+      b.open_document("spawns").open_array("$each");
+      for (const bson::Document& spawn : spawns) b.push(spawn);
+      b.close().close();
+    }
     if (trace_step) {
       b.open_document("trace").open_array("$each").push(*trace_step).close();
       // The ring is trimmed by the same update that appends: no read-modify-write.
@@ -104,7 +124,7 @@ bson::Document CommitPlan::insert() const {
   // come from another writer, and due_timers finds those through the index's null key.
   b.append("next_fire_at", earliest_armed_timer().value_or(kNoTimer));
   b.open_array("outbox");
-  for (const bson::Document& e : outbox) b.push(e);
+  for (const OutboxItem& item : outbox) push_outbox_item(b, item);
   b.close();
   b.open_array("spawns");
   for (const bson::Document& s : spawns) b.push(s);

@@ -335,7 +335,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   CommitPlan plan;
   plan.execution_id = exe.id;
   plan.definition_id = exe.definition_id;
-  plan.status = std::string(status_name(exe.status));
+  plan.status = status_name(exe.status);
   plan.parent_id = exe.parent_id;
   if (exe.parent_id) check_storable("parent_id of execution ", exe.id, *exe.parent_id);
   plan.timers = net_timer_changes(batch.timers);  // validates the paths
@@ -349,27 +349,19 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
     plan.new_version = exe.version;
     plan.data = exe.to_json();
     check_storable("execution ", exe.id, plan.data);
-    std::vector<std::string> events;
+    plan.outbox.reserve(batch.emits.size());
     for (const Emit& emit : batch.emits) {
-      events.push_back(emit.event.to_json());
-      check_storable("event ", emit.event.id, events.back());
+      CommitPlan::OutboxItem& item = plan.outbox.emplace_back();
+      item.event = emit.event.to_json();
+      check_storable("event ", emit.event.id, item.event);
+      item.target_id = emit.target_id;
     }
 
     // Seqs are reserved before the CAS. A block burned by a commit that then loses is a gap,
     // and seqs only need to grow and be unique.
     if (!batch.emits.empty()) {
       int64_t seq = commit_seqs("outbox", static_cast<int64_t>(batch.emits.size()));
-      for (size_t i = 0; i < batch.emits.size(); ++i, ++seq) {
-        DocumentBuilder b;
-        b.append("seq", seq);
-        if (batch.emits[i].target_id) {
-          b.append("target_id", *batch.emits[i].target_id);
-        } else {
-          b.append("target_id", bson::Null{});
-        }
-        b.append("event", events[i]);
-        plan.outbox.push_back(b.finish());
-      }
+      for (CommitPlan::OutboxItem& item : plan.outbox) item.seq = seq++;
     }
     if (!batch.spawns.empty()) {
       int64_t seq = commit_seqs("spawn", static_cast<int64_t>(batch.spawns.size()));
