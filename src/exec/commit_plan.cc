@@ -63,7 +63,7 @@ bson::Document CommitPlan::update() const {
   size_t bytes = data.size() + 512;
   for (const OutboxItem& item : outbox) bytes += outbox_item_bytes(item);
   for (const bson::Document& d : spawns) bytes += d.view().size() + 16;
-  if (trace_step) bytes += trace_step->view().size() + 32;
+  if (trace_step) bytes += trace_step->size() + 32;
   b.reserve(bytes);
   b.open_document("$set");
   b.append("data", data).append("version", new_version);

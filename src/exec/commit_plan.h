@@ -44,14 +44,22 @@ struct CommitPlan {
   int64_t new_version = 0;
   std::string data;  // the Execution JSON at new_version
   std::vector<OutboxItem> outbox;
-  std::vector<bson::Document> spawns;        // {seq, parent_id, child_id, root_path, context}
-  std::optional<bson::Document> trace_step;  // {..., index}
+  std::vector<bson::Document> spawns;  // {seq, parent_id, child_id, root_path, context}
+  // The trace step as written: the batch's own step when it goes in unchanged, else
+  // trace_storage (unstamped or stamped), so the usual step is not copied before the update.
+  std::optional<bson::DocumentView> trace_step;
+  bson::Document trace_storage;
   std::optional<std::string_view> processed_event;  // the dedupe mark
   std::vector<TimerChange> timers;                  // last op per path
   int64_t trace_max = 0;                            // 0: unbounded
   // The trace step goes in unstamped and `trace_next` counts it (exec/trace_index.h); false
   // is the seed's layout: the step carries the index a counter gave it.
   bool count_trace = false;
+
+  CommitPlan() = default;
+  // trace_step may point into trace_storage.
+  CommitPlan(const CommitPlan&) = delete;
+  CommitPlan& operator=(const CommitPlan&) = delete;
 
   /// The earliest fire_at this commit arms, if it arms any.
   std::optional<double> earliest_armed_timer() const;

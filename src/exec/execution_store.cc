@@ -372,9 +372,15 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       }
     }
     if (batch.trace) {
-      plan.trace_step = plan.count_trace
-                            ? unstamped_trace_step(*batch.trace)
-                            : stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+      if (!plan.count_trace) {
+        plan.trace_storage = stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+        plan.trace_step = plan.trace_storage.view();
+      } else if (batch.trace->has("index")) {
+        plan.trace_storage = unstamped_trace_step(*batch.trace);
+        plan.trace_step = plan.trace_storage.view();
+      } else {
+        plan.trace_step = batch.trace->view();  // goes in as it is: no copy
+      }
     }
 
     if (old == 0) {
