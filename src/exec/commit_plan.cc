@@ -69,7 +69,7 @@ bson::Document CommitPlan::update() const {
   b.append("data", data).append("version", new_version);
   append_promoted(b, *this);
   for (const TimerChange& t : timers) {
-    if (t.fire_at) b.append("timers." + t.key, *t.fire_at);
+    if (t.fire_at) b.append(t.field, *t.fire_at);
   }
   b.close();
   if (!outbox.empty() || !spawns.empty() || trace_step) {
@@ -106,7 +106,7 @@ bson::Document CommitPlan::update() const {
   if (any_cancel) {
     b.open_document("$unset");
     for (const TimerChange& t : timers) {
-      if (!t.fire_at) b.append("timers." + t.key, "");
+      if (!t.fire_at) b.append(t.field, "");
     }
     b.close();
   }
@@ -138,7 +138,7 @@ bson::Document CommitPlan::insert() const {
   b.close();
   b.open_document("timers");
   for (const TimerChange& t : timers) {
-    if (t.fire_at) b.append(t.key, *t.fire_at);  // a cancel of a timer that never existed
+    if (t.fire_at) b.append(t.key(), *t.fire_at);  // a cancel of a timer that never existed
   }
   b.close();
   return b.finish();
