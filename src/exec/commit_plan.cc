@@ -61,6 +61,10 @@ class CommitWriter {
     element(bson::BsonType::kDouble, key);
     put(&v, sizeof v);
   }
+  void append_bool(std::string_view key, bool v) {
+    element(bson::BsonType::kBool, key);
+    bytes_.push_back(v ? 1 : 0);
+  }
   void append_null(std::string_view key) { element(bson::BsonType::kNull, key); }
   void append(std::string_view key, bson::DocumentView v) {
     element(bson::BsonType::kDocument, key);
@@ -223,6 +227,18 @@ bson::Document CommitPlan::update() const {
     for (const TimerChange& t : timers) {
       if (!t.fire_at) w.append(t.field, std::string_view());
     }
+    w.close();
+  }
+  return w.finish();
+}
+
+bson::Document CommitPlan::guard(int64_t old_version, bool needs_trace_next) const {
+  CommitWriter w(execution_id.size() + 96);
+  w.append("_id", execution_id);
+  w.append("version", old_version);
+  if (needs_trace_next) {
+    w.open_document(kTraceNext);
+    w.append_bool("$exists", true);
     w.close();
   }
   return w.finish();

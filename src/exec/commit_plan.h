@@ -74,6 +74,9 @@ struct CommitPlan {
   /// a cancel leaves it low (too early is safe, too late would lose a timer), and due_timers /
   /// delete_timer bring it back up to the true minimum.
   bson::Document update() const;
+  /// The update's filter: {_id, version: old_version}, and trace_next: {$exists: true} when
+  /// `needs_trace_next` (a counted step needs the field the update $inc's).
+  bson::Document guard(int64_t old_version, bool needs_trace_next) const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target; trace_next too when counted.
   bson::Document insert() const;

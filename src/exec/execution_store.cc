@@ -396,14 +396,12 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       // A counted trace step needs trace_next in the document: one without it (the seed's
       // layout) does not match, is adopted, and the update runs once more.
       const bool needs_trace_next = plan.count_trace && plan.trace_step.has_value();
-      DocumentBuilder filter;
-      filter.append("_id", exe.id).append("version", old);
-      // Written in place: a make_document here built and freed a constant every commit.
-      if (needs_trace_next) filter.open_document(kTraceNext).append("$exists", true).close();
-      Document guard = filter.finish();
+      Document guard = plan.guard(old, needs_trace_next);
       Document update = plan.update();
       for (int attempt = 0;; ++attempt) {
-        if (executions_.update_one(guard, update).matched_count == 1) return;
+        // Default options, made once: each of their Documents would allocate per commit.
+        static const client::UpdateOptions kPlain;
+        if (executions_.update_one(guard, update, kPlain).matched_count == 1) return;
         if (!needs_trace_next || attempt > 0 || !adopt_trace_index(exe.id, old)) break;
       }
     }

@@ -221,3 +221,25 @@ TEST(CommitPlan, ManyEmitsKeepTheirArrayKeys) {
 
 }  // namespace
 }  // namespace mongostore::exec
+
+namespace mongostore::exec {
+namespace {
+
+TEST(CommitPlan, GuardIsIdAndVersion) {
+  CommitPlan plan;
+  plan.execution_id = "an-execution-id-longer-than-sso";
+  expect_same(plan.guard(7, false),
+              make_document("_id", "an-execution-id-longer-than-sso", "version", int64_t{7}));
+}
+
+TEST(CommitPlan, GuardOfACountedStepNeedsTraceNext) {
+  CommitPlan plan;
+  plan.execution_id = "e1";
+  DocumentBuilder b;
+  b.append("_id", "e1").append("version", int64_t{3});
+  b.open_document(kTraceNext).append("$exists", true).close();
+  expect_same(plan.guard(3, true), b.finish());
+}
+
+}  // namespace
+}  // namespace mongostore::exec
