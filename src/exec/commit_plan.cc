@@ -1,5 +1,6 @@
 #include "exec/commit_plan.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -36,22 +37,22 @@ std::optional<double> CommitPlan::earliest_armed_timer() const {
 namespace {
 
 // The commit's documents, written straight into one buffer reserved up front. A
-// DocumentBuilder per commit cost two allocations to construct, a third on finish, and a
-// vector insert and a NUL search per key; the update's shape is fixed here, its keys are
+// DocumentBuilder per commit cost two allocations to construct, a third on finish, and
+// vector inserts and a NUL search per key; the update's shape is fixed here, its keys are
 // constants or validated timer fields (check_timer_path: no NUL), so none of that is needed.
 // The bytes are those DocumentBuilder writes for the same calls (tests/exec/commit_plan_test.cc).
 class CommitWriter {
  public:
-  explicit CommitWriter(size_t reserve) {
-    bytes_.reserve(reserve);
-    bytes_.resize(4);  // the length, patched by finish()
+  // `size`: the expected size; a larger document grows the buffer.
+  explicit CommitWriter(size_t size) : bytes_(std::max<size_t>(size, 16)), pos_(4) {
+    // The first 4 bytes are the length, patched by finish().
   }
 
   void append(std::string_view key, std::string_view v) {
     element(bson::BsonType::kString, key);
     put_u32(static_cast<uint32_t>(v.size() + 1));
     put(v.data(), v.size());
-    bytes_.push_back(0);
+    put_byte(0);
   }
   void append(std::string_view key, int64_t v) {
     element(bson::BsonType::kInt64, key);
@@ -63,7 +64,7 @@ class CommitWriter {
   }
   void append_bool(std::string_view key, bool v) {
     element(bson::BsonType::kBool, key);
-    bytes_.push_back(v ? 1 : 0);
+    put_byte(v ? 1 : 0);
   }
   void append_null(std::string_view key) { element(bson::BsonType::kNull, key); }
   void append(std::string_view key, bson::DocumentView v) {
@@ -81,9 +82,9 @@ class CommitWriter {
   void open_document(std::string_view key) { open(bson::BsonType::kDocument, key); }
   void open_array(std::string_view key) { open(bson::BsonType::kArray, key); }
   void close() {
-    bytes_.push_back(0);
+    put_byte(0);
     Frame& f = frames_[--depth_];
-    const uint32_t len = static_cast<uint32_t>(bytes_.size() - f.start);
+    const uint32_t len = static_cast<uint32_t>(pos_ - f.start);
     std::memcpy(bytes_.data() + f.start, &len, 4);
   }
 
@@ -97,9 +98,10 @@ class CommitWriter {
 
   bson::Document finish() {
     while (depth_ > 0) close();
-    bytes_.push_back(0);
-    const uint32_t len = static_cast<uint32_t>(bytes_.size());
+    put_byte(0);
+    const uint32_t len = static_cast<uint32_t>(pos_);
     std::memcpy(bytes_.data(), &len, 4);
+    bytes_.resize(pos_);  // shrinks: no copy
     return bson::Document::adopt(std::move(bytes_));
   }
 
@@ -112,24 +114,33 @@ class CommitWriter {
   static constexpr size_t kMaxDepth = 4;
 
   void element(bson::BsonType type, std::string_view key) {
-    bytes_.push_back(static_cast<uint8_t>(type));
+    put_byte(static_cast<uint8_t>(type));
     put(key.data(), key.size());
-    bytes_.push_back(0);
+    put_byte(0);
   }
   void open(bson::BsonType type, std::string_view key) {
     // Our own shapes only: a deeper one is a bug here, never input.
     if (depth_ == kMaxDepth) throw Error(ErrorCode::kInternalError, "CommitWriter: too deep");
     element(type, key);
-    frames_[depth_++] = Frame{bytes_.size(), 0};
+    frames_[depth_++] = Frame{pos_, 0};
     put_u32(0);  // the length, patched by close()
   }
   void put_u32(uint32_t v) { put(&v, sizeof v); }
+  // Plain stores into the buffer sized up front (a vector insert per piece cost more than
+  // the copy); growing is the rare case of an estimate too small.
   void put(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
+    if (bytes_.size() - pos_ < n) grow(n);
+    std::memcpy(bytes_.data() + pos_, p, n);
+    pos_ += n;
   }
+  void put_byte(uint8_t v) {
+    if (pos_ == bytes_.size()) grow(1);
+    bytes_[pos_++] = v;
+  }
+  void grow(size_t n) { bytes_.resize(std::max(bytes_.size() * 2, pos_ + n)); }
 
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t> bytes_;  // [0, pos_) written
+  size_t pos_ = 0;
   Frame frames_[kMaxDepth];
   size_t depth_ = 0;
   uint32_t top_index_ = 0;
