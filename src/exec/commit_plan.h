@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/timer_path.h"
@@ -24,23 +25,41 @@ namespace mongostore::exec {
 inline constexpr double kNoTimer = std::numeric_limits<double>::infinity();
 
 struct CommitPlan {
-  std::string execution_id;
-  std::string definition_id;
+  /// One outbox entry, written straight into the update or insert as {seq, target_id, event}
+  /// (target_id null when absent): a Document per entry would be built, copied and freed.
+  struct OutboxItem {
+    int64_t seq = 0;
+    std::optional<std::string_view> target_id;
+    std::string event;  // the Event JSON
+  };
+
+  // The string views point into the committing Execution and CommitBatch, which outlive the
+  // plan: a commit copies each of these strings once, into the document it writes.
+  std::string_view execution_id;
+  std::string_view definition_id;
   // Promoted copies of snapshot fields, top-level so the server can filter and index them
   // (list_executions); `data` still carries them too.
-  std::string status;
-  std::optional<std::string> parent_id;
+  std::string_view status;
+  std::optional<std::string_view> parent_id;
   int64_t new_version = 0;
-  std::string data;                            // the Execution JSON at new_version
-  std::vector<bson::Document> outbox;          // {seq, target_id, event}
-  std::vector<bson::Document> spawns;          // {seq, parent_id, child_id, root_path, context}
-  std::optional<bson::Document> trace_step;    // {..., index}
-  std::optional<std::string> processed_event;  // the dedupe mark
-  std::vector<TimerChange> timers;             // last op per path
-  int64_t trace_max = 0;                       // 0: unbounded
+  std::string data;  // the Execution JSON at new_version
+  std::vector<OutboxItem> outbox;
+  std::vector<bson::Document> spawns;  // {seq, parent_id, child_id, root_path, context}
+  // The trace step as written: the batch's own step when it goes in unchanged, else
+  // trace_storage (unstamped or stamped), so the usual step is not copied before the update.
+  std::optional<bson::DocumentView> trace_step;
+  bson::Document trace_storage;
+  std::optional<std::string_view> processed_event;  // the dedupe mark
+  std::vector<TimerChange> timers;                  // last op per path
+  int64_t trace_max = 0;                            // 0: unbounded
   // The trace step goes in unstamped and `trace_next` counts it (exec/trace_index.h); false
   // is the seed's layout: the step carries the index a counter gave it.
   bool count_trace = false;
+
+  CommitPlan() = default;
+  // trace_step may point into trace_storage.
+  CommitPlan(const CommitPlan&) = delete;
+  CommitPlan& operator=(const CommitPlan&) = delete;
 
   /// The earliest fire_at this commit arms, if it arms any.
   std::optional<double> earliest_armed_timer() const;
@@ -55,6 +74,9 @@ struct CommitPlan {
   /// a cancel leaves it low (too early is safe, too late would lose a timer), and due_timers /
   /// delete_timer bring it back up to the true minimum.
   bson::Document update() const;
+  /// The update's filter: {_id, version: old_version}, and trace_next: {$exists: true} when
+  /// `needs_trace_next` (a counted step needs the field the update $inc's).
+  bson::Document guard(int64_t old_version, bool needs_trace_next) const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target; trace_next too when counted.
   bson::Document insert() const;

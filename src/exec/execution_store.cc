@@ -335,7 +335,7 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   CommitPlan plan;
   plan.execution_id = exe.id;
   plan.definition_id = exe.definition_id;
-  plan.status = std::string(status_name(exe.status));
+  plan.status = status_name(exe.status);
   plan.parent_id = exe.parent_id;
   if (exe.parent_id) check_storable("parent_id of execution ", exe.id, *exe.parent_id);
   plan.timers = net_timer_changes(batch.timers);  // validates the paths
@@ -349,27 +349,19 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
     plan.new_version = exe.version;
     plan.data = exe.to_json();
     check_storable("execution ", exe.id, plan.data);
-    std::vector<std::string> events;
+    plan.outbox.reserve(batch.emits.size());
     for (const Emit& emit : batch.emits) {
-      events.push_back(emit.event.to_json());
-      check_storable("event ", emit.event.id, events.back());
+      CommitPlan::OutboxItem& item = plan.outbox.emplace_back();
+      item.event = emit.event.to_json();
+      check_storable("event ", emit.event.id, item.event);
+      item.target_id = emit.target_id;
     }
 
     // Seqs are reserved before the CAS. A block burned by a commit that then loses is a gap,
     // and seqs only need to grow and be unique.
     if (!batch.emits.empty()) {
       int64_t seq = commit_seqs("outbox", static_cast<int64_t>(batch.emits.size()));
-      for (size_t i = 0; i < batch.emits.size(); ++i, ++seq) {
-        DocumentBuilder b;
-        b.append("seq", seq);
-        if (batch.emits[i].target_id) {
-          b.append("target_id", *batch.emits[i].target_id);
-        } else {
-          b.append("target_id", bson::Null{});
-        }
-        b.append("event", events[i]);
-        plan.outbox.push_back(b.finish());
-      }
+      for (CommitPlan::OutboxItem& item : plan.outbox) item.seq = seq++;
     }
     if (!batch.spawns.empty()) {
       int64_t seq = commit_seqs("spawn", static_cast<int64_t>(batch.spawns.size()));
@@ -380,9 +372,15 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       }
     }
     if (batch.trace) {
-      plan.trace_step = plan.count_trace
-                            ? unstamped_trace_step(*batch.trace)
-                            : stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+      if (!plan.count_trace) {
+        plan.trace_storage = stamp_trace_index(*batch.trace, next_seq("trace:" + exe.id, 1) - 1);
+        plan.trace_step = plan.trace_storage.view();
+      } else if (batch.trace->has("index")) {
+        plan.trace_storage = unstamped_trace_step(*batch.trace);
+        plan.trace_step = plan.trace_storage.view();
+      } else {
+        plan.trace_step = batch.trace->view();  // goes in as it is: no copy
+      }
     }
 
     if (old == 0) {
@@ -398,13 +396,12 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       // A counted trace step needs trace_next in the document: one without it (the seed's
       // layout) does not match, is adopted, and the update runs once more.
       const bool needs_trace_next = plan.count_trace && plan.trace_step.has_value();
-      DocumentBuilder filter;
-      filter.append("_id", exe.id).append("version", old);
-      if (needs_trace_next) filter.append(kTraceNext, make_document("$exists", true));
-      Document guard = filter.finish();
+      Document guard = plan.guard(old, needs_trace_next);
       Document update = plan.update();
       for (int attempt = 0;; ++attempt) {
-        if (executions_.update_one(guard, update).matched_count == 1) return;
+        // Default options, made once: each of their Documents would allocate per commit.
+        static const client::UpdateOptions kPlain;
+        if (executions_.update_one(guard, update, kPlain).matched_count == 1) return;
         if (!needs_trace_next || attempt > 0 || !adopt_trace_index(exe.id, old)) break;
       }
     }

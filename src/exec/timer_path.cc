@@ -1,5 +1,6 @@
 #include "exec/timer_path.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "exec/utf8.h"
@@ -51,20 +52,58 @@ void check_timer_path(std::string_view path) {
   if (path.front() == '$') bad("starts with '$'");
 }
 
+namespace {
+// Up to this many distinct paths a linear search is cheaper than hashing.
+constexpr size_t kLinearPaths = 8;
+
+// "timers." + the encoded path, in one allocation at most.
+std::string timer_field(std::string_view path) {
+  std::string out;
+  out.reserve(TimerChange::kTimersPrefix.size() + path.size() + 8);
+  out += TimerChange::kTimersPrefix;
+  for (char c : path) {
+    if (c == '.') {
+      out += kEncodedDot;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<TimerChange> net_timer_changes(const std::vector<TimerOp>& ops) {
   std::vector<TimerChange> changes;
+  changes.reserve(std::min(ops.size(), kLinearPaths));
+  // Built only past kLinearPaths distinct paths: field -> index in `changes`.
   std::unordered_map<std::string, size_t> position;
   for (const TimerOp& op : ops) {
     check_timer_path(op.path);
-    std::string key = encode_timer_path(op.path);
+    std::string field = timer_field(op.path);
     std::optional<double> fire_at;
     if (op.action == TimerOp::Action::kSchedule) fire_at = op.fire_at;
-    auto [it, inserted] = position.emplace(key, changes.size());
-    if (inserted) {
-      changes.push_back({std::move(key), fire_at});
-    } else {
-      changes[it->second].fire_at = fire_at;
+    TimerChange* found = nullptr;
+    if (position.empty()) {
+      for (TimerChange& c : changes) {
+        if (c.field == field) {
+          found = &c;
+          break;
+        }
+      }
+    } else if (auto it = position.find(field); it != position.end()) {
+      found = &changes[it->second];
     }
+    if (found) {
+      found->fire_at = fire_at;
+      continue;
+    }
+    if (!position.empty()) {
+      position.emplace(field, changes.size());
+    } else if (changes.size() == kLinearPaths) {
+      for (size_t i = 0; i < changes.size(); ++i) position.emplace(changes[i].field, i);
+      position.emplace(field, changes.size());
+    }
+    changes.push_back({std::move(field), fire_at});
   }
   return changes;
 }
