@@ -89,8 +89,20 @@ WiredTigerConnection::WiredTigerConnection(const EngineOptions& options)
   if (options.durability != Durability::kInMemory) {
     // The journal (WiredTiger's log) makes commits durable before checkpoints do;
     // checkpoints every 60 s bound recovery time and let old log files be removed.
+    //
+    // zero_fill: WiredTiger otherwise fallocate()s each log file, so every durable commit
+    // writes into unwritten extents and its fdatasync also journals the filesystem's extent
+    // conversion (ext4: one more metadata write before the flush). Writing zeros over a new
+    // log file once (the spare files are filled by WiredTiger's log server thread) makes each
+    // commit's sync a plain overwrite. Measured with durable commits of three stores in turn
+    // (docs/benchmarks.md, "The durable commit's sync"), 8 MB zero-filled files against the
+    // old config: commits +6% faster while the disk's flush is slow, +22% while it is fast; nothing
+    // changes in what is durable when (the commit still writes and syncs its log record before it
+    // returns). file_max=8MB: zero-filling is paid per log file, so files are small: a fresh data
+    // directory holds 3 log files, 25 MB (it was 301 MB of fallocated space at 100MB) and
+    // reopens faster; the cost is a log-file switch every 8 MB of journal.
     config +=
-        "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
+        "log=(enabled=true,archive=true,file_max=8MB,zero_fill=true),checkpoint=(wait=60),"
         "transaction_sync=(enabled=false)";
   }
   events_.handler.handle_error = &WiredTigerConnection::handle_error;
