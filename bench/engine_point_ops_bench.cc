@@ -38,13 +38,15 @@ std::string key_of(int64_t id) {
   return bson::encode_index_key(d.get("_id"));
 }
 
-// Raw WiredTiger doing the engine's work with nothing on top.
+// Raw WiredTiger doing the engine's work with nothing on top, on the engine's journal config
+// (src/engine/storage/wiredtiger_connection.cc).
 class RawWiredTiger {
  public:
   RawWiredTiger(const std::string& home, bool durable) : durable_(durable) {
     std::string config = "create,cache_size=512MB,session_max=200,";
-    config += durable ? "log=(enabled=true,file_max=100MB),transaction_sync=(enabled=false)"
-                      : "in_memory=true";
+    config +=
+        durable ? "log=(enabled=true,file_max=8MB,zero_fill=true),transaction_sync=(enabled=false)"
+                : "in_memory=true";
     std::filesystem::create_directories(home);
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) {
       throw std::runtime_error("wiredtiger_open failed");

@@ -100,9 +100,11 @@ class RawWiredTiger {
  public:
   RawWiredTiger(const std::string& home, bool durable) : durable_(durable) {
     std::string config = "create,session_max=1000,cache_size=512MB,";
-    config += durable ? "log=(enabled=true,archive=true,file_max=100MB),checkpoint=(wait=60),"
-                        "transaction_sync=(enabled=false)"
-                      : "in_memory=true";
+    config +=
+        durable
+            ? "log=(enabled=true,archive=true,file_max=8MB,zero_fill=true),checkpoint=(wait=60),"
+              "transaction_sync=(enabled=false)"
+            : "in_memory=true";
     std::filesystem::create_directories(home);
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     WT_SESSION* s = session();

@@ -102,13 +102,15 @@ bson::Document workflow(const std::string& id, int outbox, int trace, int proces
   return b.finish();
 }
 
-// Raw WiredTiger: a table like the engine's, the same commit sync.
+// Raw WiredTiger: a table like the engine's, the same journal (file_max, zero_fill: as
+// src/engine/storage/wiredtiger_connection.cc configures it) and the same commit sync.
 class RawWiredTiger {
  public:
   RawWiredTiger(const std::string& home, bool durable) : durable_(durable) {
     std::string config = "create,cache_size=512MB,session_max=100,";
-    config += durable ? "log=(enabled=true,file_max=100MB),transaction_sync=(enabled=false)"
-                      : "in_memory=true";
+    config +=
+        durable ? "log=(enabled=true,file_max=8MB,zero_fill=true),transaction_sync=(enabled=false)"
+                : "in_memory=true";
     std::filesystem::create_directories(home);
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     conn_->open_session(conn_, nullptr, "isolation=snapshot", &s_);
