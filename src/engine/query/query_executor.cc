@@ -282,6 +282,9 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
         --to_skip;
         return true;
       }
+      // Room for a small batch at the first document (a sweep's ~10), not one regrowth per
+      // doubling; nothing for an empty one.
+      if (out.empty()) out.reserve(std::min<size_t>(batch_size, 16));
       out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
                                              : projection.apply(doc));
       if (left > 0 && --left == 0) return false;
