@@ -2,6 +2,7 @@
 // $elemMatch and positional `$`, with the errors MongoDB gives for invalid specifications.
 #include <gtest/gtest.h>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/projection.h"
 #include "mongostore/error.h"
@@ -108,6 +109,22 @@ TEST(Projection, TopLevelInclusionStepsOverEveryType) {
                           R"(": 1, "last": 1, "m1": 1, "m2": 1, "m3": 1, "m4": 1, "m5": 1,)"
                           R"( "m6": 1, "m7": 1, "m8": 1, "m9": 1})";
     EXPECT_EQ(P(fast, doc), P(general, doc)) << field;
+  }
+}
+
+// The top-level inclusion notes up to 16 kept elements before copying them: a document with
+// more (a repeated key) keeps every one, in document order, as before.
+TEST(Projection, TopLevelInclusionKeepsManyRepeatedElements) {
+  for (int repeats : {15, 16, 17, 40}) {
+    bson::DocumentBuilder doc, expected;
+    doc.append("_id", 1);
+    for (int i = 0; i < repeats; ++i) {
+      doc.append("a", i).append("b", std::string(i, 'x'));
+      expected.append("a", i);
+    }
+    Document projected = Projection::compile(Document::from_json(R"({"a": 1, "_id": 0})").view())
+                             .apply(doc.finish().view());
+    EXPECT_EQ(projected, expected.finish()) << repeats;
   }
 }
 
