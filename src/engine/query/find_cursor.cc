@@ -36,7 +36,7 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
     started_ = true;
     // Exact bounds (one index, not an OR) are the filter: the scan never consults the
     // matcher (read_index_batch reads no positions), so a deferred one stays uncompiled.
-    const PlannedQuery& planned = index_cursor_->plan;
+    const PlannedQuery& planned = *index_cursor_->plan;
     const bool exact =
         !planned.is_or() && !planned.id_key && planned.index_plan && planned.index_plan->exact;
     return executor_.read_index_batch(op, exact ? matcher_ : matcher(), projection_,

@@ -33,17 +33,18 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
     return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
   }
   // Another filter: only the range of a single-index plan can move (rebind_range_plan).
-  if (kept->partial || kept->plan.is_or() || !kept->plan.index_plan || kept->plan.id_key) {
+  const PlannedQuery& kept_plan = *kept->plan;
+  if (kept->partial || kept_plan.is_or() || !kept_plan.index_plan || kept_plan.id_key) {
     return std::nullopt;
   }
   const IndexDescriptor& index =
-      kept->plan.id_index ? id_index_descriptor() : kept->plan.index->descriptor;
+      kept_plan.id_index ? id_index_descriptor() : kept_plan.index->descriptor;
   std::optional<IndexPlan> rebound =
-      rebind_range_plan(*kept->plan.index_plan, index, kept_filter, filter);
+      rebind_range_plan(*kept_plan.index_plan, index, kept_filter, filter);
   if (!rebound) return std::nullopt;
-  IndexCursorState state{kept->collection, kept->plan, IndexScanPosition()};
-  state.plan.index_plan = std::move(*rebound);
-  return state;
+  auto plan = std::make_shared<PlannedQuery>(kept_plan);
+  plan->index_plan = std::move(*rebound);
+  return IndexCursorState{kept->collection, std::move(plan), IndexScanPosition()};
 }
 
 std::optional<IndexCursorState> PlanCache::plan(
