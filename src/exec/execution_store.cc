@@ -19,12 +19,6 @@
 namespace mongostore::exec {
 namespace {
 
-using bson::Document;
-using bson::DocumentBuilder;
-using bson::DocumentView;
-using bson::make_array;
-using bson::make_document;
-
 constexpr ErrorCode kDuplicateKey = ErrorCode::kDuplicateKey;
 
 void check_execution_id(std::string_view id) {

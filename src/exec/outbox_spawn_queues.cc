@@ -5,57 +5,96 @@
 
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
-#include "mongostore/bson/builder.h"
 #include "mongostore/exec/execution_store.h"
 
 namespace mongostore::exec {
-using bson::Document;
-using bson::DocumentView;
-using bson::make_document;
+namespace {
 
-std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
-  require_open();
-  std::unique_ptr<client::Cursor> cursor = sweeps_->pending_outbox.find();
-  std::vector<OutboxEntry> entries;
+// Where an entry is, for an error message ("execution 'x' outbox entry 7"). Built only on an
+// error: a sweep reads many entries and almost never fails.
+struct EntryAt {
+  std::string_view source;  // the execution's id
+  std::string_view kind;    // "outbox", "spawn"
+  std::string operator()(std::optional<int64_t> seq = std::nullopt) const {
+    std::string w = "execution " + quoted(source) + " " + std::string(kind) + " entry";
+    if (seq) w += " " + std::to_string(*seq);
+    return w;
+  }
+};
+
+// entry[key] as a string; kFailedToParse naming `at(seq)` otherwise (built only then).
+std::string string_at(DocumentView entry, std::string_view key, const EntryAt& at, int64_t seq) {
+  bson::Value v = entry.get(key);
+  if (!v.is_string()) string_field(entry, key, at(seq));  // throws
+  return std::string(v.as_string());
+}
+
+// The pending entries of both queues: every element of the array `field` of each document
+// `find` returns, decoded by `decode(entry, source id, at)`, in seq order (stable: entries of
+// one seq keep document order). An element that is not a document fails kFailedToParse.
+template <class Entry, class Decode>
+std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string_view field,
+                                   std::string_view kind, Decode decode) {
+  std::unique_ptr<client::Cursor> cursor = find.find();
+  std::vector<Entry> entries;
   for (const Document& doc : cursor->to_vector()) {
-    std::string source = id_of(doc);
-    bson::Value outbox = doc.get("outbox");
-    if (!outbox.is_array()) continue;
-    for (const bson::Element& e : outbox.as_array()) {
-      // Built only for an error: the sweep reads many entries and almost never fails.
-      auto where = [&](std::optional<int64_t> seq) {
-        std::string w = "execution " + quoted(source) + " outbox entry";
-        if (seq) w += " " + std::to_string(*seq);
-        return w;
-      };
+    const std::string source = id_of(doc);
+    bson::Value array = doc.get(field);
+    if (!array.is_array()) continue;
+    const EntryAt at{source, kind};
+    for (const bson::Element& e : array.as_array()) {
       if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, where(std::nullopt) + " is not a document");
+        throw Error(ErrorCode::kFailedToParse, at() + " is not a document");
       }
-      DocumentView entry = e.value.as_document();
-      OutboxEntry out;
-      bson::Value seq = entry.get("seq");
-      if (!seq.number_as_exact_int64(&out.seq)) out.seq = integer_field(entry, "seq", where({}));
-      bson::Value target = entry.get("target_id");
-      if (target.is_string()) {
-        out.target_id = std::string(target.as_string());
-      } else if (!target.is_null() && !target.is_missing()) {
-        throw Error(ErrorCode::kFailedToParse,
-                    where(out.seq) + ": `target_id` is not a string or null");
-      }
-      bson::Value event = entry.get("event");
-      if (!event.is_string()) string_field(entry, "event", where(out.seq));  // throws
-      try {
-        out.event = Event::from_json(event.as_string());
-      } catch (const Error& err) {
-        throw Error(ErrorCode::kFailedToParse, where(out.seq) + ": " + err.what());
-      }
-      out.source_id = source;
-      entries.push_back(std::move(out));
+      entries.push_back(decode(e.value.as_document(), source, at));
     }
   }
   std::stable_sort(entries.begin(), entries.end(),
-                   [](const OutboxEntry& a, const OutboxEntry& b) { return a.seq < b.seq; });
+                   [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
   return entries;
+}
+
+OutboxEntry outbox_entry(DocumentView entry, const std::string& source, const EntryAt& at) {
+  OutboxEntry out;
+  bson::Value seq = entry.get("seq");
+  if (!seq.number_as_exact_int64(&out.seq)) out.seq = integer_field(entry, "seq", at());
+  bson::Value target = entry.get("target_id");
+  if (target.is_string()) {
+    out.target_id = std::string(target.as_string());
+  } else if (!target.is_null() && !target.is_missing()) {
+    throw Error(ErrorCode::kFailedToParse, at(out.seq) + ": `target_id` is not a string or null");
+  }
+  bson::Value event = entry.get("event");
+  if (!event.is_string()) string_field(entry, "event", at(out.seq));  // throws
+  try {
+    out.event = Event::from_json(event.as_string());
+  } catch (const Error& err) {
+    throw Error(ErrorCode::kFailedToParse, at(out.seq) + ": " + err.what());
+  }
+  out.source_id = source;
+  return out;
+}
+
+SpawnEntry spawn_entry(DocumentView entry, const std::string& parent, const EntryAt& at) {
+  SpawnEntry out;
+  out.seq = integer_field(entry, "seq", at());
+  out.parent_id = entry.has("parent_id") ? string_at(entry, "parent_id", at, out.seq) : parent;
+  out.child_id = string_at(entry, "child_id", at, out.seq);
+  out.root_path = string_at(entry, "root_path", at, out.seq);
+  bson::Value context = entry.get("context");
+  if (context.is_document()) {
+    out.context = Document::copy_of(context.as_document());
+  } else if (!context.is_missing() && !context.is_null()) {
+    throw Error(ErrorCode::kFailedToParse, at(out.seq) + ": `context` is not a document");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<OutboxEntry> ExecutionStore::pending_outbox() {
+  require_open();
+  return pending_entries<OutboxEntry>(sweeps_->pending_outbox, "outbox", "outbox", outbox_entry);
 }
 
 void ExecutionStore::ack_outbox(int64_t seq) {
@@ -67,36 +106,7 @@ void ExecutionStore::ack_outbox(int64_t seq) {
 
 std::vector<SpawnEntry> ExecutionStore::pending_spawns() {
   require_open();
-  std::unique_ptr<client::Cursor> cursor = sweeps_->pending_spawns.find();
-  std::vector<SpawnEntry> entries;
-  for (const Document& doc : cursor->to_vector()) {
-    std::string parent = id_of(doc);
-    bson::Value spawns = doc.get("spawns");
-    if (!spawns.is_array()) continue;
-    for (const bson::Element& e : spawns.as_array()) {
-      std::string where = "execution " + quoted(parent) + " spawn entry";
-      if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, where + " is not a document");
-      }
-      DocumentView entry = e.value.as_document();
-      SpawnEntry out;
-      out.seq = integer_field(entry, "seq", where);
-      where += " " + std::to_string(out.seq);
-      out.parent_id = entry.has("parent_id") ? string_field(entry, "parent_id", where) : parent;
-      out.child_id = string_field(entry, "child_id", where);
-      out.root_path = string_field(entry, "root_path", where);
-      bson::Value context = entry.get("context");
-      if (context.is_document()) {
-        out.context = Document::copy_of(context.as_document());
-      } else if (!context.is_missing() && !context.is_null()) {
-        throw Error(ErrorCode::kFailedToParse, where + ": `context` is not a document");
-      }
-      entries.push_back(std::move(out));
-    }
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const SpawnEntry& a, const SpawnEntry& b) { return a.seq < b.seq; });
-  return entries;
+  return pending_entries<SpawnEntry>(sweeps_->pending_spawns, "spawns", "spawn", spawn_entry);
 }
 
 void ExecutionStore::ack_spawn(int64_t seq) {

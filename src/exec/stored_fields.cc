@@ -5,8 +5,6 @@
 
 namespace mongostore::exec {
 
-using bson::DocumentView;
-
 // A string that goes into BSON as a value: BSON strings must be UTF-8, and a string the
 // server would reject must fail here, with its name, before anything is written.
 void check_storable(std::string_view what, std::string_view value) {

@@ -7,9 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::exec {
+
+// The BSON names every part of the store uses (the store's own namespace: not exported).
+using bson::Document;
+using bson::DocumentBuilder;
+using bson::DocumentView;
+using bson::make_array;
+using bson::make_document;
 
 // A string that goes into BSON as a value: BSON strings must be UTF-8, and a string the
 // server would reject must fail here, with its name, before anything is written.

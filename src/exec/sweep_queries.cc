@@ -1,5 +1,6 @@
 #include "exec/sweep_queries.h"
 
+#include <bit>
 #include <limits>
 #include <string_view>
 
@@ -27,7 +28,15 @@ client::FindOptions only(std::string_view field) {
 }  // namespace
 
 bson::Document due_filter(double now) {
-  return make_document("next_fire_at", make_document("$lte", now));
+  // Every sweep runs this: the filter's bytes are built once, and each call copies them and
+  // writes its own `now` (a BSON double, little-endian) over the last field's value, the 8
+  // bytes before the two closing NULs. One allocation instead of two builders.
+  static const Document shape = make_document("next_fire_at", make_document("$lte", 0.0));
+  std::vector<uint8_t> bytes(shape.data(), shape.data() + shape.size());
+  const uint64_t bits = std::bit_cast<uint64_t>(now);
+  uint8_t* value = bytes.data() + bytes.size() - 2 - sizeof bits;
+  for (size_t i = 0; i < sizeof bits; ++i) value[i] = static_cast<uint8_t>(bits >> (8 * i));
+  return Document::adopt(std::move(bytes));
 }
 
 const client::FindOptions& timer_fields() {

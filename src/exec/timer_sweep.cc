@@ -13,12 +13,6 @@
 namespace mongostore::exec {
 namespace {
 
-using bson::Document;
-using bson::DocumentBuilder;
-using bson::DocumentView;
-using bson::make_array;
-using bson::make_document;
-
 // The earliest fire_at of a `timers` sub-document (nullopt when it holds none).
 std::optional<double> earliest_timer(const bson::Value& timers) {
   std::optional<double> earliest;

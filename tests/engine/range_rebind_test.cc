@@ -6,6 +6,7 @@
 // index turns multikey, a partial index comes, or the values change type.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -196,6 +197,45 @@ TEST(RangeRebind, PreparedRunsAgreeWithTheCollectionScan) {
       coll.drop_index(J(R"({"t": 1, "u": 1})"));
     }
   }
+}
+
+// A run rebound to another number compiles its filter only when the read needs a matcher
+// (FindCursor::defer_matcher): a collection scan (no index on the field, or the index dropped
+// between runs) must filter by the run's own number, not the prepared one's.
+TEST(RangeRebind, RunsThatNeedAMatcherFilterByTheirOwnNumber) {
+  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
+  client::Collection coll = c->database("db").collection("c");
+  for (int id = 0; id < 60; ++id) coll.insert_one(make_document("_id", id, "w", id - 30));
+  client::FindOptions options;
+  options.projection = J(R"({"w": 1})");
+  client::FindOptions scan = options;
+  scan.hint.keys = J(R"({"$natural": 1})");
+  auto ids = [](std::vector<Document> docs) {
+    std::vector<std::string> out;
+    for (const Document& d : docs) out.push_back(d.to_json());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  client::PreparedFind prepared = coll.prepare_find(range("$lte", 0, "w"), options);
+  auto check = [&](const std::string& when) {
+    for (int n : {-40, -10, 0, 7, 29, 100}) {
+      Document filter = range("$lte", n, "w");
+      SCOPED_TRACE(when + " " + filter.to_json());
+      std::vector<std::string> got = ids(prepared.find(filter.view())->to_vector());
+      EXPECT_EQ(got, ids(coll.find(filter.view(), scan)->to_vector()));
+      EXPECT_EQ(got.size(), static_cast<size_t>(std::clamp(n + 31, 0, 60)));
+    }
+  };
+  check("no index");
+  coll.create_index(J(R"({"w": 1})"));
+  check("index");
+  coll.drop_index(J(R"({"w": 1})"));
+  check("index dropped");
+  // The prepared find run without a filter after rebound runs reads its own.
+  coll.create_index(J(R"({"w": 1})"));
+  check("index again");
+  EXPECT_EQ(ids(prepared.find()->to_vector()),
+            ids(coll.find(range("$lte", 0, "w").view(), scan)->to_vector()));
 }
 
 }  // namespace

@@ -29,10 +29,20 @@ class QueueEntries : public ::testing::TestWithParam<Backend> {
         .collection("executions")
         .insert_one(make_document("_id", id, "version", 1, "outbox", make_array(entry)));
   }
-  // The message of the error pending_outbox() throws, or "" when it throws none.
-  std::string sweep_error(int32_t* code) {
+  void insert_with_spawns(const std::string& id, Document entry) {
+    client_->database("harel")
+        .collection("executions")
+        .insert_one(make_document("_id", id, "version", 1, "spawns", make_array(entry)));
+  }
+  // The message of the error pending_outbox() (pending_spawns() with `spawns`) throws, or ""
+  // when it throws none.
+  std::string sweep_error(int32_t* code, bool spawns = false) {
     try {
-      store_->pending_outbox();
+      if (spawns) {
+        store_->pending_spawns();
+      } else {
+        store_->pending_outbox();
+      }
     } catch (const Error& e) {
       *code = e.code();
       return e.what();
@@ -91,6 +101,69 @@ TEST_P(QueueEntries, AnInt32SeqIsRead) {
   EXPECT_EQ(entries[0].source_id, "e5");
   EXPECT_EQ(entries[0].target_id, "t");
   EXPECT_EQ(entries[0].event.id, "ev");
+}
+
+// (The sweep reads documents through their seq index: one well-formed entry puts a document
+// in range, and every entry of it is then read.)
+TEST_P(QueueEntries, AnOutboxEntryThatIsNotADocumentIsRefused) {
+  client_->database("harel")
+      .collection("executions")
+      .insert_one(make_document("_id", "e6", "version", 1, "outbox",
+                                make_array(3, make_document("seq", 1, "event", "{}"))));
+  int32_t code = 0;
+  std::string message = sweep_error(&code);
+  EXPECT_EQ(code, static_cast<int32_t>(ErrorCode::kFailedToParse));
+  EXPECT_NE(message.find("execution 'e6' outbox entry is not a document"), std::string::npos)
+      << message;
+}
+
+// The spawn queue reads through the same loop as the outbox: the same errors, named "spawn".
+TEST_P(QueueEntries, ASpawnFieldThatIsNotAStringIsRefusedNamingTheEntry) {
+  insert_with_spawns("p1", make_document("seq", int64_t{4}, "child_id", 5, "root_path", "r"));
+  int32_t code = 0;
+  std::string message = sweep_error(&code, /*spawns=*/true);
+  EXPECT_EQ(code, static_cast<int32_t>(ErrorCode::kFailedToParse));
+  EXPECT_NE(message.find("execution 'p1' spawn entry 4: `child_id` is not a string"),
+            std::string::npos)
+      << message;
+}
+
+TEST_P(QueueEntries, ASpawnSeqThatIsNotAnIntegerIsRefused) {
+  insert_with_spawns("p2", make_document("seq", 2.5, "child_id", "c", "root_path", "r"));
+  int32_t code = 0;
+  std::string message = sweep_error(&code, /*spawns=*/true);
+  EXPECT_EQ(code, static_cast<int32_t>(ErrorCode::kFailedToParse));
+  EXPECT_NE(message.find("execution 'p2' spawn entry: `seq` is not an integer"), std::string::npos)
+      << message;
+}
+
+TEST_P(QueueEntries, ASpawnContextThatIsNotADocumentIsRefused) {
+  insert_with_spawns("p3",
+                     make_document("seq", 6, "child_id", "c", "root_path", "r", "context", "x"));
+  int32_t code = 0;
+  std::string message = sweep_error(&code, /*spawns=*/true);
+  EXPECT_EQ(code, static_cast<int32_t>(ErrorCode::kFailedToParse));
+  EXPECT_NE(message.find("execution 'p3' spawn entry 6: `context` is not a document"),
+            std::string::npos)
+      << message;
+}
+
+TEST_P(QueueEntries, SpawnEntriesAreReadInSeqOrderWithTheirParent) {
+  client_->database("harel")
+      .collection("executions")
+      .insert_one(make_document(
+          "_id", "p4", "version", 1, "spawns",
+          make_array(make_document("seq", 9, "child_id", "c9", "root_path", "r"),
+                     make_document("seq", 2, "child_id", "c2", "root_path", "r", "parent_id",
+                                   "other", "context", make_document("k", 1)))));
+  std::vector<SpawnEntry> entries = store_->pending_spawns();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].seq, 2);
+  EXPECT_EQ(entries[0].child_id, "c2");
+  EXPECT_EQ(entries[0].parent_id, "other");
+  EXPECT_EQ(entries[0].context.get("k").number_as_double(), 1.0);
+  EXPECT_EQ(entries[1].seq, 9);
+  EXPECT_EQ(entries[1].parent_id, "p4");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, QueueEntries, testing::all_backends(),

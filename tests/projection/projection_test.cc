@@ -2,6 +2,7 @@
 // $elemMatch and positional `$`, with the errors MongoDB gives for invalid specifications.
 #include <gtest/gtest.h>
 
+#include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/engine/projection.h"
 #include "mongostore/error.h"
@@ -78,6 +79,55 @@ TEST(Projection, TopLevelInclusionCopiesElementsWholeInDocumentOrder) {
                          .view())
                      .apply(d.view());
   EXPECT_EQ(all, d);
+}
+
+// The top-level inclusion walks the document's bytes: it must step over a value of every BSON
+// type to find the fields after it, with the result the general projection (more fields than
+// the fast path takes) gives.
+TEST(Projection, TopLevelInclusionStepsOverEveryType) {
+  const char* doc =
+      R"({"_id": 1, "dbl": 1.5, "str": "s", "doc": {"a": [1]}, "arr": [1, "x"],)"
+      R"( "bin": {"$binary": {"base64": "AAEC", "subType": "04"}}, "undef": {"$undefined": true},)"
+      R"( "oid": {"$oid": "0123456789abcdef01234567"}, "bool": true,)"
+      R"( "date": {"$date": "2020-01-01T00:00:00Z"}, "null": null,)"
+      R"( "re": {"$regularExpression": {"pattern": "a.b", "options": "i"}},)"
+      R"( "ptr": {"$dbPointer": {"$ref": "c", "$id": {"$oid": "0123456789abcdef01234567"}}},)"
+      R"( "code": {"$code": "f"}, "sym": {"$symbol": "y"},)"
+      R"( "cws": {"$code": "g", "$scope": {"v": 1}}, "i32": 7,)"
+      R"( "ts": {"$timestamp": {"t": 1, "i": 2}}, "i64": {"$numberLong": "8"},)"
+      R"( "dec": {"$numberDecimal": "1.25"}, "min": {"$minKey": 1}, "max": {"$maxKey": 1},)"
+      R"( "last": "z"})";
+  EXPECT_EQ(P(R"({"last": 1, "_id": 0})", doc), J(R"({"last": "z"})"));
+  EXPECT_EQ(P(R"({"re": 1, "cws": 1, "dec": 1})", doc),
+            J(R"({"_id": 1, "re": {"$regularExpression": {"pattern": "a.b", "options": "i"}},)"
+              R"( "cws": {"$code": "g", "$scope": {"v": 1}}, "dec": {"$numberDecimal": "1.25"}})"));
+  const char* fields[] = {"dbl",  "str",  "doc",  "arr", "bin", "undef", "oid",
+                          "bool", "date", "null", "re",  "ptr", "code",  "sym",
+                          "cws",  "i32",  "ts",   "i64", "dec", "min",   "max"};
+  for (const char* field : fields) {
+    // {field: 1, "last": 1}: the fast path; with nine more fields it is the general one.
+    std::string fast = std::string(R"({")") + field + R"(": 1, "last": 1})";
+    std::string general = std::string(R"({")") + field +
+                          R"(": 1, "last": 1, "m1": 1, "m2": 1, "m3": 1, "m4": 1, "m5": 1,)"
+                          R"( "m6": 1, "m7": 1, "m8": 1, "m9": 1})";
+    EXPECT_EQ(P(fast, doc), P(general, doc)) << field;
+  }
+}
+
+// The top-level inclusion notes up to 16 kept elements before copying them: a document with
+// more (a repeated key) keeps every one, in document order, as before.
+TEST(Projection, TopLevelInclusionKeepsManyRepeatedElements) {
+  for (int repeats : {15, 16, 17, 40}) {
+    bson::DocumentBuilder doc, expected;
+    doc.append("_id", 1);
+    for (int i = 0; i < repeats; ++i) {
+      doc.append("a", i).append("b", std::string(i, 'x'));
+      expected.append("a", i);
+    }
+    Document projected = Projection::compile(Document::from_json(R"({"a": 1, "_id": 0})").view())
+                             .apply(doc.finish().view());
+    EXPECT_EQ(projected, expected.finish()) << repeats;
+  }
 }
 
 // An inclusion of `_id` alone is an inclusion (only `_id` comes back), as on mongod; `_id`

@@ -1,6 +1,7 @@
 #include "engine/query/find_cursor.h"
 
 #include "engine/operation_context.h"
+#include "engine/query/planned_query.h"
 #include "engine/query/prepared_find.h"
 
 namespace mongostore::engine {
@@ -11,23 +12,37 @@ std::vector<bson::Document> FindCursor::next_batch() {
   return run_statement(transaction_.get(), op, [&] { return read_next_batch(op); });
 }
 
+const Matcher& FindCursor::matcher() {
+  if (deferred_filter_) {
+    matcher_ = compile_filter(deferred_filter_->view(), bson::Document(), deferred_collation_);
+    deferred_filter_.reset();
+  }
+  return matcher_;
+}
+
 std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   if (!started_) {
     auto plan = [&] {
-      return executor_.start_index_cursor(db_, coll_, matcher_, sort_spec_.view(), hint_);
+      return executor_.start_index_cursor(db_, coll_, matcher(), sort_spec_.view(), hint_);
     };
     if (plan_cache_) {
-      index_cursor_ = plan_cache_->get(matcher_.filter());
-      if (!index_cursor_) index_cursor_ = plan_cache_->plan(plan, matcher_.filter());
+      index_cursor_ = plan_cache_->get(filter());
+      if (!index_cursor_) index_cursor_ = plan_cache_->plan(plan, matcher().filter());
     } else {
       index_cursor_ = plan();
     }
   }
   if (index_cursor_) {
     started_ = true;
-    return executor_.read_index_batch(op, matcher_, projection_, &*index_cursor_, &skip_,
-                                      &remaining_, batch_size_, &done_);
+    // Exact bounds (one index, not an OR) are the filter: the scan never consults the
+    // matcher (read_index_batch reads no positions), so a deferred one stays uncompiled.
+    const PlannedQuery& planned = *index_cursor_->plan;
+    const bool exact =
+        !planned.is_or() && !planned.id_key && planned.index_plan && planned.index_plan->exact;
+    return executor_.read_index_batch(op, exact ? matcher_ : matcher(), projection_,
+                                      &*index_cursor_, &skip_, &remaining_, batch_size_, &done_);
   }
+  matcher();  // every other read filters through it
   if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {
     external_ = executor_.external_sort(keep_alive_, db_, coll_, matcher_, sort_spec_.view(), hint_,
                                         memory_limit_);

@@ -56,14 +56,29 @@ class FindCursor final : public Cursor {
   /// while it is valid, and leaves the plan it makes there. Before the first batch only.
   void use_plan_cache(std::shared_ptr<PlanCache> cache) { plan_cache_ = std::move(cache); }
 
+  /// Runs `filter` instead of the constructor's matcher's, compiling it (under `collation`,
+  /// no let) only when a read needs a matcher: an index plan with exact bounds needs none, so
+  /// a prepared find rebound to another number of its range (a sweep's {next_fire_at:
+  /// {$lte: now}}) compiles nothing. For filters that cannot fail to compile
+  /// (rebindable_range). Before the first batch only.
+  void defer_matcher(bson::Document filter, bson::Document collation) {
+    deferred_filter_ = std::move(filter);
+    deferred_collation_ = std::move(collation);
+  }
+
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
   size_t memory_bytes() const override {
-    return sorted_bytes_ + matcher_.filter().size() + sort_spec_.size();
+    return sorted_bytes_ + filter().size() + sort_spec_.size();
   }
 
  private:
   std::vector<bson::Document> read_next_batch(OperationContext& op);
+  // The filter this cursor runs, and its matcher (the deferred one compiled on first use).
+  bson::DocumentView filter() const {
+    return deferred_filter_ ? deferred_filter_->view() : matcher_.filter();
+  }
+  const Matcher& matcher();
 
   std::shared_ptr<const void> keep_alive_;
   // Set when the cursor was opened in a multi-document transaction: every batch then runs
@@ -72,6 +87,9 @@ class FindCursor final : public Cursor {
   QueryExecutor& executor_;
   std::string db_, coll_;
   Matcher matcher_;
+  // Set by defer_matcher until matcher() compiles it into matcher_.
+  std::optional<bson::Document> deferred_filter_;
+  bson::Document deferred_collation_;
   Projection projection_;
   SortSpec sort_;
   bson::Document sort_spec_;

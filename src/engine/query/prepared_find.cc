@@ -33,17 +33,18 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
     return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
   }
   // Another filter: only the range of a single-index plan can move (rebind_range_plan).
-  if (kept->partial || kept->plan.is_or() || !kept->plan.index_plan || kept->plan.id_key) {
+  const PlannedQuery& kept_plan = *kept->plan;
+  if (kept->partial || kept_plan.is_or() || !kept_plan.index_plan || kept_plan.id_key) {
     return std::nullopt;
   }
   const IndexDescriptor& index =
-      kept->plan.id_index ? id_index_descriptor() : kept->plan.index->descriptor;
+      kept_plan.id_index ? id_index_descriptor() : kept_plan.index->descriptor;
   std::optional<IndexPlan> rebound =
-      rebind_range_plan(*kept->plan.index_plan, index, kept_filter, filter);
+      rebind_range_plan(*kept_plan.index_plan, index, kept_filter, filter);
   if (!rebound) return std::nullopt;
-  IndexCursorState state{kept->collection, kept->plan, IndexScanPosition()};
-  state.plan.index_plan = std::move(*rebound);
-  return state;
+  auto plan = std::make_shared<PlannedQuery>(kept_plan);
+  plan->index_plan = std::move(*rebound);
+  return IndexCursorState{kept->collection, std::move(plan), IndexScanPosition()};
 }
 
 std::optional<IndexCursorState> PlanCache::plan(
@@ -102,8 +103,13 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
                                           const bson::DocumentView* filter,
                                           const FindOptions& resolved) {
   const bool same_collation = resolved.collation == find.collation;
+  // A run rebound to another number of its one range (a sweep's `now`) compiles that filter
+  // only if its read needs a matcher (FindCursor::defer_matcher): such a filter cannot fail
+  // to compile, and the kept plan's exact bounds need none.
+  const bool defer = filter != nullptr && same_collation && resolved.let.empty() &&
+                     !find.projection.uses_query() && rebindable_range(*filter);
   Matcher matcher = find.matcher;
-  if (filter != nullptr || !same_collation) {
+  if (!defer && (filter != nullptr || !same_collation)) {
     matcher = compile_filter(filter != nullptr ? *filter : find.filter.view(), resolved.let,
                              resolved.collation);
   }
@@ -118,6 +124,7 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
   auto cursor = std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction),
                                              executor, find.db, find.coll, std::move(matcher),
                                              std::move(projection), std::move(sort), resolved);
+  if (defer) cursor->defer_matcher(bson::Document::copy_of(*filter), resolved.collation);
   // The kept plan is for the prepared collation: of the prepared filter, or of a filter it
   // can be rebound to (another filter would only replace it).
   if (same_collation && (filter == nullptr || rebindable_range(*filter))) {

@@ -51,9 +51,9 @@ class PlanCache {
     std::shared_ptr<CollectionEntry> collection;
     std::shared_ptr<const IndexList> indexes;
     size_t multikey = 0;
-    bool partial = false;   // some index of `indexes` is partial: no rebinding
-    bson::Document filter;  // the filter `plan` was made for
-    PlannedQuery plan;
+    bool partial = false;                      // some index of `indexes` is partial: no rebinding
+    bson::Document filter;                     // the filter `plan` was made for
+    std::shared_ptr<const PlannedQuery> plan;  // shared with the runs that use it
   };
   mutable std::mutex mutex_;
   std::shared_ptr<const Kept> kept_;

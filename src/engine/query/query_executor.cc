@@ -233,7 +233,8 @@ std::optional<IndexCursorState> QueryExecutor::start_index_cursor(const std::str
   PlannedQuery plan = plan_for(*entry, matcher, sort_spec, hint);
   if (!plan.index_plan && !plan.is_or()) return std::nullopt;
   if (!sort_spec.empty() && !plan.provides_sort()) return std::nullopt;
-  return IndexCursorState{std::move(entry), std::move(plan), IndexScanPosition(), OrScanPosition()};
+  return IndexCursorState{std::move(entry), std::make_shared<const PlannedQuery>(std::move(plan)),
+                          IndexScanPosition(), OrScanPosition()};
 }
 
 std::vector<bson::Document> QueryExecutor::read_index_batch(
@@ -246,7 +247,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
   OrScanPosition or_position;
   int64_t to_skip = 0, left = 0;
   bool finished = false;
-  const PlannedQuery& plan = cursor->plan;
+  const PlannedQuery& plan = *cursor->plan;
   write_conflict_retry(op, kRead, [&] {
     WT_SESSION* s = op.session();
     out.clear();
@@ -282,6 +283,9 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
         --to_skip;
         return true;
       }
+      // Room for a small batch at the first document (a sweep's ~10), not one regrowth per
+      // doubling; nothing for an empty one.
+      if (out.empty()) out.reserve(std::min<size_t>(batch_size, 16));
       out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
                                              : projection.apply(doc));
       if (left > 0 && --left == 0) return false;

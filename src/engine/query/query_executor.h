@@ -37,7 +37,9 @@ class WiredTigerConnection;
 /// the scan stands.
 struct IndexCursorState {
   std::shared_ptr<CollectionEntry> collection;  // the collection the cursor reads for its life
-  PlannedQuery plan;
+  // Immutable once made: a prepared find's runs share its kept plan (PlanCache) rather than
+  // copying it per run.
+  std::shared_ptr<const PlannedQuery> plan;
   IndexScanPosition position;
   OrScanPosition or_position;  // for an OR plan
 };
