@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/update/internal.h"
+#include "engine/update/recent_shapes.h"
 #include "engine/update/shape_cache.h"
 #include "mongostore/engine/limits.h"
 
@@ -286,9 +287,16 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
   DocumentView src = impl->source.view();
   // Array filters are compiled from values: such updates are compiled whole every time.
   std::optional<std::string> key;
-  if (array_filters.empty()) key = shape_key(src);
+  if (array_filters.empty()) {
+    // This thread's recent shapes first: matched and bound in one pass, no key built.
+    if (RecentShapes::bind(*impl)) return Update(std::move(impl));
+    key = shape_key(src);
+  }
+  // Read before the lookup or insert: a clear() in between makes the remembered entry stale.
+  const uint64_t generation = ShapeCache::instance().generation();
   if (key) {
     if (std::shared_ptr<const UpdateShape> shape = ShapeCache::instance().find(*key)) {
+      RecentShapes::remember(shape, generation);
       bind_arguments(*impl, std::move(shape));
       return Update(std::move(impl));
     }
@@ -332,7 +340,10 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
   compiler.check_filters_used();
   if (!impl->replacement) shape->modified_paths = compute_modified_paths(*shape);
   impl->shape = shape;
-  if (key && !impl->replacement) ShapeCache::instance().insert(*key, std::move(shape));
+  if (key && !impl->replacement && shape->ops.size() <= ShapeCache::kMaxOps) {
+    RecentShapes::remember(shape, generation);
+    ShapeCache::instance().insert(*key, std::move(shape));
+  }
   return Update(std::move(impl));
 }
 
