@@ -226,6 +226,26 @@ class Compiler {
   std::set<std::string> used_filters_;
 };
 
+}  // namespace
+
+void update_detail::finish_tree(Node& node) {
+  node.flat.clear();
+  node.flat.reserve(node.children.size());
+  for (auto& [name, child] : node.children) {
+    if (name == "$") {
+      node.positional = child.get();
+      node.positional_index = node.flat.size();
+    } else if (is_array_wildcard(name)) {
+      node.has_array_wildcard = true;
+    }
+    node.first_bytes |= Node::first_byte_bit(name);
+    node.flat.emplace_back(name, child.get());
+    finish_tree(*child);
+  }
+}
+
+namespace {
+
 // The paths an operator update can change, each cut before its first positional or numeric
 // component; nullopt for "any" (see Update::modified_paths).
 std::optional<std::vector<std::string>> compute_modified_paths(const UpdateShape& shape) {
@@ -338,6 +358,7 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
     }
   }
   compiler.check_filters_used();
+  if (!impl->replacement) finish_tree(shape->root);
   if (!impl->replacement) shape->modified_paths = compute_modified_paths(*shape);
   impl->shape = shape;
   if (key && !impl->replacement && shape->ops.size() <= ShapeCache::kMaxOps) {
