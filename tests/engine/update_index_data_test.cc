@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,28 @@ TEST(UpdateIndexData, PositionalAndNumericComponentsCountTheArrayAsModified) {
   EXPECT_EQ(filtered.modified_paths(), std::optional<std::vector<std::string>>({"a.b"}));
   EXPECT_TRUE(UpdateIndexData(filtered).affects(index(R"({"a.b.w": 1})")));
   EXPECT_FALSE(UpdateIndexData(filtered).affects(index(R"({"a.c": 1})")));
+}
+
+TEST(UpdateIndexData, SharedPathsAreTheUpdatesPathsAndOutliveIt) {
+  std::shared_ptr<const std::vector<std::string>> shared;
+  std::optional<std::vector<std::string>> copied;
+  {
+    Update u =
+        Update::compile(json(R"({"$set": {"a.b": 1, "arr.0.v": 2}, "$inc": {"n": 1}})").view());
+    shared = u.shared_modified_paths();
+    copied = u.modified_paths();
+  }
+  ASSERT_NE(shared, nullptr);
+  ASSERT_TRUE(copied.has_value());
+  EXPECT_EQ(*shared, *copied);
+  EXPECT_EQ(*shared, (std::vector<std::string>{"a.b", "arr", "n"}));
+  EXPECT_EQ(Update::compile(json(R"({"q": 1})").view()).shared_modified_paths(), nullptr);
+  // The data built from a temporary update keeps its paths.
+  UpdateIndexData data(Update::compile(json(R"({"$set": {"x.y": 1}})").view()));
+  EXPECT_TRUE(data.affects(index(R"({"x": 1})")));
+  EXPECT_FALSE(data.affects(index(R"({"y": 1})")));
+  EXPECT_FALSE(UpdateIndexData(std::vector<std::string>{"k"}).affects(index(R"({"z": 1})")));
+  EXPECT_TRUE(UpdateIndexData(std::nullopt).affects(index(R"({"z": 1})")));
 }
 
 TEST(UpdateIndexData, ReplacementsPipelinesAndUnknownFiltersAffectEverything) {

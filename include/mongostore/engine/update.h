@@ -73,6 +73,9 @@ class Update {
   /// nullopt when the update may change any field (replacement, pipeline). Used to skip the
   /// indexes an update cannot affect (MongoDB's UpdateIndexData).
   std::optional<std::vector<std::string>> modified_paths() const;
+  /// The same paths without a copy: shared with this update's compiled shape (which updates
+  /// of the same shape share), null when the update may change any field.
+  std::shared_ptr<const std::vector<std::string>> shared_modified_paths() const;
 
   struct Result {
     bson::Document document;

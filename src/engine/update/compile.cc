@@ -404,4 +404,11 @@ std::optional<std::vector<std::string>> Update::modified_paths() const {
   return impl_->shape->modified_paths;
 }
 
+std::shared_ptr<const std::vector<std::string>> Update::shared_modified_paths() const {
+  if (impl_->replacement || impl_->pipeline || !impl_->shape->modified_paths) return nullptr;
+  // Aliases the shape: the vector lives as long as any holder of the shape.
+  return std::shared_ptr<const std::vector<std::string>>(impl_->shape,
+                                                         &*impl_->shape->modified_paths);
+}
+
 }  // namespace mongostore::engine
