@@ -460,7 +460,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
       return Result{std::move(result), modified};
     }
   } else if (impl.replacement) {
-    DocumentView replacement = impl.source.view();
+    DocumentView replacement = impl.source;
     Value new_id = replacement.get("_id");
     if (!original_id.is_missing() && !new_id.is_missing() &&
         !bson::values_equal(original_id, new_id)) {

@@ -280,7 +280,7 @@ void bind_arguments(Update::Impl& impl, std::shared_ptr<const UpdateShape> shape
   matcher_options.collation = impl.collation;
   impl.args.reserve(shape->ops.size());
   size_t i = 0;
-  for (const bson::Element& e : impl.source.view()) {
+  for (const bson::Element& e : impl.source) {
     for (const bson::Element& f : e.value.as_document()) {
       const Op& op = *shape->ops.at(i++);
       impl.args.emplace_back().arg = f.value;
@@ -299,12 +299,27 @@ void bind_arguments(Update::Impl& impl, std::shared_ptr<const UpdateShape> shape
 
 Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters,
                        std::shared_ptr<const Collation> collation) {
+  return compile_impl(update, array_filters, std::move(collation), /*borrowed=*/false);
+}
+
+Update Update::compile_borrowed(DocumentView update, std::span<const DocumentView> array_filters,
+                                std::shared_ptr<const Collation> collation) {
+  return compile_impl(update, array_filters, std::move(collation), /*borrowed=*/true);
+}
+
+Update Update::compile_impl(DocumentView update, std::span<const DocumentView> array_filters,
+                            std::shared_ptr<const Collation> collation, bool borrowed) {
   check_input_depth(update, "update");
   for (DocumentView f : array_filters) check_input_depth(f, "arrayFilters");
   auto impl = std::make_shared<Impl>();
-  impl->source = bson::Document::copy_of(update);
+  if (borrowed) {
+    impl->source = update;
+  } else {
+    impl->owned_source = bson::Document::copy_of(update);
+    impl->source = impl->owned_source.view();
+  }
   impl->collation = std::move(collation);
-  DocumentView src = impl->source.view();
+  DocumentView src = impl->source;
   // Array filters are compiled from values: such updates are compiled whole every time.
   std::optional<std::string> key;
   if (array_filters.empty()) {
@@ -386,8 +401,9 @@ Update Update::compile_pipeline(DocumentView stages, DocumentView let,
   check_input_depth(stages, "update pipeline");
   check_input_depth(let, "let");
   auto impl = std::make_shared<Impl>();
-  impl->source = bson::Document::copy_of(stages);
-  impl->pipeline = compiler(impl->source.view(), let, std::move(collation));
+  impl->owned_source = bson::Document::copy_of(stages);
+  impl->source = impl->owned_source.view();
+  impl->pipeline = compiler(impl->source, let, std::move(collation));
   return Update(std::move(impl));
 }
 

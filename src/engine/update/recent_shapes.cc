@@ -32,7 +32,7 @@ bool bind_if_same_shape(Update::Impl& impl, const UpdateShape& shape) {
     impl.args.clear();
     return false;
   };
-  for (const bson::Element& e : impl.source.view()) {
+  for (const bson::Element& e : impl.source) {
     if (!e.value.is_document()) return no_match();
     bool any = false;
     for (const bson::Element& f : e.value.as_document()) {
