@@ -46,6 +46,12 @@ TEST(UpdateIndexData, PathsRelateByWholeComponentPrefix) {
   EXPECT_FALSE(affects(set_ab, index(R"({"x": 1})")));
   EXPECT_TRUE(affects(set_ab, index(R"({"x": 1, "a.b.c": -1})")));  // any field of a compound
   EXPECT_FALSE(affects(set_ab, index(R"({"_id": 1})")));
+  // Several paths, most not sharing the index path's first byte: the one that relates counts.
+  const char* set_many = R"({"$set": {"x": 1, "b.c": 2, "ab": 3}, "$inc": {"a.b": 1}})";
+  EXPECT_TRUE(affects(set_many, index(R"({"a": 1})")));
+  EXPECT_TRUE(affects(set_many, index(R"({"b": 1})")));
+  EXPECT_FALSE(affects(set_many, index(R"({"a.c": 1})")));
+  EXPECT_FALSE(affects(set_many, index(R"({"q": 1})")));
 }
 
 TEST(UpdateIndexData, EveryOperatorCountsItsPaths) {
