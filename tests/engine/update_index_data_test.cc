@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,12 @@ TEST(UpdateIndexData, PathsRelateByWholeComponentPrefix) {
   EXPECT_FALSE(affects(set_ab, index(R"({"x": 1})")));
   EXPECT_TRUE(affects(set_ab, index(R"({"x": 1, "a.b.c": -1})")));  // any field of a compound
   EXPECT_FALSE(affects(set_ab, index(R"({"_id": 1})")));
+  // Several paths, most not sharing the index path's first byte: the one that relates counts.
+  const char* set_many = R"({"$set": {"x": 1, "b.c": 2, "ab": 3}, "$inc": {"a.b": 1}})";
+  EXPECT_TRUE(affects(set_many, index(R"({"a": 1})")));
+  EXPECT_TRUE(affects(set_many, index(R"({"b": 1})")));
+  EXPECT_FALSE(affects(set_many, index(R"({"a.c": 1})")));
+  EXPECT_FALSE(affects(set_many, index(R"({"q": 1})")));
 }
 
 TEST(UpdateIndexData, EveryOperatorCountsItsPaths) {
@@ -72,6 +80,28 @@ TEST(UpdateIndexData, PositionalAndNumericComponentsCountTheArrayAsModified) {
   EXPECT_EQ(filtered.modified_paths(), std::optional<std::vector<std::string>>({"a.b"}));
   EXPECT_TRUE(UpdateIndexData(filtered).affects(index(R"({"a.b.w": 1})")));
   EXPECT_FALSE(UpdateIndexData(filtered).affects(index(R"({"a.c": 1})")));
+}
+
+TEST(UpdateIndexData, SharedPathsAreTheUpdatesPathsAndOutliveIt) {
+  std::shared_ptr<const std::vector<std::string>> shared;
+  std::optional<std::vector<std::string>> copied;
+  {
+    Update u =
+        Update::compile(json(R"({"$set": {"a.b": 1, "arr.0.v": 2}, "$inc": {"n": 1}})").view());
+    shared = u.shared_modified_paths();
+    copied = u.modified_paths();
+  }
+  ASSERT_NE(shared, nullptr);
+  ASSERT_TRUE(copied.has_value());
+  EXPECT_EQ(*shared, *copied);
+  EXPECT_EQ(*shared, (std::vector<std::string>{"a.b", "arr", "n"}));
+  EXPECT_EQ(Update::compile(json(R"({"q": 1})").view()).shared_modified_paths(), nullptr);
+  // The data built from a temporary update keeps its paths.
+  UpdateIndexData data(Update::compile(json(R"({"$set": {"x.y": 1}})").view()));
+  EXPECT_TRUE(data.affects(index(R"({"x": 1})")));
+  EXPECT_FALSE(data.affects(index(R"({"y": 1})")));
+  EXPECT_FALSE(UpdateIndexData(std::vector<std::string>{"k"}).affects(index(R"({"z": 1})")));
+  EXPECT_TRUE(UpdateIndexData(std::nullopt).affects(index(R"({"z": 1})")));
 }
 
 TEST(UpdateIndexData, ReplacementsPipelinesAndUnknownFiltersAffectEverything) {

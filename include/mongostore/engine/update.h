@@ -53,6 +53,12 @@ class Update {
   static Update compile(bson::DocumentView update,
                         std::span<const bson::DocumentView> array_filters = {},
                         std::shared_ptr<const Collation> collation = nullptr);
+  /// As compile, without copying `update`: the caller keeps its bytes alive and unchanged
+  /// for as long as the returned Update (or a copy of it) is used. For a write command
+  /// that compiles and applies within one call.
+  static Update compile_borrowed(bson::DocumentView update,
+                                 std::span<const bson::DocumentView> array_filters = {},
+                                 std::shared_ptr<const Collation> collation = nullptr);
 
   /// `stages` is an array of pipeline stages (BSON array bytes, as a DocumentView). Throws
   /// NotImplemented until the aggregation layer installed its compiler, InvalidOptions (72)
@@ -73,6 +79,9 @@ class Update {
   /// nullopt when the update may change any field (replacement, pipeline). Used to skip the
   /// indexes an update cannot affect (MongoDB's UpdateIndexData).
   std::optional<std::vector<std::string>> modified_paths() const;
+  /// The same paths without a copy: shared with this update's compiled shape (which updates
+  /// of the same shape share), null when the update may change any field.
+  std::shared_ptr<const std::vector<std::string>> shared_modified_paths() const;
 
   struct Result {
     bson::Document document;
@@ -89,6 +98,9 @@ class Update {
 
  private:
   explicit Update(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  static Update compile_impl(bson::DocumentView update,
+                             std::span<const bson::DocumentView> array_filters,
+                             std::shared_ptr<const Collation> collation, bool borrowed);
   std::shared_ptr<const Impl> impl_;
 };
 

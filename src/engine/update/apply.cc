@@ -31,6 +31,19 @@ std::string join(const std::string& path, std::string_view name) {
   return out;
 }
 
+// The dotted path of the field being written, built only when an error message needs it:
+// each level links to its parent (building the string per targeted field was an allocation
+// and a copy per field of every update).
+struct PathRef {
+  const PathRef* parent = nullptr;
+  std::string_view name;
+
+  std::string str() const {
+    if (parent == nullptr) return std::string(name);
+    return join(parent->str(), name);
+  }
+};
+
 std::string type_of(const Value& v) {
   return std::string(bson::type_alias(v.type()));
 }
@@ -51,54 +64,57 @@ class Applier {
   explicit Applier(ApplyContext& ctx) : ctx_(ctx) {}
 
   void document_fields(const Node& node, DocumentView existing, DocumentBuilder& b,
-                       const std::string& path, std::string_view key, const Value& self) {
-    for (const auto& [name, child] : node.children) {
-      if (is_array_wildcard(name)) {
-        throw Error(ErrorCode::kBadValue, "Cannot apply array updates to non-array element " +
-                                              describe_element(key, self));
-      }
+                       const PathRef& path, std::string_view key, const Value& self) {
+    if (node.has_array_wildcard) {
+      throw Error(ErrorCode::kBadValue,
+                  "Cannot apply array updates to non-array element " + describe_element(key, self));
     }
-    const Node* positional = find_positional(node);
+    const Node* positional = node.positional;
     std::string positional_name = positional ? resolve("$") : std::string();
-    // The children this level targets: usually a few, kept inline (a heap vector per level
-    // was a malloc and free per document level of every update).
-    const Node* inline_matched[16];
-    size_t inline_count = 0;
-    std::vector<const Node*> more_matched;
-    auto was_matched = [&](const Node* n) {
-      return std::find(inline_matched, inline_matched + inline_count, n) !=
-                 inline_matched + inline_count ||
-             std::find(more_matched.begin(), more_matched.end(), n) != more_matched.end();
+    // Which of node.flat were written from an existing field: a bit each (a vector past 64).
+    const size_t n = node.flat.size();
+    uint64_t matched_bits = 0;
+    std::vector<bool> matched_more;
+    if (n > 64) matched_more.assign(n, false);
+    auto mark = [&](size_t i) {
+      if (n > 64) {
+        matched_more[i] = true;
+      } else {
+        matched_bits |= uint64_t{1} << i;
+      }
+    };
+    auto was_matched = [&](size_t i) {
+      return n > 64 ? static_cast<bool>(matched_more[i]) : ((matched_bits >> i) & 1) != 0;
     };
     for (const auto& e : existing) {
-      const Node* target = nullptr;
-      auto it = node.children.find(e.key);
-      if (it != node.children.end()) target = it->second.get();
+      size_t index = node.find(e.key);
+      const Node* target = index == Node::kNone ? nullptr : node.flat[index].second;
       if (positional && e.key == positional_name) {
-        if (target) conflict(join(path, e.key));
+        if (target) conflict(PathRef{&path, e.key});
         target = positional;
+        index = node.positional_index;
       }
       if (!target) {
         b.append(e.key, e.value);
         continue;
       }
-      if (inline_count < std::size(inline_matched)) {
-        inline_matched[inline_count++] = target;
-      } else {
-        more_matched.push_back(target);
-      }
-      child(*target, e.value, e.key, b, join(path, e.key), false);
+      mark(index);
+      child(*target, e.value, e.key, b, PathRef{&path, e.key}, false);
     }
-    for (const auto& [name, child_node] : node.children) {
-      if (was_matched(child_node.get())) continue;
-      std::string resolved = name == "$" ? positional_name : name;
-      if (name != "$" && positional && resolved == positional_name) conflict(join(path, name));
-      create(*child_node, resolved, b, join(path, resolved), false);
+    for (size_t i = 0; i < n; ++i) {
+      if (was_matched(i)) continue;
+      const auto& [name, child_node] = node.flat[i];
+      const bool is_positional = child_node == positional;
+      std::string_view resolved = is_positional ? std::string_view(positional_name) : name;
+      if (!is_positional && positional && resolved == positional_name) {
+        conflict(PathRef{&path, name});
+      }
+      create(*child_node, resolved, b, PathRef{&path, resolved}, false);
     }
   }
 
   void array_elements(const Node& node, std::string_view key, const Value& self, DocumentBuilder& b,
-                      const std::string& path) {
+                      const PathRef& path) {
     std::vector<std::pair<const Node*, const Condition*>> wildcards;
     const Node* positional = nullptr;
     for (const auto& [name, child_node] : node.children) {
@@ -137,9 +153,9 @@ class Applier {
           ++matches;
         }
       }
-      if (matches > 1) conflict(join(path, e.key));
+      if (matches > 1) conflict(PathRef{&path, e.key});
       if (target) {
-        child(*target, e.value, e.key, b, join(path, e.key), true);
+        child(*target, e.value, e.key, b, PathRef{&path, e.key}, true);
       } else {
         b.append(e.key, e.value);
       }
@@ -153,7 +169,10 @@ class Applier {
     }
     if (positional && positional_index >= count) {
       for (const auto& [index, n] : beyond) {
-        if (index == positional_index) conflict(join(path, std::to_string(index)));
+        if (index == positional_index) {
+          std::string name = std::to_string(index);
+          conflict(PathRef{&path, name});
+        }
       }
       beyond.emplace_back(positional_index, positional);
       std::sort(beyond.begin(), beyond.end());
@@ -166,13 +185,13 @@ class Applier {
       }
       for (; count < index; ++count) b.append(std::to_string(count), bson::Null{});
       std::string name = std::to_string(index);
-      create(*child_node, name, b, join(path, name), true);
+      create(*child_node, name, b, PathRef{&path, name}, true);
       count = index + 1;
     }
   }
 
   void child(const Node& node, const Value& existing, std::string_view key, DocumentBuilder& b,
-             const std::string& path, bool in_array) {
+             const PathRef& path, bool in_array) {
     if (node.op) {
       leaf(*node.op, existing, key, b, path, in_array);
     } else if (existing.is_missing()) {
@@ -199,7 +218,7 @@ class Applier {
     }
   }
 
-  void create(const Node& node, std::string_view key, DocumentBuilder& b, const std::string& path,
+  void create(const Node& node, std::string_view key, DocumentBuilder& b, const PathRef& path,
               bool in_array) {
     if (node.op) {
       leaf(*node.op, Value(), key, b, path, in_array);
@@ -208,7 +227,7 @@ class Applier {
     if (!creates(node)) return;
     for (const auto& [name, child_node] : node.children) {
       if (is_array_wildcard(name) && creates(*child_node)) {
-        throw Error(ErrorCode::kBadValue, "The path '" + path +
+        throw Error(ErrorCode::kBadValue, "The path '" + path.str() +
                                               "' must exist in the document in order to apply "
                                               "array updates.");
       }
@@ -216,7 +235,7 @@ class Applier {
     b.open_document(key);
     for (const auto& [name, child_node] : node.children) {
       std::string resolved = name == "$" ? resolve("$") : name;
-      create(*child_node, resolved, b, join(path, resolved), false);
+      create(*child_node, resolved, b, PathRef{&path, resolved}, false);
     }
     b.close();
   }
@@ -247,11 +266,6 @@ class Applier {
     }
   }
 
-  static const Node* find_positional(const Node& node) {
-    auto it = node.children.find(std::string_view("$"));
-    return it == node.children.end() ? nullptr : it->second.get();
-  }
-
   size_t resolve_index() const {
     if (!ctx_.positional) {
       throw Error(ErrorCode::kBadValue,
@@ -264,13 +278,13 @@ class Applier {
     return std::to_string(resolve_index());
   }
 
-  [[noreturn]] static void conflict(const std::string& path) {
+  [[noreturn]] static void conflict(const PathRef& path) {
     throw Error(ErrorCode::kConflictingUpdateOperators,
-                "Update created a conflict at '" + path + "'");
+                "Update created a conflict at '" + path.str() + "'");
   }
 
   void leaf(const Op& op, const Value& existing, std::string_view key, DocumentBuilder& b,
-            const std::string& path, bool in_array) {
+            const PathRef& path, bool in_array) {
     const OpArgs& args = ctx_.args(op);
     auto keep = [&] {
       if (!existing.is_missing()) b.append(key, existing);
@@ -309,7 +323,7 @@ class Applier {
           throw Error(ErrorCode::kBadValue, "The destination field cannot be an array element, '" +
                                                 op.path + "' in doc with " +
                                                 describe_id(ctx_.original).substr(1) +
-                                                " has an array field called '" + path + "'");
+                                                " has an array field called '" + path.str() + "'");
         }
         b.append(key, v);
         return;
@@ -446,7 +460,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
       return Result{std::move(result), modified};
     }
   } else if (impl.replacement) {
-    DocumentView replacement = impl.source.view();
+    DocumentView replacement = impl.source;
     Value new_id = replacement.get("_id");
     if (!original_id.is_missing() && !new_id.is_missing() &&
         !bson::values_equal(original_id, new_id)) {
@@ -467,7 +481,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
                          .count();
     resolve_renames(ctx);
     Applier applier(ctx);
-    applier.document_fields(impl.shape->root, original, b, "", "", Value());
+    applier.document_fields(impl.shape->root, original, b, PathRef{}, "", Value());
   }
   bson::Document result = b.finish();
   if (!impl.replacement && !impl.pipeline && !original_id.is_missing() &&

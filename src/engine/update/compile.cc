@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/update/internal.h"
+#include "engine/update/recent_shapes.h"
 #include "engine/update/shape_cache.h"
 #include "mongostore/engine/limits.h"
 
@@ -225,6 +226,26 @@ class Compiler {
   std::set<std::string> used_filters_;
 };
 
+}  // namespace
+
+void update_detail::finish_tree(Node& node) {
+  node.flat.clear();
+  node.flat.reserve(node.children.size());
+  for (auto& [name, child] : node.children) {
+    if (name == "$") {
+      node.positional = child.get();
+      node.positional_index = node.flat.size();
+    } else if (is_array_wildcard(name)) {
+      node.has_array_wildcard = true;
+    }
+    node.first_bytes |= Node::first_byte_bit(name);
+    node.flat.emplace_back(name, child.get());
+    finish_tree(*child);
+  }
+}
+
+namespace {
+
 // The paths an operator update can change, each cut before its first positional or numeric
 // component; nullopt for "any" (see Update::modified_paths).
 std::optional<std::vector<std::string>> compute_modified_paths(const UpdateShape& shape) {
@@ -259,7 +280,7 @@ void bind_arguments(Update::Impl& impl, std::shared_ptr<const UpdateShape> shape
   matcher_options.collation = impl.collation;
   impl.args.reserve(shape->ops.size());
   size_t i = 0;
-  for (const bson::Element& e : impl.source.view()) {
+  for (const bson::Element& e : impl.source) {
     for (const bson::Element& f : e.value.as_document()) {
       const Op& op = *shape->ops.at(i++);
       impl.args.emplace_back().arg = f.value;
@@ -278,17 +299,39 @@ void bind_arguments(Update::Impl& impl, std::shared_ptr<const UpdateShape> shape
 
 Update Update::compile(DocumentView update, std::span<const DocumentView> array_filters,
                        std::shared_ptr<const Collation> collation) {
+  return compile_impl(update, array_filters, std::move(collation), /*borrowed=*/false);
+}
+
+Update Update::compile_borrowed(DocumentView update, std::span<const DocumentView> array_filters,
+                                std::shared_ptr<const Collation> collation) {
+  return compile_impl(update, array_filters, std::move(collation), /*borrowed=*/true);
+}
+
+Update Update::compile_impl(DocumentView update, std::span<const DocumentView> array_filters,
+                            std::shared_ptr<const Collation> collation, bool borrowed) {
   check_input_depth(update, "update");
   for (DocumentView f : array_filters) check_input_depth(f, "arrayFilters");
   auto impl = std::make_shared<Impl>();
-  impl->source = bson::Document::copy_of(update);
+  if (borrowed) {
+    impl->source = update;
+  } else {
+    impl->owned_source = bson::Document::copy_of(update);
+    impl->source = impl->owned_source.view();
+  }
   impl->collation = std::move(collation);
-  DocumentView src = impl->source.view();
+  DocumentView src = impl->source;
   // Array filters are compiled from values: such updates are compiled whole every time.
   std::optional<std::string> key;
-  if (array_filters.empty()) key = shape_key(src);
+  if (array_filters.empty()) {
+    // This thread's recent shapes first: matched and bound in one pass, no key built.
+    if (RecentShapes::bind(*impl)) return Update(std::move(impl));
+    key = shape_key(src);
+  }
+  // Read before the lookup or insert: a clear() in between makes the remembered entry stale.
+  const uint64_t generation = ShapeCache::instance().generation();
   if (key) {
     if (std::shared_ptr<const UpdateShape> shape = ShapeCache::instance().find(*key)) {
+      RecentShapes::remember(shape, generation);
       bind_arguments(*impl, std::move(shape));
       return Update(std::move(impl));
     }
@@ -330,9 +373,13 @@ Update Update::compile(DocumentView update, std::span<const DocumentView> array_
     }
   }
   compiler.check_filters_used();
+  if (!impl->replacement) finish_tree(shape->root);
   if (!impl->replacement) shape->modified_paths = compute_modified_paths(*shape);
   impl->shape = shape;
-  if (key && !impl->replacement) ShapeCache::instance().insert(*key, std::move(shape));
+  if (key && !impl->replacement && shape->ops.size() <= ShapeCache::kMaxOps) {
+    RecentShapes::remember(shape, generation);
+    ShapeCache::instance().insert(*key, std::move(shape));
+  }
   return Update(std::move(impl));
 }
 
@@ -354,8 +401,9 @@ Update Update::compile_pipeline(DocumentView stages, DocumentView let,
   check_input_depth(stages, "update pipeline");
   check_input_depth(let, "let");
   auto impl = std::make_shared<Impl>();
-  impl->source = bson::Document::copy_of(stages);
-  impl->pipeline = compiler(impl->source.view(), let, std::move(collation));
+  impl->owned_source = bson::Document::copy_of(stages);
+  impl->source = impl->owned_source.view();
+  impl->pipeline = compiler(impl->source, let, std::move(collation));
   return Update(std::move(impl));
 }
 
@@ -370,6 +418,13 @@ bool Update::is_replacement() const {
 std::optional<std::vector<std::string>> Update::modified_paths() const {
   if (impl_->replacement || impl_->pipeline) return std::nullopt;
   return impl_->shape->modified_paths;
+}
+
+std::shared_ptr<const std::vector<std::string>> Update::shared_modified_paths() const {
+  if (impl_->replacement || impl_->pipeline || !impl_->shape->modified_paths) return nullptr;
+  // Aliases the shape: the vector lives as long as any holder of the shape.
+  return std::shared_ptr<const std::vector<std::string>>(impl_->shape,
+                                                         &*impl_->shape->modified_paths);
 }
 
 }  // namespace mongostore::engine

@@ -99,7 +99,35 @@ struct FieldLess {
 struct Node {
   std::map<std::string, std::unique_ptr<Node>, FieldLess> children;
   const Op* op = nullptr;
+
+  // Filled by finish_tree once the tree is complete, for the applier's lookup of every
+  // field of a document level: the children in `children`'s order (names viewing its keys),
+  // a bit per child name's first byte (bit `byte & 63`: most fields of a document are no
+  // target and are rejected on it), the "$" child and its position, and whether any child
+  // is an array wildcard ("$[]" or "$[id]").
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<std::pair<std::string_view, const Node*>> flat;
+  uint64_t first_bytes = 0;
+  const Node* positional = nullptr;
+  size_t positional_index = kNone;
+  bool has_array_wildcard = false;
+
+  static uint64_t first_byte_bit(std::string_view name) {
+    return name.empty() ? 1 : uint64_t{1} << (static_cast<unsigned char>(name[0]) & 63);
+  }
+  /// The position in `flat` of the child named `name` (names are equal under FieldLess only
+  /// when they are the same bytes), or kNone.
+  size_t find(std::string_view name) const {
+    if ((first_bytes & first_byte_bit(name)) == 0) return kNone;
+    for (size_t i = 0; i < flat.size(); ++i) {
+      if (flat[i].first == name) return i;
+    }
+    return kNone;
+  }
 };
+
+/// Fills the lookup fields of `node` and every node below it (see Node).
+void finish_tree(Node& node);
 
 struct Rename {
   std::vector<std::string> source;  // path components
@@ -165,7 +193,8 @@ void parse_op_argument(const Op& op, OpArgs& args, const MatcherOptions& matcher
 namespace mongostore::engine {
 
 struct Update::Impl {
-  bson::Document source;                       // owned copy of the update document
+  bson::Document owned_source;  // the update's copy, unless compiled borrowed
+  bson::DocumentView source;    // the update document: owned_source, or the caller's bytes
   std::shared_ptr<const Collation> collation;  // string equality of the array operators
   std::vector<bson::Document> filter_docs;
   bool replacement = false;

@@ -88,6 +88,7 @@ void ShapeCache::clear() {
   std::unique_lock lock(mutex_);
   shapes_.clear();
   order_.clear();
+  generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace mongostore::engine::update_detail

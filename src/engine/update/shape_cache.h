@@ -15,7 +15,9 @@
 // in the cache, is immutable and shared by every Update compiled from it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -50,12 +52,16 @@ class ShapeCache {
   void insert(const std::string& key, std::shared_ptr<const UpdateShape> shape);
 
   size_t size() const;
+  /// Empties the cache and starts a new generation (RecentShapes drops what it kept).
   void clear();
+  /// Bumped by clear(): a shape remembered at an older generation is not reused.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const UpdateShape>> shapes_;
   std::deque<std::string> order_;  // keys, oldest first
+  std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace mongostore::engine::update_detail

@@ -47,7 +47,8 @@ std::optional<UpdateResult> WriteCommands::update_by_id(
     const bson::Value& id, bson::DocumentView update, const UpdateOptions& options) {
   NowScope now;
   // The same order of errors as the general path: the update's, then the collection's.
-  Update compiled = Update::compile(update, {}, nullptr);
+  // `update` outlives `compiled` (both end with this call): no copy of it.
+  Update compiled = Update::compile_borrowed(update, {}, nullptr);
   CollectionCatalog::WriteTarget target = collections_.writable(op, db, coll, /*create=*/false);
   const std::shared_ptr<CollectionEntry>& entry = target.entry;
   if (!entry) return UpdateResult{};
@@ -100,7 +101,7 @@ UpdateResult WriteCommands::update(OperationContext& op, std::string_view db, st
   }
   Update compiled = options.update_is_pipeline
                         ? Update::compile_pipeline(update, options.let, matcher.collation())
-                        : Update::compile(update, filters, matcher.collation());
+                        : Update::compile_borrowed(update, filters, matcher.collation());
   if (multi && compiled.is_replacement()) {
     throw Error(ErrorCode::kFailedToParse,
                 "multi update is not supported for replacement-style update");

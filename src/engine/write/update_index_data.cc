@@ -9,6 +9,9 @@ namespace {
 
 // True when one path is the other or lies below it, on whole components.
 bool related(std::string_view a, std::string_view b) {
+  // Most pairs differ in their first byte (an update's paths against an index's): decided
+  // without the comparison. A non-empty prefix shares its first byte.
+  if (!a.empty() && !b.empty() && a[0] != b[0]) return false;
   if (a.size() > b.size()) std::swap(a, b);
   return b.compare(0, a.size(), a) == 0 && (b.size() == a.size() || b[a.size()] == '.');
 }

@@ -12,6 +12,7 @@
 // Immutable after construction; safe to share between threads.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,17 +27,19 @@ class UpdateIndexData {
   /// Every index is affected.
   UpdateIndexData() = default;
   /// The paths `update` can change.
-  explicit UpdateIndexData(const Update& update) : modified_(update.modified_paths()) {}
+  /// (Shares the update's paths: no copy per update.)
+  explicit UpdateIndexData(const Update& update) : modified_(update.shared_modified_paths()) {}
   /// `modified`: nullopt for "any field".
   explicit UpdateIndexData(std::optional<std::vector<std::string>> modified)
-      : modified_(std::move(modified)) {}
+      : modified_(modified ? std::make_shared<const std::vector<std::string>>(std::move(*modified))
+                           : nullptr) {}
 
   /// False only when no document's keys (or membership) in `index` can change.
   bool affects(const IndexDescriptor& index) const;
 
  private:
   bool affects_path(std::string_view path) const;
-  std::optional<std::vector<std::string>> modified_;
+  std::shared_ptr<const std::vector<std::string>> modified_;  // null: any field
 };
 
 }  // namespace mongostore::engine
