@@ -86,8 +86,7 @@ TEST(UpdateIndexData, SharedPathsAreTheUpdatesPathsAndOutliveIt) {
   std::shared_ptr<const std::vector<std::string>> shared;
   std::optional<std::vector<std::string>> copied;
   {
-    Update u =
-        Update::compile(json(R"({"$set": {"a.b": 1, "arr.0.v": 2}, "$inc": {"n": 1}})").view());
+    Update u = Update::compile(J(R"({"$set": {"a.b": 1, "arr.0.v": 2}, "$inc": {"n": 1}})").view());
     shared = u.shared_modified_paths();
     copied = u.modified_paths();
   }
@@ -95,9 +94,9 @@ TEST(UpdateIndexData, SharedPathsAreTheUpdatesPathsAndOutliveIt) {
   ASSERT_TRUE(copied.has_value());
   EXPECT_EQ(*shared, *copied);
   EXPECT_EQ(*shared, (std::vector<std::string>{"a.b", "arr", "n"}));
-  EXPECT_EQ(Update::compile(json(R"({"q": 1})").view()).shared_modified_paths(), nullptr);
+  EXPECT_EQ(Update::compile(J(R"({"q": 1})").view()).shared_modified_paths(), nullptr);
   // The data built from a temporary update keeps its paths.
-  UpdateIndexData data(Update::compile(json(R"({"$set": {"x.y": 1}})").view()));
+  UpdateIndexData data(Update::compile(J(R"({"$set": {"x.y": 1}})").view()));
   EXPECT_TRUE(data.affects(index(R"({"x": 1})")));
   EXPECT_FALSE(data.affects(index(R"({"y": 1})")));
   EXPECT_FALSE(UpdateIndexData(std::vector<std::string>{"k"}).affects(index(R"({"z": 1})")));
