@@ -3,6 +3,17 @@
 #include "mongostore/error.h"
 
 namespace mongostore::client {
+namespace {
+
+// Each batch's documents as views, in order; the batch is dropped before the next is read.
+void visit_all(Cursor& cursor, DocumentVisitor visit) {
+  while (!cursor.exhausted()) {
+    const std::vector<bson::Document> batch = cursor.next_batch();
+    for (const bson::Document& doc : batch) visit(doc.view());
+  }
+}
+
+}  // namespace
 
 std::shared_ptr<const engine::PreparedFind> Client::compile_find(std::string_view, std::string_view,
                                                                  bson::DocumentView,
@@ -31,6 +42,18 @@ std::unique_ptr<Cursor> PreparedFind::find() const {
 std::unique_ptr<Cursor> PreparedFind::find(bson::DocumentView filter) const {
   if (compiled_) return client_->find_compiled(*compiled_, &filter);
   return client_->find(db_, coll_, filter, options_);
+}
+
+}  // namespace mongostore::client
+
+namespace mongostore::client {
+
+void PreparedFind::for_each(DocumentVisitor visit) const {
+  visit_all(*find(), visit);
+}
+
+void PreparedFind::for_each(bson::DocumentView filter, DocumentVisitor visit) const {
+  visit_all(*find(filter), visit);
 }
 
 }  // namespace mongostore::client

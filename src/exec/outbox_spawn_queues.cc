@@ -35,12 +35,12 @@ std::string string_at(DocumentView entry, std::string_view key, const EntryAt& a
 template <class Entry, class Decode>
 std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string_view field,
                                    std::string_view kind, Decode decode) {
-  std::unique_ptr<client::Cursor> cursor = find.find();
   std::vector<Entry> entries;
-  for (const Document& doc : cursor->to_vector()) {
-    const std::string source = id_of(doc);
+  // Each document read in place: only the entries are copied out of it.
+  find.for_each([&](DocumentView doc) {
     bson::Value array = doc.get(field);
-    if (!array.is_array()) continue;
+    if (!array.is_array()) return;
+    const std::string source = id_of(doc);
     const EntryAt at{source, kind};
     for (const bson::Element& e : array.as_array()) {
       if (!e.value.is_document()) {
@@ -48,7 +48,7 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
       }
       entries.push_back(decode(e.value.as_document(), source, at));
     }
-  }
+  });
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
   return entries;

@@ -1,7 +1,6 @@
 // ExecutionStore's timers: the due-timer sweep through the next_fire_at index, the repair of
 // bounds another writer left stale or absent, listing and deleting one execution's timers.
 #include <algorithm>
-#include <set>
 
 #include "exec/commit_plan.h"
 #include "exec/stored_fields.h"
@@ -112,8 +111,11 @@ void ExecutionStore::repair_timer_bound(DocumentView doc) {
 
 std::vector<Document> ExecutionStore::repair_unbounded_timers() {
   // The null key of the next_fire_at index holds exactly the documents whose bound is absent
-  // or null: this store always writes a number (kNoTimer when there is no timer).
-  std::vector<Document> unbounded = sweeps_->unbounded_timers.find()->to_vector();
+  // or null: this store always writes a number (kNoTimer when there is no timer). Usually
+  // none; the few there are copied, to be repaired once the read is over.
+  std::vector<Document> unbounded;
+  sweeps_->unbounded_timers.for_each(
+      [&](DocumentView doc) { unbounded.push_back(Document::copy_of(doc)); });
   for (const Document& doc : unbounded) repair_timer_bound(doc);
   return unbounded;
 }
@@ -125,23 +127,30 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
   // Documents without a usable bound are read through the null key and repaired first.
   std::vector<Document> docs = repair_unbounded_timers();
-  std::vector<Document> bounded = sweeps_->due_timers.find(due_filter(now))->to_vector();
   std::vector<DueTimer> due;
-  std::set<std::string> repaired;  // their new bound may put them in `bounded` as well
+  std::vector<std::string> repaired;  // their new bound may put them in the range as well
+  repaired.reserve(docs.size());
   for (const Document& doc : docs) {
-    repaired.insert(id_of(doc));
+    repaired.push_back(id_of(doc));
     for (DueTimer& t : timers_in(doc)) {
       if (t.fire_at <= now) due.push_back(std::move(t));
     }
   }
-  for (const Document& doc : bounded) {
-    if (!repaired.empty() && repaired.count(id_of(doc))) continue;
+  std::sort(repaired.begin(), repaired.end());
+  // The range's documents are read in place (no copy each); a stale bound is repaired after
+  // the read, so that no write moves a document within the range the cursor still reads.
+  std::vector<Document> stale;
+  sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {
+    if (!repaired.empty() && std::binary_search(repaired.begin(), repaired.end(), id_of(doc))) {
+      return;
+    }
     bson::Value bound;
     std::optional<double> earliest = collect_due(doc, now, due, &bound);
     if (earliest.value_or(kNoTimer) > bound.number_as_double()) {
-      repair_timer_bound(doc);
+      stale.push_back(Document::copy_of(doc));
     }
-  }
+  });
+  for (const Document& doc : stale) repair_timer_bound(doc);
   sort_timers(due);
   return due;
 }

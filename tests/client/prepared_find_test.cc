@@ -2,10 +2,12 @@
 // the plain find returns at that moment, whatever changed since it was prepared (documents,
 // indexes, the collection dropped and created again under another default collation); a run
 // with another filter keeps the projection and options; invalid specs fail with find's code;
-// runs from several threads at once are independent.
+// runs from several threads at once are independent; for_each visits, in order, the documents
+// find returns, and a visitor's exception ends the run and propagates.
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -157,6 +159,95 @@ TEST_P(PreparedFindContract, RunsFromSeveralThreadsAreIndependent) {
   }
   for (std::thread& th : threads) th.join();
   EXPECT_EQ(bad, std::vector<int>(4, 0));
+}
+
+// What for_each visits, as JSON, in order (each view read during its call only).
+std::vector<std::string> visited(const PreparedFind& prepared, const Document* filter = nullptr) {
+  std::vector<std::string> out;
+  auto visit = [&](bson::DocumentView doc) { out.push_back(Document::copy_of(doc).to_json()); };
+  if (filter != nullptr) {
+    prepared.for_each(filter->view(), visit);
+  } else {
+    prepared.for_each(visit);
+  }
+  return out;
+}
+
+TEST_P(PreparedFindContract, ForEachVisitsWhatFindReturns) {
+  for (int i = 0; i < 12; ++i) {
+    items().insert_one(make_document("_id", i, "n", i % 5, "x", "v" + std::to_string(i)));
+  }
+  items().create_index(make_document("n", 1));
+  struct Shape {
+    Document filter;
+    Document projection;
+    Document sort;
+    int64_t skip = 0;
+    int64_t limit = 0;
+    size_t batch_size = 101;
+  };
+  const std::vector<Shape> shapes = {
+      {make_document(), {}, {}},
+      {make_document("n", make_document("$lte", 2)), make_document("n", 1), {}},
+      {make_document("n", make_document("$gte", 1)), make_document("x", 1, "_id", 0),
+       make_document("x", -1), 1, 5},
+      {make_document("x", make_document("$in", make_array("v1", "v7", "v9"))),
+       {},
+       make_document("_id", -1)},
+      {make_document("n", 9), {}, {}},  // nothing
+      {make_document(), make_document("x", 0), make_document("n", 1, "_id", 1), 0, 0,
+       2},  // batches
+      {make_document("n", make_document("$lt", 4)), {}, {}, 2, 3, 1},
+  };
+  for (const Shape& shape : shapes) {
+    FindOptions options;
+    options.projection = shape.projection;
+    options.sort = shape.sort;
+    options.skip = shape.skip;
+    options.limit = shape.limit;
+    options.batch_size = shape.batch_size;
+    const PreparedFind prepared = items().prepare_find(shape.filter, options);
+    const std::vector<std::string> expected = ids(items().find(shape.filter, options));
+    EXPECT_EQ(visited(prepared), expected) << shape.filter.to_json();
+    // With another filter in place of the prepared one: the same projection and options.
+    const Document other = make_document("n", make_document("$lte", 3));
+    EXPECT_EQ(visited(prepared, &other), ids(items().find(other, options)))
+        << shape.filter.to_json();
+  }
+}
+
+TEST_P(PreparedFindContract, AVisitorsExceptionEndsTheRunAndPropagates) {
+  for (int i = 0; i < 10; ++i) items().insert_one(make_document("_id", i));
+  FindOptions options;
+  options.batch_size = 3;  // thrown with batches still to read: the cursor is closed
+  const PreparedFind prepared = items().prepare_find(make_document(), options);
+  int calls = 0;
+  EXPECT_THROW(prepared.for_each([&](bson::DocumentView doc) {
+    ++calls;
+    if (doc.get("_id").as_int32() == 4) throw std::runtime_error("visitor");
+  }),
+               std::runtime_error);
+  EXPECT_EQ(calls, 5);
+  // The client and the prepared find work on.
+  EXPECT_EQ(visited(prepared).size(), 10u);
+  items().insert_one(make_document("_id", 10));
+  EXPECT_EQ(items().count_documents(make_document()), 11);
+}
+
+TEST_P(PreparedFindContract, ForEachFailsWithFindsErrors) {
+  items().insert_one(make_document("_id", 1, "a", 1));
+  // An error of the run itself (here the plain find's; on the remote backend also the
+  // invalid spec, found at the first run): thrown from for_each, the visitor never called.
+  FindOptions options;
+  options.projection = make_document("a", 1);
+  const PreparedFind prepared = items().prepare_find(make_document("a", 1), options);
+  int calls = 0;
+  EXPECT_EQ(code_of([&] {
+              prepared.for_each(make_document("a", make_document("$nope", 1)),
+                                [&](bson::DocumentView) { ++calls; });
+            }),
+            static_cast<int32_t>(ErrorCode::kBadValue));
+  EXPECT_EQ(calls, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PreparedFindContract, testing::all_backends(),

@@ -172,6 +172,25 @@ TEST_P(TimerBound, ANullBoundLeftByAnOlderStoreIsRepaired) {
   EXPECT_DOUBLE_EQ(raw.get("next_fire_at").number_as_double(), 10.0);
 }
 
+// Bounds left stale below their timers, more documents than a batch of the sweep's read:
+// each due timer is returned once, though repairing a bound moves its document further up
+// the range being read (the repairs land after the read), and every bound is repaired.
+TEST_P(TimerBound, StaleBoundsOverSeveralBatchesAreSweptOnceAndRepaired) {
+  constexpr int kExecutions = 130;  // the sweep reads in batches of 101
+  Paths expected;
+  for (int i = 0; i < kExecutions; ++i) {
+    const std::string id = "e" + std::to_string(1000 + i);
+    Execution exe = make(id);
+    commit_timers(exe, {TimerOp::schedule("T", 100)});
+    expected.push_back(id + "/T");
+  }
+  executions().update_many(make_document(),
+                           make_document("$set", make_document("next_fire_at", 1.0)));
+  EXPECT_EQ(due_paths(200), expected);
+  EXPECT_EQ(executions().count_documents(make_document("next_fire_at", 100.0)), kExecutions);
+  EXPECT_TRUE(due_paths(50).empty());
+}
+
 // A timer another writer stored as something else than a number fails the sweep loudly,
 // naming the execution and the timer's (decoded) path.
 TEST_P(TimerBound, ATimerThatIsNotANumberIsRefusedNamingIt) {

@@ -1,6 +1,7 @@
 // net_timer_changes (src/exec/timer_path.h): the net effect of a commit's timer ops, netted
 // by a linear search for a few paths and through a hash table past them. Both must give the
-// same answer: the last op of each path, in the order of each path's first op.
+// same answer: the last op of each path, in the order of each path's first op. And the
+// encoding of a path's dots in its key, undone by decode_timer_path.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "exec/timer_path.h"
 #include "mongostore/error.h"
+#include "mongostore/exec/execution_store.h"
 
 namespace mongostore::exec {
 namespace {
@@ -70,6 +72,18 @@ TEST(TimerChanges, EveryPathIsChecked) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), static_cast<int32_t>(ErrorCode::kBadValue));
   }
+}
+
+TEST(TimerChanges, DecodingAKeyGivesBackItsPath) {
+  // Dots anywhere, several and adjacent: each run between them is copied whole.
+  for (std::string_view path : {"A", "Fork.A", "Checkout.Payment.Retry", "a..b", ".a.", ".",
+                                "\xC3\xA9t\xC3\xA9.\xE2\x82\xAC", "a.very.long.path.beyond.sso"}) {
+    EXPECT_EQ(decode_timer_path(encode_timer_path(path)), path);
+  }
+  EXPECT_EQ(decode_timer_path(""), "");
+  EXPECT_EQ(decode_timer_path("x\xEF\xBC\x8E\xEF\xBC\x8Ey"), "x..y");
+  // An incomplete encoded dot is kept as it is.
+  EXPECT_EQ(decode_timer_path("x\xEF\xBC"), "x\xEF\xBC");
 }
 
 }  // namespace

@@ -24,18 +24,39 @@
 // Errors: on the embedded backend, an invalid filter, projection, sort, skip or limit fails
 // in Collection::prepare_find with find's code; on the remote backend at the first run.
 //
-// Thread safety: a PreparedFind is immutable; its find() may be called by several threads at
-// once (each gets its own cursor, which is single-user as every Cursor). It holds its Client:
-// the client stays open while a PreparedFind of it exists.
+// Thread safety: a PreparedFind is immutable; its find() and for_each() may be called by
+// several threads at once (each run has its own cursor, which is single-user as every
+// Cursor). It holds its Client: the client stays open while a PreparedFind of it exists.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "mongostore/bson/document.h"
 #include "mongostore/client/client.h"
 
 namespace mongostore::client {
+
+/// A non-owning reference to a callable taking a bson::DocumentView (for for_each): it only
+/// refers to the callable, which must outlive the call it is passed to.
+class DocumentVisitor {
+ public:
+  template <class F>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, DocumentVisitor> &&
+           std::is_invocable_v<F&, bson::DocumentView>)
+      DocumentVisitor(F&& f)  // NOLINT(google-explicit-constructor): passed as a lambda
+      : callable_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* callable, bson::DocumentView doc) {
+          (*static_cast<std::remove_reference_t<F>*>(callable))(doc);
+        }) {}
+  void operator()(bson::DocumentView doc) const { call_(callable_, doc); }
+
+ private:
+  void* callable_;
+  void (*call_)(void*, bson::DocumentView);
+};
 
 class PreparedFind {
  public:
@@ -44,6 +65,16 @@ class PreparedFind {
   /// Runs it with `filter` in place of the prepared filter (same projection, sort and
   /// options).
   std::unique_ptr<Cursor> find(bson::DocumentView filter) const;
+
+  /// Runs the prepared find (or with `filter` in its place) and calls `visit` with each
+  /// document find() would return, in the same order, without building a vector of them:
+  /// the caller reads what it needs in place. The view lives only during its call to
+  /// `visit` (copy what must outlive it). The documents are read batch by batch as a cursor
+  /// reads them; a document the visitor writes may or may not be seen by a later batch, as
+  /// with any cursor. Errors: find's, thrown from for_each; an exception thrown by `visit`
+  /// ends the run (its cursor is closed) and propagates unchanged.
+  void for_each(DocumentVisitor visit) const;
+  void for_each(bson::DocumentView filter, DocumentVisitor visit) const;
 
   /// The prepared filter.
   const bson::Document& filter() const { return filter_; }
