@@ -129,6 +129,7 @@ class CommitWriter {
   // Plain stores into the buffer sized up front (a vector insert per piece cost more than
   // the copy); growing is the rare case of an estimate too small.
   void put(const void* p, size_t n) {
+    if (n == 0) return;  // an empty view may have no data: memcpy must not see its null
     if (bytes_.size() - pos_ < n) grow(n);
     std::memcpy(bytes_.data() + pos_, p, n);
     pos_ += n;
