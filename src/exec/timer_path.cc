@@ -8,10 +8,10 @@
 #include "mongostore/exec/execution_store.h"
 
 namespace mongostore::exec {
+namespace {
 
-std::string encode_timer_path(std::string_view path) {
-  std::string out;
-  out.reserve(path.size() + 8);
+// Appends `path` with each '.' written as kEncodedDot.
+void append_encoded(std::string& out, std::string_view path) {
   for (char c : path) {
     if (c == '.') {
       out += kEncodedDot;
@@ -19,6 +19,14 @@ std::string encode_timer_path(std::string_view path) {
       out += c;
     }
   }
+}
+
+}  // namespace
+
+std::string encode_timer_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size() + 8);
+  append_encoded(out, path);
   return out;
 }
 
@@ -62,13 +70,7 @@ std::string timer_field(std::string_view path) {
   std::string out;
   out.reserve(TimerChange::kTimersPrefix.size() + path.size() + 8);
   out += TimerChange::kTimersPrefix;
-  for (char c : path) {
-    if (c == '.') {
-      out += kEncodedDot;
-    } else {
-      out += c;
-    }
-  }
+  append_encoded(out, path);
   return out;
 }
 }  // namespace
