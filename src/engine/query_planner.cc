@@ -25,6 +25,20 @@ const bson::Document& constants() {
     b.append("empty_string", "");
     b.append("empty_object", bson::Document());
     b.append("null", bson::Null{});
+    // The ends of the type brackets a $type bounds (type_intervals), as mongod's
+    // appendMinForType / appendMaxForType give them.
+    b.append("empty_array", bson::Array());
+    b.append("false", false);
+    b.append("true", true);
+    bson::ObjectId oid_max;
+    oid_max.bytes.fill(0xFF);
+    b.append("oid_min", bson::ObjectId{});
+    b.append("oid_max", oid_max);
+    b.append("date_min", bson::DateTime{std::numeric_limits<int64_t>::min()});
+    b.append("date_max", bson::DateTime{std::numeric_limits<int64_t>::max()});
+    b.append("ts_min", bson::Timestamp{0, 0});
+    b.append("ts_max", bson::Timestamp{std::numeric_limits<uint32_t>::max(),
+                                       std::numeric_limits<uint32_t>::max()});
     return b.finish();
   }();
   return d;
@@ -52,6 +66,8 @@ struct FieldConditions {
   std::vector<bson::Value> equalities;
   std::vector<std::vector<bson::Value>> in_lists;
   std::vector<std::pair<RangeOp, bson::Value>> ranges;
+  /// One entry per $type: the type brackets it reads, ascending (type_intervals).
+  std::vector<std::vector<Interval>> type_sets;
 };
 
 bool usable_point(const bson::Value& v) {
@@ -156,6 +172,96 @@ void collect_expr_equalities(const bson::Value& expr, ExprBindings& bindings,
   }
 }
 
+// The intervals a $type operand reads, as mongod bounds it: each type's bracket in index
+// order, inclusive at both ends ("number" and the four numeric types share [nan.0, inf.0],
+// string and symbol share ["", {}]), merged and ascending. Never exact: the brackets are
+// wider than the types (a decimal in the bracket of "int"), so the matcher re-checks.
+// nullopt (no bound, today's plan) for a type without a clean bracket: "array" (a multikey
+// index holds the elements, not the array), "null" and "undefined" (their keys are also
+// those of a missing field), and types whose bracket ends we do not build (binData, regex,
+// dbPointer, javascript, javascriptWithScope), and for an operand the matcher refuses.
+std::optional<std::vector<Interval>> type_intervals(const bson::Value& operand) {
+  // Brackets in index order; `wanted` flags the ones the operand names.
+  enum Bracket { kMin, kNumber, kString, kObject, kOid, kBool, kDate, kTimestamp, kMax, kCount };
+  static const std::pair<const char*, const char*> kEnds[kCount] = {
+      {"minkey", "minkey"},
+      {"nan", "inf"},
+      {"empty_string", "empty_object"},
+      {"empty_object", "empty_array"},
+      {"oid_min", "oid_max"},
+      {"false", "true"},
+      {"date_min", "date_max"},
+      {"ts_min", "ts_max"},
+      {"maxkey", "maxkey"}};
+  auto bracket_of_code = [](long long code) -> std::optional<Bracket> {
+    switch (code) {
+      case 1:
+      case 16:
+      case 18:
+      case 19:
+        return kNumber;
+      case 2:
+      case 14:
+        return kString;
+      case 3:
+        return kObject;
+      case 7:
+        return kOid;
+      case 8:
+        return kBool;
+      case 9:
+        return kDate;
+      case 17:
+        return kTimestamp;
+      case -1:
+        return kMin;
+      case 127:
+        return kMax;
+      default:
+        return std::nullopt;
+    }
+  };
+  static const std::pair<std::string_view, long long> kAliases[] = {
+      {"double", 1},   {"string", 2},  {"object", 3},   {"objectId", 7},   {"bool", 8},
+      {"date", 9},     {"symbol", 14}, {"int", 16},     {"timestamp", 17}, {"long", 18},
+      {"decimal", 19}, {"minKey", -1}, {"maxKey", 127}, {"number", 1}};
+  auto bracket_of = [&](const bson::Value& v) -> std::optional<Bracket> {
+    if (v.is_string()) {
+      for (const auto& [name, code] : kAliases) {
+        if (name == v.as_string()) return bracket_of_code(code);
+      }
+      return std::nullopt;
+    }
+    if (v.is_number()) {
+      double d = v.number_as_double();
+      if (!(d >= -1 && d <= 127) || d != std::floor(d)) return std::nullopt;
+      return bracket_of_code(static_cast<long long>(d));
+    }
+    return std::nullopt;
+  };
+  bool wanted[kCount] = {};
+  if (operand.is_array()) {
+    bool any = false;
+    for (const bson::Element& e : operand.as_array()) {
+      std::optional<Bracket> b = bracket_of(e.value);
+      if (!b) return std::nullopt;
+      wanted[*b] = any = true;
+    }
+    if (!any) return std::nullopt;
+  } else {
+    std::optional<Bracket> b = bracket_of(operand);
+    if (!b) return std::nullopt;
+    wanted[*b] = true;
+  }
+  std::vector<Interval> out;
+  for (int b = 0; b < kCount; ++b) {
+    if (wanted[b]) {
+      out.push_back(Interval{constant(kEnds[b].first), true, constant(kEnds[b].second), true});
+    }
+  }
+  return out;
+}
+
 void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldConditions>* out) {
   for (const bson::Element& e : filter) {
     if (e.key == "$expr") {
@@ -183,6 +289,9 @@ void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldCo
     for (const bson::Element& op : e.value.as_document()) {
       if (op.key == "$eq") {
         if (usable_point(op.value)) fc.equalities.push_back(op.value);
+      } else if (op.key == "$type") {
+        if (auto intervals = type_intervals(op.value))
+          fc.type_sets.push_back(std::move(*intervals));
       } else if (op.key == "$in" && op.value.is_array()) {
         std::vector<bson::Value> values;
         bool ok = true;
@@ -272,7 +381,12 @@ std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, 
     }
     return out;  // an empty $in gives no intervals: nothing matches
   }
-  if (fc.ranges.empty()) return std::nullopt;
+  if (fc.ranges.empty()) {
+    // A $type: its brackets (none holds null or missing). Only when nothing else bounds the
+    // field, so a range or point keeps its narrower bounds.
+    if (fc.type_sets.empty()) return std::nullopt;
+    return fc.type_sets.front();
+  }
   Interval i = range_interval(fc.ranges.front().first, fc.ranges.front().second);
   if (!multikey) {
     for (size_t r = 1; r < fc.ranges.size(); ++r) {
@@ -315,6 +429,21 @@ std::string value_text(const bson::Value& v, bool collation_keys) {
       if (std::isinf(d)) return d > 0 ? "inf.0" : "-inf.0";
       if (std::isnan(d)) return "nan.0";
       return v.to_json();
+    }
+    // mongod's shell spelling, as its explain writes these bounds.
+    case bson::BsonType::kDateTime:
+      return "new Date(" + std::to_string(v.as_datetime().millis) + ")";
+    case bson::BsonType::kTimestamp: {
+      bson::Timestamp t = v.as_timestamp();
+      return "Timestamp(" + std::to_string(t.seconds) + ", " + std::to_string(t.increment) + ")";
+    }
+    case bson::BsonType::kObjectId:
+      return "ObjectId('" + v.as_object_id().to_hex() + "')";
+    case bson::BsonType::kArray:
+      return v.as_array().to_json_array();
+    case bson::BsonType::kDocument: {
+      bson::DocumentView d = v.as_document();
+      return d.begin() == d.end() ? "{}" : v.to_json();  // libbson writes "{  }"
     }
     default:
       return v.to_json();
@@ -445,6 +574,8 @@ std::map<std::string, FieldConditions> conditions_for(
       bson::Value k;
       if (adjust(v, &k)) a.ranges.emplace_back(op, k);
     }
+    // A type bracket bounds keys of any collation: a string's sort key is still a string.
+    a.type_sets = fc.type_sets;
   }
   return out;
 }

@@ -1,14 +1,15 @@
 // QueryPlanner: picks the index a find (or count, update, delete, findAndModify) reads.
 //
 // The planner looks at the filter's top-level conjunction (implicit equality, $eq, $in, $gt,
-// $gte, $lt, $lte, and the same inside a top-level $and; an $expr's {$eq: ["$path", constant]}
-// is an equality too) and, for each index, turns the
+// $gte, $lt, $lte, $type, and the same inside a top-level $and; an $expr's {$eq: ["$path",
+// constant]} is an equality too) and, for each index, turns the
 // conditions on a prefix of its fields into byte ranges of index keys: equality and $in
 // fields give points, the first range field ends the prefix. A sort that the index order
 // gives (after equality fields, forwards or backwards) needs no blocking sort. Bounds are
 // conservative — the executor re-checks the whole filter on every fetched document, so an
 // index only narrows the candidates (except where they are exact, IndexPlan::exact):
-//   - range operators are bracketed by type as MongoDB's are ($gt: 5 reads numbers above 5);
+//   - range operators are bracketed by type as MongoDB's are ($gt: 5 reads numbers above 5),
+//     and a $type reads its types' brackets (only when nothing else bounds the field);
 //   - on a multikey index each field uses one condition only (a document [4, 11] matches
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
 //   - a sparse index is used only when a bounded condition cannot match null / missing, and a
