@@ -127,6 +127,33 @@ TEST(TypeBounds, ABracketReadsOnlyItsTypesKeys) {
   EXPECT_EQ(ex.get_path("executionStats.nReturned").as_int64(), 1);
 }
 
+TEST(TypeBounds, TheIndexOrderGivesTheSortOfABoundedType) {
+  // The records expert's first keyset page: {f.energy: {$type: "double"}} sorted by the
+  // page index {f.energy: 1, _id: 1} reads the bracket in order, with no blocking sort.
+  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
+  client::Collection coll = c->database("db").collection("c");
+  coll.create_index(J(R"({"e": 1, "_id": 1})"));
+  coll.insert_one(J(R"({"_id": 1, "e": 2.5})"));
+  coll.insert_one(J(R"({"_id": 2, "e": "x"})"));
+  coll.insert_one(J(R"({"_id": 3, "e": -1.5})"));
+  coll.insert_one(J(R"({"_id": 4, "e": {"$numberInt": "1"}})"));
+  // Missing and null energies first in the index: a whole-index read for the sort meets them.
+  for (int i = 10; i < 30; ++i) coll.insert_one(make_document("_id", i, "e", bson::Null{}));
+  client::FindOptions options;
+  options.sort = J(R"({"e": 1, "_id": 1})");
+  options.limit = 2;
+  Document filter = type_filter("e", R"("double")");
+  Document ex = coll.explain(filter.view(), options);
+  EXPECT_EQ(ex.to_json().find("\"SORT\""), std::string::npos) << ex.to_json();
+  EXPECT_NE(ex.to_json().find("IXSCAN"), std::string::npos) << ex.to_json();
+  // The keys of -1.5, 1 (an int, dropped by the fetch's re-check) and 2.5, no null.
+  EXPECT_EQ(ex.get_path("executionStats.totalKeysExamined").as_int64(), 3);
+  std::vector<Document> got = coll.find(filter.view(), options)->to_vector();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].get("_id").number_as_double(), 3);
+  EXPECT_EQ(got[1].get("_id").number_as_double(), 1);
+}
+
 // Values of every BSON type (extended JSON), arrays among them when `arrays`.
 const std::vector<std::string> kScalars = {
     "1.5",
