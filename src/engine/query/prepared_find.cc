@@ -47,6 +47,16 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
   return IndexCursorState{kept->collection, std::move(plan), IndexScanPosition()};
 }
 
+std::shared_ptr<CollectionEntry> PlanCache::collection() const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  if (!kept || kept->collection->retired.load()) return nullptr;
+  return kept->collection;
+}
+
 std::optional<IndexCursorState> PlanCache::plan(
     const std::function<std::optional<IndexCursorState>()>& plan, bson::DocumentView filter) {
   std::optional<IndexCursorState> first = plan();
