@@ -287,13 +287,25 @@ std::shared_ptr<const PreparedFind> WiredTigerEngine::prepare_find(std::string_v
 std::unique_ptr<Cursor> WiredTigerEngine::find_prepared(const PreparedFind& prepared,
                                                         const bson::DocumentView* filter) {
   const auto& compiled = static_cast<const CompiledFind&>(prepared);  // the only kind
-  return with_default_collation(
-      units_->collections, compiled.db, compiled.coll, compiled.options, [&](const auto& resolved) {
-        return run([&](OperationContext&) {
-          return run_compiled_find(shared_from_this(), transaction_shared(), units_->queries,
-                                   compiled, filter, resolved);
-        });
-      });
+  auto body = [&](const FindOptions& resolved) {
+    return run([&](OperationContext&) {
+      return run_compiled_find(shared_from_this(), transaction_shared(), units_->queries, compiled,
+                               filter, resolved);
+    });
+  };
+  // While the collection its kept plan reads is the one the name resolves to, that entry's
+  // default collation is what with_default_collation would look up in the catalog (by
+  // name, under the catalog's lock): a repeated find (a sweep) skips the lookup.
+  if (compiled.options.collation.empty()) {
+    if (std::shared_ptr<CollectionEntry> entry = compiled.plans->collection()) {
+      if (!entry->default_collation) return body(compiled.options);
+      FindOptions inherited = compiled.options;
+      inherited.collation = entry->default_collation->spec();
+      return body(inherited);
+    }
+  }
+  return with_default_collation(units_->collections, compiled.db, compiled.coll, compiled.options,
+                                body);
 }
 
 bool WiredTigerEngine::index_provides_sort(std::string_view db, std::string_view coll,

@@ -100,6 +100,34 @@ TEST_P(PreparedFindContract, ADefaultCollationGivenAfterPreparingApplies) {
   EXPECT_EQ(ids(prepared.find(make_document("s", "aBc"))).size(), 1u);
 }
 
+// While its kept plan's collection is the one the name resolves to, the embedded backend takes
+// the default collation from it instead of the catalog: after a drop the collection created
+// again (under another default, then under none) must be the one whose collation applies.
+TEST_P(PreparedFindContract, AKeptPlanFollowsTheDefaultCollationOfTheCollectionNow) {
+  auto fill = [&] {
+    items().create_index(make_document("s", 1));
+    items().insert_one(make_document("_id", 1, "s", "abc"));
+  };
+  fill();
+  PreparedFind prepared = items().prepare_find(make_document("s", "ABC"));
+  EXPECT_TRUE(ids(prepared.find()).empty());
+  EXPECT_TRUE(ids(prepared.find()).empty());  // the kept plan
+  items().drop();
+  CollectionOptions create;
+  create.collation = make_document("locale", "en", "strength", 2);
+  client_->database("prep").create_collection("items", create);
+  fill();
+  EXPECT_EQ(ids(prepared.find()).size(), 1u);
+  EXPECT_EQ(ids(prepared.find()).size(), 1u);
+  EXPECT_EQ(ids(prepared.find(make_document("s", "aBc"))).size(), 1u);
+  items().drop();
+  fill();
+  EXPECT_TRUE(ids(prepared.find()).empty());
+  EXPECT_TRUE(ids(prepared.find()).empty());  // kept again, on the new collection
+  EXPECT_TRUE(ids(prepared.find(make_document("s", "aBc"))).empty());
+  EXPECT_EQ(ids(prepared.find(make_document("s", "abc"))).size(), 1u);
+}
+
 // The embedded backend keeps the plan of the prepared filter between runs: it must not
 // outlive what it was made from. An index that turns multikey after a run changes the bounds
 // a range may use ({a: [0, 5]} matches {$gte: 1, $lte: 2} with no key in [1, 2]); a dropped

@@ -12,10 +12,20 @@ std::vector<bson::Document> FindCursor::next_batch() {
   return run_statement(transaction_.get(), op, [&] { return read_next_batch(op); });
 }
 
+bson::DocumentView FindCursor::sort_spec() const {
+  static const bson::Document kNone;
+  return sort_spec_ ? sort_spec_->view() : kNone.view();
+}
+
+const IndexHint& FindCursor::hint() const {
+  static const IndexHint kNone;
+  return hint_ ? *hint_ : kNone;
+}
+
 const Matcher& FindCursor::matcher() {
-  if (deferred_filter_) {
-    matcher_ = compile_filter(deferred_filter_->view(), bson::Document(), deferred_collation_);
-    deferred_filter_.reset();
+  if (deferred_) {
+    matcher_ = compile_filter(deferred_->filter.view(), bson::Document(), deferred_->collation);
+    deferred_.reset();
   }
   return matcher_;
 }
@@ -23,7 +33,7 @@ const Matcher& FindCursor::matcher() {
 std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   if (!started_) {
     auto plan = [&] {
-      return executor_.start_index_cursor(db_, coll_, matcher(), sort_spec_.view(), hint_);
+      return executor_.start_index_cursor(db_, coll_, matcher(), sort_spec(), hint());
     };
     if (plan_cache_) {
       index_cursor_ = plan_cache_->get(filter());
@@ -44,7 +54,7 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   }
   matcher();  // every other read filters through it
   if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {
-    external_ = executor_.external_sort(keep_alive_, db_, coll_, matcher_, sort_spec_.view(), hint_,
+    external_ = executor_.external_sort(keep_alive_, db_, coll_, matcher_, sort_spec(), hint(),
                                         memory_limit_);
     started_ = true;
   }
@@ -67,9 +77,8 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
   }
   if (!started_ && !sort_.empty()) {
     materialized_ = true;
-    sorted_ =
-        executor_.query_results(op, db_, coll_, matcher_, projection_, sort_spec_.view(), sort_,
-                                skip_, remaining_, hint_, allow_disk_use_, memory_limit_);
+    sorted_ = executor_.query_results(op, db_, coll_, matcher_, projection_, sort_spec(), sort_,
+                                      skip_, remaining_, hint(), allow_disk_use_, memory_limit_);
     for (const bson::Document& d : sorted_) sorted_bytes_ += d.size();
     started_ = true;
   }

@@ -42,8 +42,8 @@ class FindCursor final : public Cursor {
         matcher_(std::move(matcher)),
         projection_(std::move(projection)),
         sort_(std::move(sort)),
-        sort_spec_(options.sort),
-        hint_(options.hint),
+        sort_spec_(options.sort.empty() ? std::nullopt : std::optional(options.sort)),
+        hint_(options.hint.empty() ? std::nullopt : std::optional(options.hint)),
         // An external sort reads in snapshots of its own: not inside a transaction, whose
         // snapshot (and own writes) the sort must see.
         allow_disk_use_(options.allow_disk_use && transaction_ == nullptr),
@@ -62,23 +62,24 @@ class FindCursor final : public Cursor {
   /// {$lte: now}}) compiles nothing. For filters that cannot fail to compile
   /// (rebindable_range). Before the first batch only.
   void defer_matcher(bson::Document filter, bson::Document collation) {
-    deferred_filter_ = std::move(filter);
-    deferred_collation_ = std::move(collation);
+    deferred_.emplace(Deferred{std::move(filter), std::move(collation)});
   }
 
   std::vector<bson::Document> next_batch() override;
   bool exhausted() const override { return done_; }
   size_t memory_bytes() const override {
-    return sorted_bytes_ + filter().size() + sort_spec_.size();
+    return sorted_bytes_ + filter().size() + sort_spec().size();
   }
 
  private:
   std::vector<bson::Document> read_next_batch(OperationContext& op);
   // The filter this cursor runs, and its matcher (the deferred one compiled on first use).
   bson::DocumentView filter() const {
-    return deferred_filter_ ? deferred_filter_->view() : matcher_.filter();
+    return deferred_ ? deferred_->filter.view() : matcher_.filter();
   }
   const Matcher& matcher();
+  bson::DocumentView sort_spec() const;
+  const IndexHint& hint() const;
 
   std::shared_ptr<const void> keep_alive_;
   // Set when the cursor was opened in a multi-document transaction: every batch then runs
@@ -87,13 +88,19 @@ class FindCursor final : public Cursor {
   QueryExecutor& executor_;
   std::string db_, coll_;
   Matcher matcher_;
-  // Set by defer_matcher until matcher() compiles it into matcher_.
-  std::optional<bson::Document> deferred_filter_;
-  bson::Document deferred_collation_;
+  // Set by defer_matcher until matcher() compiles it into matcher_. One optional for both, so
+  // that a cursor that defers nothing holds no document (an empty one allocates).
+  struct Deferred {
+    bson::Document filter;
+    bson::Document collation;
+  };
+  std::optional<Deferred> deferred_;
   Projection projection_;
   SortSpec sort_;
-  bson::Document sort_spec_;
-  IndexHint hint_;
+  // The find's sort and hint, held only when given: a cursor without them (most) copies no
+  // document, since even an empty one allocates. Read through sort_spec() and hint().
+  std::optional<bson::Document> sort_spec_;
+  std::optional<IndexHint> hint_;
   std::shared_ptr<PlanCache> plan_cache_;  // null: plan on the first batch
   bool allow_disk_use_;
   size_t memory_limit_;

@@ -47,6 +47,16 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
   return IndexCursorState{kept->collection, std::move(plan), IndexScanPosition()};
 }
 
+std::shared_ptr<CollectionEntry> PlanCache::collection() const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  if (!kept || kept->collection->retired.load()) return nullptr;
+  return kept->collection;
+}
+
 std::optional<IndexCursorState> PlanCache::plan(
     const std::function<std::optional<IndexCursorState>()>& plan, bson::DocumentView filter) {
   std::optional<IndexCursorState> first = plan();
@@ -103,11 +113,13 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
                                           const bson::DocumentView* filter,
                                           const FindOptions& resolved) {
   const bool same_collation = resolved.collation == find.collation;
+  // Asked once, and only where both uses below ask it: it reads the filter through.
+  const bool rebindable = filter != nullptr && same_collation && rebindable_range(*filter);
   // A run rebound to another number of its one range (a sweep's `now`) compiles that filter
   // only if its read needs a matcher (FindCursor::defer_matcher): such a filter cannot fail
   // to compile, and the kept plan's exact bounds need none.
   const bool defer = filter != nullptr && same_collation && resolved.let.empty() &&
-                     !find.projection.uses_query() && rebindable_range(*filter);
+                     !find.projection.uses_query() && rebindable;
   Matcher matcher = find.matcher;
   if (!defer && (filter != nullptr || !same_collation)) {
     matcher = compile_filter(filter != nullptr ? *filter : find.filter.view(), resolved.let,
@@ -127,7 +139,7 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
   if (defer) cursor->defer_matcher(bson::Document::copy_of(*filter), resolved.collation);
   // The kept plan is for the prepared collation: of the prepared filter, or of a filter it
   // can be rebound to (another filter would only replace it).
-  if (same_collation && (filter == nullptr || rebindable_range(*filter))) {
+  if (same_collation && (filter == nullptr || rebindable)) {
     cursor->use_plan_cache(find.plans);
   }
   return cursor;

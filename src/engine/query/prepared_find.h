@@ -45,6 +45,10 @@ class PlanCache {
   /// not kept.
   std::optional<IndexCursorState> plan(const std::function<std::optional<IndexCursorState>()>& plan,
                                        bson::DocumentView filter);
+  /// The collection the kept plan reads while the catalog still resolves the prepared name to
+  /// it (a drop or a rename retires it), or null. Its default collation is then the one a
+  /// lookup of the name would give: an entry's is set before it is published, never changed.
+  std::shared_ptr<CollectionEntry> collection() const;
 
  private:
   struct Kept {

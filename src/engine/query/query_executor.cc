@@ -267,11 +267,14 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
       }
     };
     std::optional<CursorHandle> ic;
-    std::deque<CursorHandle> or_cursors;
+    // Only an OR plan has branch cursors: a deque allocates even when empty, and the one-index
+    // plan of a repeated find (a sweep) should not pay for one each batch.
+    std::optional<std::deque<CursorHandle>> or_cursors;
     if (plan.is_or()) {
-      open_or_cursors(s, *entry, plan, &or_cursors);
-      for (size_t b = 0; b < or_cursors.size(); ++b) {
-        if (!plan.or_branches[b].id_index) check_index(plan.or_branches[b].index, or_cursors[b]);
+      or_cursors.emplace();
+      open_or_cursors(s, *entry, plan, &*or_cursors);
+      for (size_t b = 0; b < or_cursors->size(); ++b) {
+        if (!plan.or_branches[b].id_index) check_index(plan.or_branches[b].index, (*or_cursors)[b]);
       }
     } else if (!plan.id_index) {
       ic.emplace(s, plan.index->table_uri);
@@ -296,7 +299,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
       return true;
     };
     if (plan.is_or()) {
-      or_scan(s, c.get(), or_cursors, matcher, plan, visit, &stats, &or_position);
+      or_scan(s, c.get(), *or_cursors, matcher, plan, visit, &stats, &or_position);
     } else if (plan.id_index) {
       id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, &stats, &position);
     } else {
