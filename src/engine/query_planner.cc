@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/query/type_brackets.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
@@ -25,20 +26,6 @@ const bson::Document& constants() {
     b.append("empty_string", "");
     b.append("empty_object", bson::Document());
     b.append("null", bson::Null{});
-    // The ends of the type brackets a $type bounds (type_intervals), as mongod's
-    // appendMinForType / appendMaxForType give them.
-    b.append("empty_array", bson::Array());
-    b.append("false", false);
-    b.append("true", true);
-    bson::ObjectId oid_max;
-    oid_max.bytes.fill(0xFF);
-    b.append("oid_min", bson::ObjectId{});
-    b.append("oid_max", oid_max);
-    b.append("date_min", bson::DateTime{std::numeric_limits<int64_t>::min()});
-    b.append("date_max", bson::DateTime{std::numeric_limits<int64_t>::max()});
-    b.append("ts_min", bson::Timestamp{0, 0});
-    b.append("ts_max", bson::Timestamp{std::numeric_limits<uint32_t>::max(),
-                                       std::numeric_limits<uint32_t>::max()});
     return b.finish();
   }();
   return d;
@@ -172,93 +159,14 @@ void collect_expr_equalities(const bson::Value& expr, ExprBindings& bindings,
   }
 }
 
-// The intervals a $type operand reads, as mongod bounds it: each type's bracket in index
-// order, inclusive at both ends ("number" and the four numeric types share [nan.0, inf.0],
-// string and symbol share ["", {}]), merged and ascending. Never exact: the brackets are
-// wider than the types (a decimal in the bracket of "int"), so the matcher re-checks.
-// nullopt (no bound, today's plan) for a type without a clean bracket: "array" (a multikey
-// index holds the elements, not the array), "null" and "undefined" (their keys are also
-// those of a missing field), and types whose bracket ends we do not build (binData, regex,
-// dbPointer, javascript, javascriptWithScope), and for an operand the matcher refuses.
+// The intervals a $type operand reads: its types' brackets (query/type_brackets.h), or nullopt
+// for an operand without a clean bracket (the plan is then what it was without the $type).
 std::optional<std::vector<Interval>> type_intervals(const bson::Value& operand) {
-  // Brackets in index order; `wanted` flags the ones the operand names.
-  enum Bracket { kMin, kNumber, kString, kObject, kOid, kBool, kDate, kTimestamp, kMax, kCount };
-  static const std::pair<const char*, const char*> kEnds[kCount] = {
-      {"minkey", "minkey"},
-      {"nan", "inf"},
-      {"empty_string", "empty_object"},
-      {"empty_object", "empty_array"},
-      {"oid_min", "oid_max"},
-      {"false", "true"},
-      {"date_min", "date_max"},
-      {"ts_min", "ts_max"},
-      {"maxkey", "maxkey"}};
-  auto bracket_of_code = [](long long code) -> std::optional<Bracket> {
-    switch (code) {
-      case 1:
-      case 16:
-      case 18:
-      case 19:
-        return kNumber;
-      case 2:
-      case 14:
-        return kString;
-      case 3:
-        return kObject;
-      case 7:
-        return kOid;
-      case 8:
-        return kBool;
-      case 9:
-        return kDate;
-      case 17:
-        return kTimestamp;
-      case -1:
-        return kMin;
-      case 127:
-        return kMax;
-      default:
-        return std::nullopt;
-    }
-  };
-  static const std::pair<std::string_view, long long> kAliases[] = {
-      {"double", 1},   {"string", 2},  {"object", 3},   {"objectId", 7},   {"bool", 8},
-      {"date", 9},     {"symbol", 14}, {"int", 16},     {"timestamp", 17}, {"long", 18},
-      {"decimal", 19}, {"minKey", -1}, {"maxKey", 127}, {"number", 1}};
-  auto bracket_of = [&](const bson::Value& v) -> std::optional<Bracket> {
-    if (v.is_string()) {
-      for (const auto& [name, code] : kAliases) {
-        if (name == v.as_string()) return bracket_of_code(code);
-      }
-      return std::nullopt;
-    }
-    if (v.is_number()) {
-      double d = v.number_as_double();
-      if (!(d >= -1 && d <= 127) || d != std::floor(d)) return std::nullopt;
-      return bracket_of_code(static_cast<long long>(d));
-    }
-    return std::nullopt;
-  };
-  bool wanted[kCount] = {};
-  if (operand.is_array()) {
-    bool any = false;
-    for (const bson::Element& e : operand.as_array()) {
-      std::optional<Bracket> b = bracket_of(e.value);
-      if (!b) return std::nullopt;
-      wanted[*b] = any = true;
-    }
-    if (!any) return std::nullopt;
-  } else {
-    std::optional<Bracket> b = bracket_of(operand);
-    if (!b) return std::nullopt;
-    wanted[*b] = true;
-  }
+  std::optional<std::vector<TypeBracket>> brackets = type_brackets(operand);
+  if (!brackets) return std::nullopt;
   std::vector<Interval> out;
-  for (int b = 0; b < kCount; ++b) {
-    if (wanted[b]) {
-      out.push_back(Interval{constant(kEnds[b].first), true, constant(kEnds[b].second), true});
-    }
-  }
+  out.reserve(brackets->size());
+  for (const TypeBracket& b : *brackets) out.push_back(Interval{b.low, true, b.high, true});
   return out;
 }
 
