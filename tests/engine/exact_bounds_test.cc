@@ -35,6 +35,7 @@ using bson::make_array;
 using bson::make_document;
 
 using mongostore::testing::J;
+using mongostore::testing::sorted_json;
 
 bool exact(std::string_view filter, std::string_view pattern = R"({"f": 1})",
            bool multikey = false) {
@@ -201,13 +202,6 @@ class Values {
   std::mt19937 rng_;
 };
 
-std::vector<std::string> sorted(const std::vector<Document>& docs) {
-  std::vector<std::string> out;
-  for (const Document& d : docs) out.push_back(d.to_json());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 void agree_with_the_scan(client::Collection& coll, Values& values, const std::string& field,
                          int queries) {
   const std::vector<const char*> ops = {"", "$eq", "$gt", "$gte", "$lt", "$lte"};
@@ -221,8 +215,8 @@ void agree_with_the_scan(client::Collection& coll, Values& values, const std::st
     Document filter = *op == '\0' ? make_document(field, v.get("v"))
                                   : make_document(field, make_document(op, v.get("v")));
     SCOPED_TRACE(filter.to_json());
-    EXPECT_EQ(sorted(coll.find(filter.view())->to_vector()),
-              sorted(coll.find(filter.view(), scan)->to_vector()));
+    EXPECT_EQ(sorted_json(coll.find(filter.view())->to_vector()),
+              sorted_json(coll.find(filter.view(), scan)->to_vector()));
   }
 }
 
@@ -325,8 +319,8 @@ TEST(ExactBounds, ConditionsOnMultikeyIndexesAgreeWithTheCollectionScan) {
     for (const char* path : {"f", "o.s"}) {
       Document filter = make_document(path, make_document(low, lo, high, hi));
       SCOPED_TRACE(filter.to_json());
-      EXPECT_EQ(sorted(coll.find(filter.view())->to_vector()),
-                sorted(coll.find(filter.view(), scan)->to_vector()));
+      EXPECT_EQ(sorted_json(coll.find(filter.view())->to_vector()),
+                sorted_json(coll.find(filter.view(), scan)->to_vector()));
     }
   }
 }

@@ -23,6 +23,7 @@ using bson::DocumentBuilder;
 using bson::make_array;
 using bson::make_document;
 
+using mongostore::testing::as_json;
 using mongostore::testing::J;
 
 IndexHint natural() {
@@ -34,12 +35,6 @@ IndexHint natural() {
 std::string stage_of(const Document& explain, const char* path) {
   bson::Value v = explain.get_path(path);
   return v.is_string() ? std::string(v.as_string()) : std::string();
-}
-
-std::vector<std::string> as_json(const std::vector<Document>& docs) {
-  std::vector<std::string> out;
-  for (const Document& d : docs) out.push_back(d.to_json());
-  return out;
 }
 
 class OrPlans : public ::testing::Test {

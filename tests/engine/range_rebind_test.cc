@@ -29,6 +29,7 @@ using bson::make_array;
 using bson::make_document;
 
 using mongostore::testing::J;
+using mongostore::testing::sorted_json;
 
 template <class T>
 Document range(std::string_view op, T v, std::string_view path = "t") {
@@ -165,12 +166,6 @@ TEST(RangeRebind, PreparedRunsAgreeWithTheCollectionScan) {
   client::FindOptions scan = options;
   scan.hint.keys = J(R"({"$natural": 1})");
   scan.sort = J(R"({"_id": 1})");
-  auto sorted_ids = [](std::vector<Document> docs) {
-    std::vector<std::string> out;
-    for (const Document& d : docs) out.push_back(d.to_json());
-    std::sort(out.begin(), out.end());
-    return out;
-  };
   const std::vector<const char*> ops = {"$gt", "$gte", "$lt", "$lte"};
   for (const char* op : ops) {
     client::PreparedFind prepared = coll.prepare_find(range(op, 0), options);
@@ -182,8 +177,8 @@ TEST(RangeRebind, PreparedRunsAgreeWithTheCollectionScan) {
                               : range(op, static_cast<double>(rng() % 1200) / 10 - 60, path);
         client::PreparedFind& run = std::string(path) == "t" ? prepared : other;
         SCOPED_TRACE(filter.to_json());
-        EXPECT_EQ(sorted_ids(run.find(filter.view())->to_vector()),
-                  sorted_ids(coll.find(filter.view(), scan)->to_vector()));
+        EXPECT_EQ(sorted_json(run.find(filter.view())->to_vector()),
+                  sorted_json(coll.find(filter.view(), scan)->to_vector()));
         if (round == 10) {
           coll.insert_one(make_document("_id", next_id++, "t", make_array(-70, 70), "u", 5));
           coll.insert_one(make_document("_id", next_id++, "t", 1, "u", make_array(-70, 70)));
@@ -210,19 +205,13 @@ TEST(RangeRebind, RunsThatNeedAMatcherFilterByTheirOwnNumber) {
   options.projection = J(R"({"w": 1})");
   client::FindOptions scan = options;
   scan.hint.keys = J(R"({"$natural": 1})");
-  auto ids = [](std::vector<Document> docs) {
-    std::vector<std::string> out;
-    for (const Document& d : docs) out.push_back(d.to_json());
-    std::sort(out.begin(), out.end());
-    return out;
-  };
   client::PreparedFind prepared = coll.prepare_find(range("$lte", 0, "w"), options);
   auto check = [&](const std::string& when) {
     for (int n : {-40, -10, 0, 7, 29, 100}) {
       Document filter = range("$lte", n, "w");
       SCOPED_TRACE(when + " " + filter.to_json());
-      std::vector<std::string> got = ids(prepared.find(filter.view())->to_vector());
-      EXPECT_EQ(got, ids(coll.find(filter.view(), scan)->to_vector()));
+      std::vector<std::string> got = sorted_json(prepared.find(filter.view())->to_vector());
+      EXPECT_EQ(got, sorted_json(coll.find(filter.view(), scan)->to_vector()));
       EXPECT_EQ(got.size(), static_cast<size_t>(std::clamp(n + 31, 0, 60)));
     }
   };
@@ -234,8 +223,8 @@ TEST(RangeRebind, RunsThatNeedAMatcherFilterByTheirOwnNumber) {
   // The prepared find run without a filter after rebound runs reads its own.
   coll.create_index(J(R"({"w": 1})"));
   check("index again");
-  EXPECT_EQ(ids(prepared.find()->to_vector()),
-            ids(coll.find(range("$lte", 0, "w").view(), scan)->to_vector()));
+  EXPECT_EQ(sorted_json(prepared.find()->to_vector()),
+            sorted_json(coll.find(range("$lte", 0, "w").view(), scan)->to_vector()));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ namespace {
 
 using bson::Document;
 using bson::make_document;
+using mongostore::testing::as_json;
 using mongostore::testing::J;
 
 // The explain of `filter`'s find: the stage and, for an index scan, the bounds of `field`.
@@ -232,12 +233,6 @@ const std::vector<std::string> kTypes = {
     R"(["string", "array"])",
 };
 
-std::vector<std::string> jsons(const std::vector<Document>& docs) {
-  std::vector<std::string> out;
-  for (const Document& d : docs) out.push_back(d.to_json());
-  return out;
-}
-
 TEST(TypeBounds, TypeQueriesAgreeWithTheCollectionScan) {
   for (const char* collation : {"", R"({"locale": "en", "strength": 2})"}) {
     SCOPED_TRACE(collation);
@@ -303,8 +298,8 @@ TEST(TypeBounds, TypeQueriesAgreeWithTheCollectionScan) {
         Document ex = coll.explain(filter.view(), options);
         const bool unsorted = options.sort.view().begin() == options.sort.view().end();
         if (unsorted && ex.to_json().find("IXSCAN") != std::string::npos) ++bounded;
-        std::vector<std::string> got = jsons(coll.find(filter.view(), options)->to_vector());
-        std::vector<std::string> want = jsons(coll.find(filter.view(), reference)->to_vector());
+        std::vector<std::string> got = as_json(coll.find(filter.view(), options)->to_vector());
+        std::vector<std::string> want = as_json(coll.find(filter.view(), reference)->to_vector());
         if (shape == 0 || shape == 3) {  // no order to compare (or ties in it)
           std::sort(got.begin(), got.end());
           std::sort(want.begin(), want.end());
