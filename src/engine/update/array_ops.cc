@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/update/existing_array.h"
 #include "engine/update/internal.h"
 #include "mongostore/bson/compare.h"
 
@@ -25,6 +26,11 @@ std::vector<Value> elements_of(const Value& array) {
     for (const auto& e : array.as_array()) out.push_back(e.value);
   }
   return out;
+}
+
+// The existing array's count and keys, one walk of its bytes (none for a missing field).
+ExistingArray scan_existing(const Value& existing) {
+  return existing.is_array() ? ExistingArray::scan(existing.as_array()) : ExistingArray();
 }
 
 void write_array(bson::DocumentBuilder& b, std::string_view key, const std::vector<Value>& items) {
@@ -73,11 +79,10 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
   if (!spec.position && !spec.slice && spec.sort == PushSpec::Sort::kNone) {
     // A plain append: the existing elements are copied as bytes, not one by one, so the
     // cost of a push does not grow with the array beyond one memcpy.
+    const ExistingArray old = scan_existing(existing);
     b.open_array(key);
-    if (existing.is_array() && !b.push_array_elements(existing.as_array())) {
-      for (const auto& e : existing.as_array()) b.push(e.value);  // non-canonical keys: renumber
-    }
-    for (const Value& v : spec.each) b.push(v);
+    ArrayKeys keys(old.write_elements(b));  // non-canonical keys are renumbered
+    for (const Value& v : spec.each) b.append(keys.next(), v);
     b.close();
     return;
   }
@@ -85,14 +90,8 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
     // Appended and then sliced: the kept elements are one run of (existing, then $each),
     // written without collecting them first; when the slice keeps them all (a ring not yet
     // full, such as an ExecutionStore trace), the existing ones are copied as bytes.
-    size_t existing_count = 0;
-    if (existing.is_array()) {
-      for (const auto& e : existing.as_array()) {
-        (void)e;
-        ++existing_count;
-      }
-    }
-    const uint64_t total = existing_count + spec.each.size();
+    const ExistingArray old = scan_existing(existing);
+    const uint64_t total = old.count() + spec.each.size();
     const int64_t s = *spec.slice;
     uint64_t from = 0, to = total;
     if (s >= 0) {
@@ -102,21 +101,22 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
       if (keep < total) from = total - keep;
     }
     b.open_array(key);
-    if (from == 0 && to == total && existing.is_array() &&
-        b.push_array_elements(existing.as_array())) {
-      for (const Value& v : spec.each) b.push(v);
+    if (from == 0 && to == total) {
+      ArrayKeys keys(old.write_elements(b));
+      for (const Value& v : spec.each) b.append(keys.next(), v);
       b.close();
       return;
     }
+    ArrayKeys keys(0);
     uint64_t i = 0;
     if (existing.is_array()) {
       for (const auto& e : existing.as_array()) {
-        if (i >= from && i < to) b.push(e.value);
+        if (i >= from && i < to) b.append(keys.next(), e.value);
         ++i;
       }
     }
     for (const Value& v : spec.each) {
-      if (i >= from && i < to) b.push(v);
+      if (i >= from && i < to) b.append(keys.next(), v);
       ++i;
     }
     b.close();
@@ -194,11 +194,10 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
       if (!present) added.push_back(v);
     }
   }
+  const ExistingArray old = scan_existing(existing);
   b.open_array(key);
-  if (existing.is_array() && !b.push_array_elements(existing.as_array())) {
-    for (const auto& e : existing.as_array()) b.push(e.value);
-  }
-  for (const Value& v : added) b.push(v);
+  ArrayKeys keys(old.write_elements(b));
+  for (const Value& v : added) b.append(keys.next(), v);
   b.close();
 }
 
