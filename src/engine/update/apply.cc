@@ -441,7 +441,13 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
   // The result is about the original's size: one allocation instead of a doubling series that
   // copied a 450 KB document about twice over.
   b.reserve(original.size() + original.size() / 8 + 256);
-  Value original_id = original.get("_id");
+  // An operator update whose path tree has no top-level "_id" copies the original's _id
+  // element (every element it does not target) byte for byte and creates none: it cannot
+  // change _id, so neither version's _id is looked up. Any op on "_id" or below it (a
+  // $rename from or to it included) puts an "_id" child under the root.
+  const bool check_id =
+      impl.pipeline || impl.replacement || impl.shape->root.find("_id") != Node::kNone;
+  Value original_id = check_id ? original.get("_id") : Value();
   if (impl.pipeline) {
     // The pipeline sees the whole document; `_id` may not change, and a result without one
     // keeps the original (as mongod does for $replaceRoot/$replaceWith).
@@ -484,7 +490,7 @@ Update::Result Update::apply(DocumentView original, std::optional<size_t> positi
     applier.document_fields(impl.shape->root, original, b, PathRef{}, "", Value());
   }
   bson::Document result = b.finish();
-  if (!impl.replacement && !impl.pipeline && !original_id.is_missing() &&
+  if (check_id && !impl.replacement && !impl.pipeline && !original_id.is_missing() &&
       !result.view().get("_id").identical(original_id)) {
     immutable_id();
   }
