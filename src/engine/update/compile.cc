@@ -316,7 +316,7 @@ Update Update::compile_impl(DocumentView update, std::span<const DocumentView> a
     impl->source = update;
   } else {
     impl->owned_source = bson::Document::copy_of(update);
-    impl->source = impl->owned_source.view();
+    impl->source = impl->owned_source->view();
   }
   impl->collation = std::move(collation);
   DocumentView src = impl->source;
@@ -402,7 +402,7 @@ Update Update::compile_pipeline(DocumentView stages, DocumentView let,
   check_input_depth(let, "let");
   auto impl = std::make_shared<Impl>();
   impl->owned_source = bson::Document::copy_of(stages);
-  impl->source = impl->owned_source.view();
+  impl->source = impl->owned_source->view();
   impl->pipeline = compiler(impl->source, let, std::move(collation));
   return Update(std::move(impl));
 }

@@ -193,8 +193,10 @@ void parse_op_argument(const Op& op, OpArgs& args, const MatcherOptions& matcher
 namespace mongostore::engine {
 
 struct Update::Impl {
-  bson::Document owned_source;  // the update's copy, unless compiled borrowed
-  bson::DocumentView source;    // the update document: owned_source, or the caller's bytes
+  // The update's copy, unless compiled borrowed: empty then (an empty Document would still
+  // allocate its five bytes on every borrowed compile).
+  std::optional<bson::Document> owned_source;
+  bson::DocumentView source;  // the update document: owned_source, or the caller's bytes
   std::shared_ptr<const Collation> collation;  // string equality of the array operators
   std::vector<bson::Document> filter_docs;
   bool replacement = false;
