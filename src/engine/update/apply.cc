@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/update/internal.h"
+#include "engine/update/raw_elements.h"
 #include "mongostore/bson/compare.h"
 
 namespace mongostore::engine {
@@ -86,7 +87,9 @@ class Applier {
     auto was_matched = [&](size_t i) {
       return n > 64 ? static_cast<bool>(matched_more[i]) : ((matched_bits >> i) & 1) != 0;
     };
-    for (const auto& e : existing) {
+    RawElements elements(existing);
+    bson::Element e;
+    while (elements.next(e)) {
       size_t index = node.find(e.key);
       const Node* target = index == Node::kNone ? nullptr : node.flat[index].second;
       if (positional && e.key == positional_name) {

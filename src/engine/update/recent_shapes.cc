@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "engine/update/raw_elements.h"
 #include "engine/update/shape_cache.h"
 
 namespace mongostore::engine::update_detail {
@@ -32,10 +33,14 @@ bool bind_if_same_shape(Update::Impl& impl, const UpdateShape& shape) {
     impl.args.clear();
     return false;
   };
-  for (const bson::Element& e : impl.source) {
+  RawElements operators(impl.source);
+  bson::Element e;
+  while (operators.next(e)) {
     if (!e.value.is_document()) return no_match();
     bool any = false;
-    for (const bson::Element& f : e.value.as_document()) {
+    RawElements fields(e.value.as_document());
+    bson::Element f;
+    while (fields.next(f)) {
       any = true;
       if (i == ops.size()) return no_match();
       const Op& op = *ops[i];
