@@ -177,6 +177,41 @@ TEST(UpdateArrayBytes, AddToSetWritesTheExistingElementsThenTheNewOnes) {
   }
 }
 
+// The values to add are read in place from the update (no copy per update): a single value,
+// one $each array, and a modifier document naming $each twice (BSON allows the duplicate
+// key; both arrays' values are added, in order) write what one $each with those values does.
+TEST(UpdateArrayBytes, EachFormsAddTheSameValues) {
+  Document doc = with_array(3, kLayouts[0].key);
+  auto run = [&](const char* op, const Document& arg) {
+    return Update::compile(make_document(op, make_document("a", arg))).apply(doc).document;
+  };
+  for (const char* op : {"$push", "$addToSet"}) {
+    for (int first : {0, 1, 5}) {
+      for (int second : {0, 1, 6}) {
+        SCOPED_TRACE(std::string(op) + " " + std::to_string(first) + "+" + std::to_string(second));
+        std::vector<int> a, b, both;
+        for (int i = 0; i < first; ++i) a.push_back(100 + i);
+        for (int i = 0; i < second; ++i) b.push_back(200 + i);
+        both = a;
+        both.insert(both.end(), b.begin(), b.end());
+        // {$each: [a...], $each: [b...]}
+        DocumentBuilder twice;
+        Document ea = each_of(a, {});
+        Document eb = each_of(b, {});
+        twice.append_elements(ea.view());
+        twice.append_elements(eb.view());
+        EXPECT_TRUE(same_bytes(run(op, twice.finish()), run(op, each_of(both, {}))));
+      }
+    }
+    // One plain value against $each of it.
+    DocumentBuilder one;
+    append_value(one, "a", 3001);
+    Document one_doc = one.finish();
+    Document plain = Update::compile(make_document(op, one_doc)).apply(doc).document;
+    EXPECT_TRUE(same_bytes(plain, run(op, each_of({3001}, {}))));
+  }
+}
+
 TEST(UpdateArrayBytes, MissingAndEmptyArraysGetOnlyTheNewElements) {
   Document missing = make_document("_id", 1);
   EXPECT_EQ(Update::compile(make_document("$push", make_document("a", 5))).apply(missing).document,

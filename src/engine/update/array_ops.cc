@@ -1,6 +1,7 @@
 // The array operators: $push (with $each $slice $sort $position), $addToSet, $pop, $pull and
 // $pullAll. Each builds the field's new array in one go.
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -82,7 +83,7 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
     const ExistingArray old = scan_existing(existing);
     b.open_array(key);
     ArrayKeys keys(old.write_elements(b));  // non-canonical keys are renumbered
-    for (const Value& v : spec.each) b.append(keys.next(), v);
+    spec.each.for_each([&](const Value& v) { b.append(keys.next(), v); });
     b.close();
     return;
   }
@@ -103,7 +104,7 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
     b.open_array(key);
     if (from == 0 && to == total) {
       ArrayKeys keys(old.write_elements(b));
-      for (const Value& v : spec.each) b.append(keys.next(), v);
+      spec.each.for_each([&](const Value& v) { b.append(keys.next(), v); });
       b.close();
       return;
     }
@@ -115,10 +116,10 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
         ++i;
       }
     }
-    for (const Value& v : spec.each) {
+    spec.each.for_each([&](const Value& v) {
       if (i >= from && i < to) b.append(keys.next(), v);
       ++i;
-    }
+    });
     b.close();
     return;
   }
@@ -130,7 +131,8 @@ void apply_push(const Op& op, const Value& existing, std::string_view key, bson:
     if (p < 0) p = std::max<int64_t>(0, n + p);
     at = static_cast<size_t>(std::min(p, n));
   }
-  items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), spec.each.begin(), spec.each.end());
+  const std::vector<Value> each = spec.each.to_vector();
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), each.begin(), each.end());
   if (spec.sort != PushSpec::Sort::kNone) sort_items(items, spec);
   if (spec.slice) {
     int64_t s = *spec.slice;
@@ -168,7 +170,11 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
     }
     return bson::values_equal(a, b, strings);
   };
-  std::vector<Value> added;
+  // The values to add: on the linear path at most kLinearAddToSetValues, kept inline (a
+  // vector was an allocation per update); the set path collects into `many`.
+  std::array<Value, kLinearAddToSetValues> few;
+  size_t few_count = 0;
+  std::vector<Value> many;
   if (args.push.each.size() > kLinearAddToSetValues) {
     // Many new values: an ordered set of everything seen keeps this O(n log n); checking
     // each new value against all the others would be quadratic (10,000 took 18.8 s).
@@ -176,13 +182,13 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
     if (existing.is_array()) {
       for (const auto& e : existing.as_array()) seen.insert(e.value);
     }
-    for (const Value& v : args.push.each) {
-      if (seen.insert(v).second) added.push_back(v);
-    }
+    args.push.each.for_each([&](const Value& v) {
+      if (seen.insert(v).second) many.push_back(v);
+    });
   } else {
-    for (const Value& v : args.push.each) {
-      bool present =
-          std::any_of(added.begin(), added.end(), [&](const Value& x) { return equal(x, v); });
+    args.push.each.for_each([&](const Value& v) {
+      bool present = std::any_of(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count),
+                                 [&](const Value& x) { return equal(x, v); });
       if (!present && existing.is_array()) {
         for (const auto& e : existing.as_array()) {
           if (equal(e.value, v)) {
@@ -191,13 +197,14 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
           }
         }
       }
-      if (!present) added.push_back(v);
-    }
+      if (!present) few[few_count++] = v;
+    });
   }
   const ExistingArray old = scan_existing(existing);
   b.open_array(key);
   ArrayKeys keys(old.write_elements(b));
-  for (const Value& v : added) b.append(keys.next(), v);
+  for (size_t i = 0; i < few_count; ++i) b.append(keys.next(), few[i]);
+  for (const Value& v : many) b.append(keys.next(), v);
   b.close();
 }
 

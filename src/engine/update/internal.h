@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/update/raw_elements.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
@@ -53,8 +54,47 @@ enum class OpKind {
   kPullAll,
 };
 
+/// The values a $push / $addToSet adds, viewed in the update's bytes: the argument itself,
+/// or the elements of its $each array. Bound on every compile of a shape, so it holds no
+/// heap vector for these usual forms (a vector per array operator was an allocation and a
+/// free per update); only a second $each in one modifier document collects a list.
+class EachValues {
+ public:
+  void add_one(const bson::Value& v);
+  void add_array(bson::DocumentView array);
+  size_t size() const { return count_; }
+  /// Calls `f(const bson::Value&)` for each value, in order.
+  template <class F>
+  void for_each(F&& f) const {
+    switch (kind_) {
+      case Kind::kNone:
+        return;
+      case Kind::kOne:
+        f(one_);
+        return;
+      case Kind::kArray: {
+        RawElements elements(array_);
+        bson::Element e;
+        while (elements.next(e)) f(e.value);
+        return;
+      }
+      case Kind::kList:
+        for (const bson::Value& v : list_) f(v);
+        return;
+    }
+  }
+  std::vector<bson::Value> to_vector() const;
+
+ private:
+  enum class Kind { kNone, kOne, kArray, kList } kind_ = Kind::kNone;
+  bson::Value one_;
+  bson::DocumentView array_;
+  std::vector<bson::Value> list_;
+  size_t count_ = 0;
+};
+
 struct PushSpec {
-  std::vector<bson::Value> each;
+  EachValues each;
   std::optional<int64_t> slice;
   std::optional<int64_t> position;
   enum class Sort { kNone, kWhole, kFields } sort = Sort::kNone;

@@ -59,12 +59,50 @@ int64_t integral(const Value& v, bool* ok) {
 
 }  // namespace
 
+void EachValues::add_one(const Value& v) {
+  if (kind_ == Kind::kNone) {
+    kind_ = Kind::kOne;
+    one_ = v;
+    count_ = 1;
+    return;
+  }
+  list_ = to_vector();
+  list_.push_back(v);
+  kind_ = Kind::kList;
+  count_ = list_.size();
+}
+
+void EachValues::add_array(DocumentView array) {
+  if (kind_ == Kind::kNone) {
+    kind_ = Kind::kArray;
+    array_ = array;
+    count_ = 0;
+    for_each([this](const Value&) { ++count_; });
+    return;
+  }
+  // A second $each: both arrays' values, in order.
+  std::vector<Value> all = to_vector();
+  RawElements elements(array);
+  bson::Element e;
+  while (elements.next(e)) all.push_back(e.value);
+  list_ = std::move(all);
+  kind_ = Kind::kList;
+  count_ = list_.size();
+}
+
+std::vector<Value> EachValues::to_vector() const {
+  std::vector<Value> out;
+  out.reserve(count_);
+  for_each([&out](const Value& v) { out.push_back(v); });
+  return out;
+}
+
 void parse_push_spec(OpArgs& args, bool is_push) {
   const char* name = is_push ? "$push" : "$addToSet";
   PushSpec& spec = args.push;
   bool modifier_form = args.arg.is_document() && args.arg.as_document().has("$each");
   if (!modifier_form) {
-    spec.each.push_back(args.arg);
+    spec.each.add_one(args.arg);
     return;
   }
   DocumentView mods = args.arg.as_document();
@@ -75,7 +113,7 @@ void parse_push_spec(OpArgs& args, bool is_push) {
                                               " must be an array but it was of type" +
                                               (is_push ? ": " : " ") + type_of(e.value));
       }
-      for (const auto& item : e.value.as_array()) spec.each.push_back(item.value);
+      spec.each.add_array(e.value.as_array());
       continue;
     }
     if (!is_push) {
