@@ -212,6 +212,23 @@ TEST(UpdateArrayBytes, EachFormsAddTheSameValues) {
   }
 }
 
+// The modifier form is recognised by a $each anywhere in the argument document; without
+// one the document is the value pushed.
+TEST(UpdateArrayBytes, TheModifierFormIsFoundWhereverEachIs) {
+  Document doc = with_array(2, kLayouts[0].key);
+  auto run = [&](const Document& update) { return Update::compile(update).apply(doc).document; };
+  Document each_first = run(make_document(
+      "$push", make_document("a", make_document("$each", bson::make_array(1, 2), "$slice", -3))));
+  Document each_last = run(make_document(
+      "$push", make_document("a", make_document("$slice", -3, "$each", bson::make_array(1, 2)))));
+  EXPECT_TRUE(same_bytes(each_first, each_last));
+  Document plain = run(make_document("$push", make_document("a", make_document("x", 1, "y", 2))));
+  Document wrapped = run(make_document(
+      "$push",
+      make_document("a", make_document("$each", bson::make_array(make_document("x", 1, "y", 2))))));
+  EXPECT_TRUE(same_bytes(plain, wrapped));
+}
+
 TEST(UpdateArrayBytes, MissingAndEmptyArraysGetOnlyTheNewElements) {
   Document missing = make_document("_id", 1);
   EXPECT_EQ(Update::compile(make_document("$push", make_document("a", 5))).apply(missing).document,

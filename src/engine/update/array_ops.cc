@@ -190,12 +190,9 @@ void apply_add_to_set(const Op& op, const Value& existing, std::string_view key,
       bool present = std::any_of(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count),
                                  [&](const Value& x) { return equal(x, v); });
       if (!present && existing.is_array()) {
-        for (const auto& e : existing.as_array()) {
-          if (equal(e.value, v)) {
-            present = true;
-            break;
-          }
-        }
+        RawElements elements(existing.as_array());
+        bson::Element e;
+        while (!present && elements.next(e)) present = equal(e.value, v);
       }
       if (!present) few[few_count++] = v;
     });

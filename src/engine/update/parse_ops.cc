@@ -100,13 +100,21 @@ std::vector<Value> EachValues::to_vector() const {
 void parse_push_spec(OpArgs& args, bool is_push) {
   const char* name = is_push ? "$push" : "$addToSet";
   PushSpec& spec = args.push;
-  bool modifier_form = args.arg.is_document() && args.arg.as_document().has("$each");
+  // Walked inline (raw_elements.h): every bound $push / $addToSet runs this.
+  bool modifier_form = false;
+  if (args.arg.is_document()) {
+    RawElements probe(args.arg.as_document());
+    bson::Element e;
+    while (!modifier_form && probe.next(e)) modifier_form = e.key == "$each";
+  }
   if (!modifier_form) {
     spec.each.add_one(args.arg);
     return;
   }
   DocumentView mods = args.arg.as_document();
-  for (const auto& e : mods) {
+  RawElements elements(mods);
+  bson::Element e;
+  while (elements.next(e)) {
     if (e.key == "$each") {
       if (!e.value.is_array()) {
         throw Error(ErrorCode::kBadValue, std::string("The argument to $each in ") + name +
