@@ -44,8 +44,14 @@ namespace {
 class CommitWriter {
  public:
   // `size`: the expected size; a larger document grows the buffer.
-  explicit CommitWriter(size_t size) : bytes_(std::max<size_t>(size, 16)), pos_(4) {
+  explicit CommitWriter(size_t size) : bytes_(&own_), pos_(4) {
+    own_.resize(std::max<size_t>(size, 16));
     // The first 4 bytes are the length, patched by finish().
+  }
+  // Writes into `buffer` from its start, keeping its size: a buffer reused across commits is
+  // zeroed only where it grows, and allocates only then.
+  CommitWriter(size_t size, std::vector<uint8_t>& buffer) : bytes_(&buffer), pos_(4) {
+    if (buffer.size() < std::max<size_t>(size, 16)) buffer.resize(std::max<size_t>(size, 16));
   }
 
   void append(std::string_view key, std::string_view v) {
@@ -85,7 +91,7 @@ class CommitWriter {
     put_byte(0);
     Frame& f = frames_[--depth_];
     const uint32_t len = static_cast<uint32_t>(pos_ - f.start);
-    std::memcpy(bytes_.data() + f.start, &len, 4);
+    std::memcpy(bytes_->data() + f.start, &len, 4);
   }
 
   /// The key of the next element of the open array: "0", "1", ...
@@ -97,12 +103,18 @@ class CommitWriter {
   }
 
   bson::Document finish() {
+    finish_view();
+    own_.resize(pos_);  // shrinks: no copy
+    return bson::Document::adopt(std::move(own_));
+  }
+  // The document in the caller's buffer (the second constructor), valid until it is written
+  // again.
+  bson::DocumentView finish_view() {
     while (depth_ > 0) close();
     put_byte(0);
     const uint32_t len = static_cast<uint32_t>(pos_);
-    std::memcpy(bytes_.data(), &len, 4);
-    bytes_.resize(pos_);  // shrinks: no copy
-    return bson::Document::adopt(std::move(bytes_));
+    std::memcpy(bytes_->data(), &len, 4);
+    return bson::DocumentView(bytes_->data(), pos_);
   }
 
  private:
@@ -130,17 +142,18 @@ class CommitWriter {
   // the copy); growing is the rare case of an estimate too small.
   void put(const void* p, size_t n) {
     if (n == 0) return;  // an empty view may have no data: memcpy must not see its null
-    if (bytes_.size() - pos_ < n) grow(n);
-    std::memcpy(bytes_.data() + pos_, p, n);
+    if (bytes_->size() - pos_ < n) grow(n);
+    std::memcpy(bytes_->data() + pos_, p, n);
     pos_ += n;
   }
   void put_byte(uint8_t v) {
-    if (pos_ == bytes_.size()) grow(1);
-    bytes_[pos_++] = v;
+    if (pos_ == bytes_->size()) grow(1);
+    (*bytes_)[pos_++] = v;
   }
-  void grow(size_t n) { bytes_.resize(std::max(bytes_.size() * 2, pos_ + n)); }
+  void grow(size_t n) { bytes_->resize(std::max(bytes_->size() * 2, pos_ + n)); }
 
-  std::vector<uint8_t> bytes_;  // [0, pos_) written
+  std::vector<uint8_t> own_;     // the buffer of finish()'s Document
+  std::vector<uint8_t>* bytes_;  // own_ or the caller's; [0, pos_) written
   size_t pos_ = 0;
   Frame frames_[kMaxDepth];
   size_t depth_ = 0;
@@ -178,82 +191,110 @@ size_t plan_bytes(const CommitPlan& plan) {
 }
 }  // namespace
 
-bson::Document CommitPlan::update() const {
-  // The snapshot and the pushed entries are most of the bytes: one allocation, not a
-  // doubling series that copies the ~1.5 KB snapshot again.
-  CommitWriter w(plan_bytes(*this));
+namespace {
+void write_update(CommitWriter& w, const CommitPlan& plan) {
   w.open_document("$set");
-  w.append("data", data);
-  w.append("version", new_version);
-  append_promoted(w, *this);
-  for (const TimerChange& t : timers) {
+  w.append("data", plan.data);
+  w.append("version", plan.new_version);
+  append_promoted(w, plan);
+  for (const TimerChange& t : plan.timers) {
     if (t.fire_at) w.append(t.field, *t.fire_at);
   }
   w.close();
-  if (!outbox.empty() || !spawns.empty() || trace_step) {
+  if (!plan.outbox.empty() || !plan.spawns.empty() || plan.trace_step) {
     w.open_document("$push");
-    if (!outbox.empty()) {
+    if (!plan.outbox.empty()) {
       w.open_document("outbox");
       w.open_array("$each");
-      for (const OutboxItem& item : outbox) push_outbox_item(w, item);
+      for (const CommitPlan::OutboxItem& item : plan.outbox) push_outbox_item(w, item);
       w.close();
       w.close();
     }
-    if (!spawns.empty()) {
+    if (!plan.spawns.empty()) {
       w.open_document("spawns");
       w.open_array("$each");
-      for (const bson::Document& spawn : spawns) w.append(w.next_index(), spawn.view());
+      for (const bson::Document& spawn : plan.spawns) w.append(w.next_index(), spawn.view());
       w.close();
       w.close();
     }
-    if (trace_step) {
+    if (plan.trace_step) {
       w.open_document("trace");
       w.open_array("$each");
-      w.append(w.next_index(), *trace_step);
+      w.append(w.next_index(), *plan.trace_step);
       w.close();
       // The ring is trimmed by the same update that appends: no read-modify-write.
-      if (trace_max > 0) w.append("$slice", -trace_max);
+      if (plan.trace_max > 0) w.append("$slice", -plan.trace_max);
       w.close();
     }
     w.close();
   }
-  if (processed_event) {
+  if (plan.processed_event) {
     w.open_document("$addToSet");
-    w.append("processed", *processed_event);
+    w.append("processed", *plan.processed_event);
     w.close();
   }
-  if (trace_step && count_trace) {
+  if (plan.trace_step && plan.count_trace) {
     w.open_document("$inc");
     w.append(kTraceNext, int64_t{1});
     w.close();
   }
-  if (std::optional<double> earliest = earliest_armed_timer()) {
+  if (std::optional<double> earliest = plan.earliest_armed_timer()) {
     w.open_document("$min");
     w.append("next_fire_at", *earliest);
     w.close();
   }
   bool any_cancel = false;
-  for (const TimerChange& t : timers) any_cancel = any_cancel || !t.fire_at;
+  for (const TimerChange& t : plan.timers) any_cancel = any_cancel || !t.fire_at;
   if (any_cancel) {
     w.open_document("$unset");
-    for (const TimerChange& t : timers) {
+    for (const TimerChange& t : plan.timers) {
       if (!t.fire_at) w.append(t.field, std::string_view());
     }
     w.close();
   }
-  return w.finish();
 }
 
-bson::Document CommitPlan::guard(int64_t old_version, bool needs_trace_next) const {
-  CommitWriter w(execution_id.size() + 96);
-  w.append("_id", execution_id);
+void write_guard(CommitWriter& w, const CommitPlan& plan, int64_t old_version,
+                 bool needs_trace_next) {
+  w.append("_id", plan.execution_id);
   w.append("version", old_version);
   if (needs_trace_next) {
     w.open_document(kTraceNext);
     w.append_bool("$exists", true);
     w.close();
   }
+}
+
+size_t guard_bytes(const CommitPlan& plan) {
+  return plan.execution_id.size() + 96;
+}
+}  // namespace
+
+bson::Document CommitPlan::update() const {
+  // The snapshot and the pushed entries are most of the bytes: one allocation, not a
+  // doubling series that copies the ~1.5 KB snapshot again.
+  CommitWriter w(plan_bytes(*this));
+  write_update(w, *this);
   return w.finish();
+}
+
+bson::DocumentView CommitPlan::update_in(std::vector<uint8_t>& buffer) const {
+  CommitWriter w(plan_bytes(*this), buffer);
+  write_update(w, *this);
+  return w.finish_view();
+}
+
+bson::Document CommitPlan::guard(int64_t old_version, bool needs_trace_next) const {
+  CommitWriter w(guard_bytes(*this));
+  write_guard(w, *this, old_version, needs_trace_next);
+  return w.finish();
+}
+
+bson::DocumentView CommitPlan::guard_in(std::vector<uint8_t>& buffer, int64_t old_version,
+                                        bool needs_trace_next) const {
+  CommitWriter w(guard_bytes(*this), buffer);
+  write_guard(w, *this, old_version, needs_trace_next);
+  return w.finish_view();
 }
 
 bson::Document CommitPlan::insert() const {

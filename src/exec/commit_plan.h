@@ -77,6 +77,13 @@ struct CommitPlan {
   /// The update's filter: {_id, version: old_version}, and trace_next: {$exists: true} when
   /// `needs_trace_next` (a counted step needs the field the update $inc's).
   bson::Document guard(int64_t old_version, bool needs_trace_next) const;
+  /// update() and guard() written into `buffer` from its start, the same bytes: a buffer kept
+  /// across commits (ExecutionStore keeps one per thread) is allocated and zeroed only when a
+  /// commit needs more than any before it. The view is valid until the buffer is written
+  /// again, resized or destroyed; `buffer`'s size may grow past the document's.
+  bson::DocumentView update_in(std::vector<uint8_t>& buffer) const;
+  bson::DocumentView guard_in(std::vector<uint8_t>& buffer, int64_t old_version,
+                              bool needs_trace_next) const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target; trace_next too when counted.
   bson::Document insert() const;

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "exec/commit_buffers.h"
 #include "exec/commit_plan.h"
 #include "exec/connect_retry.h"
 #include "exec/list_cursor.h"
@@ -390,8 +391,11 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       // A counted trace step needs trace_next in the document: one without it (the seed's
       // layout) does not match, is adopted, and the update runs once more.
       const bool needs_trace_next = plan.count_trace && plan.trace_step.has_value();
-      Document guard = plan.guard(old, needs_trace_next);
-      Document update = plan.update();
+      // Written into this thread's buffers, valid until the lease ends: nothing to allocate,
+      // zero or free per commit (exec/commit_buffers.h).
+      CommitBuffers::Lease buffers;
+      DocumentView guard = plan.guard_in(buffers->guard, old, needs_trace_next);
+      DocumentView update = plan.update_in(buffers->update);
       for (int attempt = 0;; ++attempt) {
         // Default options, made once: each of their Documents would allocate per commit.
         static const client::UpdateOptions kPlain;
