@@ -199,13 +199,18 @@ std::string python_float_repr(double v) {
 }
 
 JsonWriter::JsonWriter(size_t expected_size) {
-  buf_.resize(expected_size);
+  own_.resize(expected_size);
+}
+
+JsonWriter::JsonWriter(std::string& buffer, size_t start, size_t expected_size)
+    : buf_(&buffer), len_(start) {
+  if (buffer.size() < start + expected_size) buffer.resize(start + expected_size);
 }
 
 void JsonWriter::grow(size_t n) {
   // Doubling keeps the appends amortised constant; 64 so a taken (emptied) writer restarts
   // with a useful buffer.
-  buf_.resize(std::max({buf_.size() * 2, len_ + n, size_t{64}}));
+  buf_->resize(std::max({buf_->size() * 2, len_ + n, size_t{64}}));
 }
 
 void JsonWriter::put(std::string_view s) {
@@ -215,10 +220,11 @@ void JsonWriter::put(std::string_view s) {
 }
 
 std::string JsonWriter::take() {
-  buf_.resize(len_);
+  if (buf_ != &own_) return std::string(text());  // the caller's buffer stays theirs
+  own_.resize(len_);
   len_ = 0;
   comma_ = false;
-  return std::move(buf_);
+  return std::move(own_);
 }
 
 void JsonWriter::put_string(std::string_view s, bool is_key) {

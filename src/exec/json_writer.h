@@ -44,6 +44,12 @@ class JsonWriter {
  public:
   /// `expected_size`: the output length to reserve up front (a guess; the buffer grows past it).
   explicit JsonWriter(size_t expected_size = 256);
+  /// Writes into `buffer` after its first `start` bytes, which stay as they are; the buffer
+  /// keeps its size (spare room included: a buffer reused across commits is zeroed only where
+  /// it grows). text() is then the whole buffer's written part, [0, length()).
+  JsonWriter(std::string& buffer, size_t start, size_t expected_size);
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
@@ -71,15 +77,19 @@ class JsonWriter {
   JsonWriter& raw(std::string_view json);
 
   /// The JSON written so far.
-  std::string_view text() const { return {buf_.data(), len_}; }
-  /// The JSON written; the writer is empty afterwards.
+  std::string_view text() const { return {buf_->data(), len_}; }
+  /// The end of what is written (from the buffer's start, the prefix of the second
+  /// constructor included).
+  size_t length() const { return len_; }
+  /// The JSON written; the writer is empty afterwards. Only for a writer of its own buffer
+  /// (the first constructor).
   std::string take();
 
  private:
   // Room for `n` more bytes at the end; returns where they go (commit them with len_ += n).
   char* room(size_t n) {
-    if (buf_.size() - len_ < n) grow(n);
-    return buf_.data() + len_;
+    if (buf_->size() - len_ < n) grow(n);
+    return buf_->data() + len_;
   }
   void grow(size_t n);
   void put(char c) {
@@ -106,8 +116,9 @@ class JsonWriter {
   // The BSON types JSON has no word for, as relaxed extended JSON.
   void extended(const bson::Value& v);
 
-  // The output is buf_[0, len_); buf_ beyond len_ is spare room.
-  std::string buf_;
+  // The output is (*buf_)[0, len_); beyond len_ is spare room. buf_ is own_ or the caller's.
+  std::string own_;
+  std::string* buf_ = &own_;
   size_t len_ = 0;
   // Whether the next value or key follows a sibling and so needs a comma.
   bool comma_ = false;

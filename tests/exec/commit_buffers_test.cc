@@ -26,14 +26,14 @@ std::vector<uint8_t> bytes_of(DocumentView d) {
 // A plan with every part (emits, a spawn, a counted trace step, a mark, armed and cancelled
 // timers), `data` of `data_size` bytes.
 struct Plan {
-  explicit Plan(size_t data_size) {
+  explicit Plan(size_t data_size) : data(data_size, 'd') {
     plan.execution_id = "e1";
     plan.definition_id = "def";
     plan.status = "RUNNING";
     plan.new_version = 7;
-    plan.data = std::string(data_size, 'd');
+    plan.data = data;
     plan.outbox.push_back({41, std::string_view(target), event});
-    plan.outbox.push_back({42, std::nullopt, std::string(300, 'x')});
+    plan.outbox.push_back({42, std::nullopt, long_event});
     plan.spawns.push_back(make_document("seq", int64_t{7}, "child_id", "c1"));
     plan.trace_step = step.view();
     plan.processed_event = std::string_view(mark);
@@ -42,6 +42,8 @@ struct Plan {
     plan.trace_max = 50;
     plan.count_trace = true;
   }
+  std::string data;
+  std::string long_event = std::string(300, 'x');
   std::string target = "target-execution";
   std::string event = R"({"id":"ev-1","kind":"go"})";
   std::string mark = "mark-1";
