@@ -54,28 +54,24 @@ class CommitWriter {
     if (buffer.size() < std::max<size_t>(size, 16)) buffer.resize(std::max<size_t>(size, 16));
   }
 
+  // Each element is one bounds check (header() reserves the whole of it), then plain stores.
   void append(std::string_view key, std::string_view v) {
-    element(bson::BsonType::kString, key);
-    put_u32(static_cast<uint32_t>(v.size() + 1));
-    put(v.data(), v.size());
-    put_byte(0);
+    const uint32_t len = static_cast<uint32_t>(v.size() + 1);  // with its NUL
+    uint8_t* o = header(bson::BsonType::kString, key, 4 + len);
+    std::memcpy(o, &len, 4);
+    copy(o + 4, v.data(), v.size());
+    o[4 + v.size()] = 0;
+    pos_ += 4 + len;
   }
-  void append(std::string_view key, int64_t v) {
-    element(bson::BsonType::kInt64, key);
-    put(&v, sizeof v);
-  }
-  void append(std::string_view key, double v) {
-    element(bson::BsonType::kDouble, key);
-    put(&v, sizeof v);
-  }
+  void append(std::string_view key, int64_t v) { fixed(bson::BsonType::kInt64, key, &v, 8); }
+  void append(std::string_view key, double v) { fixed(bson::BsonType::kDouble, key, &v, 8); }
   void append_bool(std::string_view key, bool v) {
-    element(bson::BsonType::kBool, key);
-    put_byte(v ? 1 : 0);
+    const uint8_t b = v ? 1 : 0;
+    fixed(bson::BsonType::kBool, key, &b, 1);
   }
-  void append_null(std::string_view key) { element(bson::BsonType::kNull, key); }
+  void append_null(std::string_view key) { header(bson::BsonType::kNull, key, 0); }
   void append(std::string_view key, bson::DocumentView v) {
-    element(bson::BsonType::kDocument, key);
-    put(v.data(), v.size());
+    fixed(bson::BsonType::kDocument, key, v.data(), v.size());
   }
   void append_or_null(std::string_view key, const std::optional<std::string_view>& v) {
     if (v) {
@@ -125,27 +121,36 @@ class CommitWriter {
   // The deepest the commit's documents nest: $push.outbox.$each.<n>.
   static constexpr size_t kMaxDepth = 4;
 
-  void element(bson::BsonType type, std::string_view key) {
-    put_byte(static_cast<uint8_t>(type));
-    put(key.data(), key.size());
-    put_byte(0);
+  // Writes the element's type and key, with room for `payload` more bytes after them (the
+  // caller writes those and adds them to pos_); returns where the payload goes.
+  uint8_t* header(bson::BsonType type, std::string_view key, size_t payload) {
+    const size_t n = key.size() + 2;
+    if (bytes_->size() - pos_ < n + payload) grow(n + payload);
+    uint8_t* const o = bytes_->data() + pos_;
+    o[0] = static_cast<uint8_t>(type);
+    copy(o + 1, key.data(), key.size());
+    o[n - 1] = 0;
+    pos_ += n;
+    return o + n;
+  }
+  // An element whose payload is `size` bytes at `p`.
+  void fixed(bson::BsonType type, std::string_view key, const void* p, size_t size) {
+    copy(header(type, key, size), p, size);
+    pos_ += size;
   }
   void open(bson::BsonType type, std::string_view key) {
     // Our own shapes only: a deeper one is a bug here, never input.
     if (depth_ == kMaxDepth) throw Error(ErrorCode::kInternalError, "CommitWriter: too deep");
-    element(type, key);
+    uint8_t* o = header(type, key, 4);
     frames_[depth_++] = Frame{pos_, 0};
-    put_u32(0);  // the length, patched by close()
+    std::memset(o, 0, 4);  // the length, patched by close()
+    pos_ += 4;
   }
-  void put_u32(uint32_t v) { put(&v, sizeof v); }
+  static void copy(uint8_t* to, const void* from, size_t n) {
+    if (n != 0) std::memcpy(to, from, n);  // an empty view may have no data: not for memcpy
+  }
   // Plain stores into the buffer sized up front (a vector insert per piece cost more than
   // the copy); growing is the rare case of an estimate too small.
-  void put(const void* p, size_t n) {
-    if (n == 0) return;  // an empty view may have no data: memcpy must not see its null
-    if (bytes_->size() - pos_ < n) grow(n);
-    std::memcpy(bytes_->data() + pos_, p, n);
-    pos_ += n;
-  }
   void put_byte(uint8_t v) {
     if (pos_ == bytes_->size()) grow(1);
     (*bytes_)[pos_++] = v;
