@@ -123,6 +123,9 @@ class JsonWriter {
   void members(const uint8_t* data, size_t size, bool is_array);
   // raw() for text known to be ASCII (the writer's own literals).
   JsonWriter& put_ascii(std::string_view json);
+  // put_ascii for a string literal (its length a constant).
+  template <size_t N>
+  JsonWriter& put_literal(const char (&literal)[N]);
   // The BSON types JSON has no word for, as relaxed extended JSON.
   void extended(const bson::Value& v);
 
