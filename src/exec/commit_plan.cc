@@ -44,32 +44,34 @@ namespace {
 class CommitWriter {
  public:
   // `size`: the expected size; a larger document grows the buffer.
-  explicit CommitWriter(size_t size) : bytes_(std::max<size_t>(size, 16)), pos_(4) {
+  explicit CommitWriter(size_t size) : bytes_(&own_), pos_(4) {
+    own_.resize(std::max<size_t>(size, 16));
     // The first 4 bytes are the length, patched by finish().
   }
+  // Writes into `buffer` from its start, keeping its size: a buffer reused across commits is
+  // zeroed only where it grows, and allocates only then.
+  CommitWriter(size_t size, std::vector<uint8_t>& buffer) : bytes_(&buffer), pos_(4) {
+    if (buffer.size() < std::max<size_t>(size, 16)) buffer.resize(std::max<size_t>(size, 16));
+  }
 
+  // Each element is one bounds check (header() reserves the whole of it), then plain stores.
   void append(std::string_view key, std::string_view v) {
-    element(bson::BsonType::kString, key);
-    put_u32(static_cast<uint32_t>(v.size() + 1));
-    put(v.data(), v.size());
-    put_byte(0);
+    const uint32_t len = static_cast<uint32_t>(v.size() + 1);  // with its NUL
+    uint8_t* o = header(bson::BsonType::kString, key, 4 + len);
+    std::memcpy(o, &len, 4);
+    copy(o + 4, v.data(), v.size());
+    o[4 + v.size()] = 0;
+    pos_ += 4 + len;
   }
-  void append(std::string_view key, int64_t v) {
-    element(bson::BsonType::kInt64, key);
-    put(&v, sizeof v);
-  }
-  void append(std::string_view key, double v) {
-    element(bson::BsonType::kDouble, key);
-    put(&v, sizeof v);
-  }
+  void append(std::string_view key, int64_t v) { fixed(bson::BsonType::kInt64, key, &v, 8); }
+  void append(std::string_view key, double v) { fixed(bson::BsonType::kDouble, key, &v, 8); }
   void append_bool(std::string_view key, bool v) {
-    element(bson::BsonType::kBool, key);
-    put_byte(v ? 1 : 0);
+    const uint8_t b = v ? 1 : 0;
+    fixed(bson::BsonType::kBool, key, &b, 1);
   }
-  void append_null(std::string_view key) { element(bson::BsonType::kNull, key); }
+  void append_null(std::string_view key) { header(bson::BsonType::kNull, key, 0); }
   void append(std::string_view key, bson::DocumentView v) {
-    element(bson::BsonType::kDocument, key);
-    put(v.data(), v.size());
+    fixed(bson::BsonType::kDocument, key, v.data(), v.size());
   }
   void append_or_null(std::string_view key, const std::optional<std::string_view>& v) {
     if (v) {
@@ -85,7 +87,7 @@ class CommitWriter {
     put_byte(0);
     Frame& f = frames_[--depth_];
     const uint32_t len = static_cast<uint32_t>(pos_ - f.start);
-    std::memcpy(bytes_.data() + f.start, &len, 4);
+    std::memcpy(bytes_->data() + f.start, &len, 4);
   }
 
   /// The key of the next element of the open array: "0", "1", ...
@@ -97,12 +99,18 @@ class CommitWriter {
   }
 
   bson::Document finish() {
+    finish_view();
+    own_.resize(pos_);  // shrinks: no copy
+    return bson::Document::adopt(std::move(own_));
+  }
+  // The document in the caller's buffer (the second constructor), valid until it is written
+  // again.
+  bson::DocumentView finish_view() {
     while (depth_ > 0) close();
     put_byte(0);
     const uint32_t len = static_cast<uint32_t>(pos_);
-    std::memcpy(bytes_.data(), &len, 4);
-    bytes_.resize(pos_);  // shrinks: no copy
-    return bson::Document::adopt(std::move(bytes_));
+    std::memcpy(bytes_->data(), &len, 4);
+    return bson::DocumentView(bytes_->data(), pos_);
   }
 
  private:
@@ -113,34 +121,44 @@ class CommitWriter {
   // The deepest the commit's documents nest: $push.outbox.$each.<n>.
   static constexpr size_t kMaxDepth = 4;
 
-  void element(bson::BsonType type, std::string_view key) {
-    put_byte(static_cast<uint8_t>(type));
-    put(key.data(), key.size());
-    put_byte(0);
+  // Writes the element's type and key, with room for `payload` more bytes after them (the
+  // caller writes those and adds them to pos_); returns where the payload goes.
+  uint8_t* header(bson::BsonType type, std::string_view key, size_t payload) {
+    const size_t n = key.size() + 2;
+    if (bytes_->size() - pos_ < n + payload) grow(n + payload);
+    uint8_t* const o = bytes_->data() + pos_;
+    o[0] = static_cast<uint8_t>(type);
+    copy(o + 1, key.data(), key.size());
+    o[n - 1] = 0;
+    pos_ += n;
+    return o + n;
+  }
+  // An element whose payload is `size` bytes at `p`.
+  void fixed(bson::BsonType type, std::string_view key, const void* p, size_t size) {
+    copy(header(type, key, size), p, size);
+    pos_ += size;
   }
   void open(bson::BsonType type, std::string_view key) {
     // Our own shapes only: a deeper one is a bug here, never input.
     if (depth_ == kMaxDepth) throw Error(ErrorCode::kInternalError, "CommitWriter: too deep");
-    element(type, key);
+    uint8_t* o = header(type, key, 4);
     frames_[depth_++] = Frame{pos_, 0};
-    put_u32(0);  // the length, patched by close()
+    std::memset(o, 0, 4);  // the length, patched by close()
+    pos_ += 4;
   }
-  void put_u32(uint32_t v) { put(&v, sizeof v); }
+  static void copy(uint8_t* to, const void* from, size_t n) {
+    if (n != 0) std::memcpy(to, from, n);  // an empty view may have no data: not for memcpy
+  }
   // Plain stores into the buffer sized up front (a vector insert per piece cost more than
   // the copy); growing is the rare case of an estimate too small.
-  void put(const void* p, size_t n) {
-    if (n == 0) return;  // an empty view may have no data: memcpy must not see its null
-    if (bytes_.size() - pos_ < n) grow(n);
-    std::memcpy(bytes_.data() + pos_, p, n);
-    pos_ += n;
-  }
   void put_byte(uint8_t v) {
-    if (pos_ == bytes_.size()) grow(1);
-    bytes_[pos_++] = v;
+    if (pos_ == bytes_->size()) grow(1);
+    (*bytes_)[pos_++] = v;
   }
-  void grow(size_t n) { bytes_.resize(std::max(bytes_.size() * 2, pos_ + n)); }
+  void grow(size_t n) { bytes_->resize(std::max(bytes_->size() * 2, pos_ + n)); }
 
-  std::vector<uint8_t> bytes_;  // [0, pos_) written
+  std::vector<uint8_t> own_;     // the buffer of finish()'s Document
+  std::vector<uint8_t>* bytes_;  // own_ or the caller's; [0, pos_) written
   size_t pos_ = 0;
   Frame frames_[kMaxDepth];
   size_t depth_ = 0;
@@ -178,82 +196,110 @@ size_t plan_bytes(const CommitPlan& plan) {
 }
 }  // namespace
 
-bson::Document CommitPlan::update() const {
-  // The snapshot and the pushed entries are most of the bytes: one allocation, not a
-  // doubling series that copies the ~1.5 KB snapshot again.
-  CommitWriter w(plan_bytes(*this));
+namespace {
+void write_update(CommitWriter& w, const CommitPlan& plan) {
   w.open_document("$set");
-  w.append("data", data);
-  w.append("version", new_version);
-  append_promoted(w, *this);
-  for (const TimerChange& t : timers) {
+  w.append("data", plan.data);
+  w.append("version", plan.new_version);
+  append_promoted(w, plan);
+  for (const TimerChange& t : plan.timers) {
     if (t.fire_at) w.append(t.field, *t.fire_at);
   }
   w.close();
-  if (!outbox.empty() || !spawns.empty() || trace_step) {
+  if (!plan.outbox.empty() || !plan.spawns.empty() || plan.trace_step) {
     w.open_document("$push");
-    if (!outbox.empty()) {
+    if (!plan.outbox.empty()) {
       w.open_document("outbox");
       w.open_array("$each");
-      for (const OutboxItem& item : outbox) push_outbox_item(w, item);
+      for (const CommitPlan::OutboxItem& item : plan.outbox) push_outbox_item(w, item);
       w.close();
       w.close();
     }
-    if (!spawns.empty()) {
+    if (!plan.spawns.empty()) {
       w.open_document("spawns");
       w.open_array("$each");
-      for (const bson::Document& spawn : spawns) w.append(w.next_index(), spawn.view());
+      for (const bson::Document& spawn : plan.spawns) w.append(w.next_index(), spawn.view());
       w.close();
       w.close();
     }
-    if (trace_step) {
+    if (plan.trace_step) {
       w.open_document("trace");
       w.open_array("$each");
-      w.append(w.next_index(), *trace_step);
+      w.append(w.next_index(), *plan.trace_step);
       w.close();
       // The ring is trimmed by the same update that appends: no read-modify-write.
-      if (trace_max > 0) w.append("$slice", -trace_max);
+      if (plan.trace_max > 0) w.append("$slice", -plan.trace_max);
       w.close();
     }
     w.close();
   }
-  if (processed_event) {
+  if (plan.processed_event) {
     w.open_document("$addToSet");
-    w.append("processed", *processed_event);
+    w.append("processed", *plan.processed_event);
     w.close();
   }
-  if (trace_step && count_trace) {
+  if (plan.trace_step && plan.count_trace) {
     w.open_document("$inc");
     w.append(kTraceNext, int64_t{1});
     w.close();
   }
-  if (std::optional<double> earliest = earliest_armed_timer()) {
+  if (std::optional<double> earliest = plan.earliest_armed_timer()) {
     w.open_document("$min");
     w.append("next_fire_at", *earliest);
     w.close();
   }
   bool any_cancel = false;
-  for (const TimerChange& t : timers) any_cancel = any_cancel || !t.fire_at;
+  for (const TimerChange& t : plan.timers) any_cancel = any_cancel || !t.fire_at;
   if (any_cancel) {
     w.open_document("$unset");
-    for (const TimerChange& t : timers) {
+    for (const TimerChange& t : plan.timers) {
       if (!t.fire_at) w.append(t.field, std::string_view());
     }
     w.close();
   }
-  return w.finish();
 }
 
-bson::Document CommitPlan::guard(int64_t old_version, bool needs_trace_next) const {
-  CommitWriter w(execution_id.size() + 96);
-  w.append("_id", execution_id);
+void write_guard(CommitWriter& w, const CommitPlan& plan, int64_t old_version,
+                 bool needs_trace_next) {
+  w.append("_id", plan.execution_id);
   w.append("version", old_version);
   if (needs_trace_next) {
     w.open_document(kTraceNext);
     w.append_bool("$exists", true);
     w.close();
   }
+}
+
+size_t guard_bytes(const CommitPlan& plan) {
+  return plan.execution_id.size() + 96;
+}
+}  // namespace
+
+bson::Document CommitPlan::update() const {
+  // The snapshot and the pushed entries are most of the bytes: one allocation, not a
+  // doubling series that copies the ~1.5 KB snapshot again.
+  CommitWriter w(plan_bytes(*this));
+  write_update(w, *this);
   return w.finish();
+}
+
+bson::DocumentView CommitPlan::update_in(std::vector<uint8_t>& buffer) const {
+  CommitWriter w(plan_bytes(*this), buffer);
+  write_update(w, *this);
+  return w.finish_view();
+}
+
+bson::Document CommitPlan::guard(int64_t old_version, bool needs_trace_next) const {
+  CommitWriter w(guard_bytes(*this));
+  write_guard(w, *this, old_version, needs_trace_next);
+  return w.finish();
+}
+
+bson::DocumentView CommitPlan::guard_in(std::vector<uint8_t>& buffer, int64_t old_version,
+                                        bool needs_trace_next) const {
+  CommitWriter w(guard_bytes(*this), buffer);
+  write_guard(w, *this, old_version, needs_trace_next);
+  return w.finish_view();
 }
 
 bson::Document CommitPlan::insert() const {

@@ -30,11 +30,12 @@ struct CommitPlan {
   struct OutboxItem {
     int64_t seq = 0;
     std::optional<std::string_view> target_id;
-    std::string event;  // the Event JSON
+    std::string_view event;  // the Event JSON (in the committing thread's CommitBuffers)
   };
 
-  // The string views point into the committing Execution and CommitBatch, which outlive the
-  // plan: a commit copies each of these strings once, into the document it writes.
+  // The string views point into the committing Execution and CommitBatch, or into the
+  // thread's CommitBuffers (the JSON), all of which outlive the plan: a commit copies each of
+  // these strings once, into the document it writes.
   std::string_view execution_id;
   std::string_view definition_id;
   // Promoted copies of snapshot fields, top-level so the server can filter and index them
@@ -42,7 +43,7 @@ struct CommitPlan {
   std::string_view status;
   std::optional<std::string_view> parent_id;
   int64_t new_version = 0;
-  std::string data;  // the Execution JSON at new_version
+  std::string_view data;  // the Execution JSON at new_version (in CommitBuffers)
   std::vector<OutboxItem> outbox;
   std::vector<bson::Document> spawns;  // {seq, parent_id, child_id, root_path, context}
   // The trace step as written: the batch's own step when it goes in unchanged, else
@@ -77,6 +78,13 @@ struct CommitPlan {
   /// The update's filter: {_id, version: old_version}, and trace_next: {$exists: true} when
   /// `needs_trace_next` (a counted step needs the field the update $inc's).
   bson::Document guard(int64_t old_version, bool needs_trace_next) const;
+  /// update() and guard() written into `buffer` from its start, the same bytes: a buffer kept
+  /// across commits (ExecutionStore keeps one per thread) is allocated and zeroed only when a
+  /// commit needs more than any before it. The view is valid until the buffer is written
+  /// again, resized or destroyed; `buffer`'s size may grow past the document's.
+  bson::DocumentView update_in(std::vector<uint8_t>& buffer) const;
+  bson::DocumentView guard_in(std::vector<uint8_t>& buffer, int64_t old_version,
+                              bool needs_trace_next) const;
   /// The whole first document, every embedded field seeded (empty arrays and sub-document
   /// included) so later $push / $set have something to target; trace_next too when counted.
   bson::Document insert() const;

@@ -72,48 +72,56 @@ bool ChildState::operator==(const ChildState& other) const {
          result == other.result && submachine == other.submachine && key == other.key;
 }
 
-std::string Execution::to_json() const {
-  // One buffer of about the right size: the JSON is written on every commit (issue 29).
-  size_t estimate = 384 + id.size() + definition_id.size() + root_path.size() +
-                    json_size_estimate(history) + json_size_estimate(context) +
-                    json_size_estimate(invoke_seq);
-  for (const std::optional<std::string>* s :
-       {&definition_fqn, &outcome, &error, &active_path, &parent_id, &child_id}) {
+size_t json_size_estimate(const Execution& exe) {
+  size_t estimate = 384 + exe.id.size() + exe.definition_id.size() + exe.root_path.size() +
+                    json_size_estimate(exe.history) + json_size_estimate(exe.context) +
+                    json_size_estimate(exe.invoke_seq);
+  for (const std::optional<std::string>* s : {&exe.definition_fqn, &exe.outcome, &exe.error,
+                                              &exe.active_path, &exe.parent_id, &exe.child_id}) {
     if (*s) estimate += (*s)->size();
   }
-  for (const Event& event : deferred) estimate += json_size_estimate(event);
-  for (const auto& [child_id_key, child] : children) {
+  for (const Event& event : exe.deferred) estimate += json_size_estimate(event);
+  for (const auto& [child_id_key, child] : exe.children) {
     estimate +=
         128 + child_id_key.size() + child.root_path.size() + json_size_estimate(child.result);
   }
-  JsonWriter out(estimate);
+  return estimate;
+}
+
+void write_execution(JsonWriter& out, const Execution& exe) {
   out.begin_object();
-  out.field("id").string(id);
-  out.field("definition_id").string(definition_id);
-  out.field("definition_fqn").optional_string(definition_fqn);
-  out.field("root_path").string(root_path);
-  out.field("status").string(status_name(status));
-  out.field("outcome").optional_string(outcome);
-  out.field("error").optional_string(error);
-  out.field("active_path").optional_string(active_path);
-  out.field("history").document(history);
-  out.field("context").document(context);
-  out.field("processed_events").integer(processed_events);
-  out.field("version").integer(version);
-  out.field("priority").integer(priority);
-  out.field("parent_id").optional_string(parent_id);
-  out.field("child_id").optional_string(child_id);
+  out.field("id").string(exe.id);
+  out.field("definition_id").string(exe.definition_id);
+  out.field("definition_fqn").optional_string(exe.definition_fqn);
+  out.field("root_path").string(exe.root_path);
+  out.field("status").string(status_name(exe.status));
+  out.field("outcome").optional_string(exe.outcome);
+  out.field("error").optional_string(exe.error);
+  out.field("active_path").optional_string(exe.active_path);
+  out.field("history").document(exe.history);
+  out.field("context").document(exe.context);
+  out.field("processed_events").integer(exe.processed_events);
+  out.field("version").integer(exe.version);
+  out.field("priority").integer(exe.priority);
+  out.field("parent_id").optional_string(exe.parent_id);
+  out.field("child_id").optional_string(exe.child_id);
   out.field("deferred").begin_array();
-  for (const Event& event : deferred) write_event(out, event);
+  for (const Event& event : exe.deferred) write_event(out, event);
   out.end_array();
   out.field("children").begin_object();
-  for (const auto& [child_id_key, child] : children) {
+  for (const auto& [child_id_key, child] : exe.children) {
     out.key(child_id_key);
     write_child(out, child);
   }
   out.end_object();
-  out.field("invoke_seq").document(invoke_seq);
+  out.field("invoke_seq").document(exe.invoke_seq);
   out.end_object();
+}
+
+std::string Execution::to_json() const {
+  // One buffer of about the right size: the JSON is written on every commit (issue 29).
+  JsonWriter out(json_size_estimate(*this));
+  write_execution(out, *this);
   return out.take();
 }
 

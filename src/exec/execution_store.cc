@@ -4,9 +4,12 @@
 #include <set>
 #include <thread>
 
+#include "exec/commit_buffers.h"
 #include "exec/commit_plan.h"
 #include "exec/connect_retry.h"
+#include "exec/json_writer.h"
 #include "exec/list_cursor.h"
+#include "exec/model_json.h"
 #include "exec/seq_blocks.h"
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
@@ -340,14 +343,28 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
   const int64_t old = exe.version;
   exe.version = old + 1;
   try {
+    // The JSON and the documents go into this thread's buffers, which outlive the writes
+    // below: nothing to allocate, zero or free per commit (exec/commit_buffers.h). The bytes
+    // are Execution::to_json's and Event::to_json's.
+    CommitBuffers::Lease buffers;
     plan.new_version = exe.version;
-    plan.data = exe.to_json();
-    check_storable("execution ", exe.id, plan.data);
+    {
+      JsonWriter out(buffers->data, 0, json_size_estimate(exe));
+      write_execution(out, exe);
+      plan.data = out.text();
+      // The writer saw every byte it wrote: all ASCII (the usual snapshot) is valid UTF-8,
+      // with no second pass over the ~1 KB.
+      if (out.maybe_non_ascii()) check_storable("execution ", exe.id, plan.data);
+    }
     plan.outbox.reserve(batch.emits.size());
-    for (const Emit& emit : batch.emits) {
+    if (buffers->events.size() < batch.emits.size()) buffers->events.resize(batch.emits.size());
+    for (size_t i = 0; i < batch.emits.size(); ++i) {
+      const Emit& emit = batch.emits[i];
       CommitPlan::OutboxItem& item = plan.outbox.emplace_back();
-      item.event = emit.event.to_json();
-      check_storable("event ", emit.event.id, item.event);
+      JsonWriter out(buffers->events[i], 0, json_size_estimate(emit.event));
+      write_event(out, emit.event);
+      item.event = out.text();
+      if (out.maybe_non_ascii()) check_storable("event ", emit.event.id, item.event);
       item.target_id = emit.target_id;
     }
 
@@ -390,8 +407,8 @@ void ExecutionStore::write_commit(Execution& exe, const CommitBatch& batch) {
       // A counted trace step needs trace_next in the document: one without it (the seed's
       // layout) does not match, is adopted, and the update runs once more.
       const bool needs_trace_next = plan.count_trace && plan.trace_step.has_value();
-      Document guard = plan.guard(old, needs_trace_next);
-      Document update = plan.update();
+      DocumentView guard = plan.guard_in(buffers->guard, old, needs_trace_next);
+      DocumentView update = plan.update_in(buffers->update);
       for (int attempt = 0;; ++attempt) {
         // Default options, made once: each of their Documents would allocate per commit.
         static const client::UpdateOptions kPlain;

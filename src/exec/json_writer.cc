@@ -47,10 +47,12 @@ const char* first_escape(const char* at, Word bits) {
 }
 
 // Checks the word at `at` (sizeof(Word) bytes, which must lie in the string); end if clean.
+// ORs the word's bytes into `seen` (the caller tests their high bits: non-ASCII).
 template <class Word>
-const char* check_word(const char* at, const char* end) {
+const char* check_word(const char* at, const char* end, uint64_t& seen) {
   Word w;
   std::memcpy(&w, at, sizeof w);
+  seen |= w;
   const Word bits = escape_bits(w);
   return bits != 0 ? first_escape(at, bits) : end;
 }
@@ -59,23 +61,35 @@ const char* check_word(const char* at, const char* end) {
 // or end. Sixteen bytes a step where SSE2 is (every x86-64), else eight; the last partial
 // block is checked as a whole block ending at `end`, overlapping bytes already found clean
 // (so the first hit in it is still the first escape). Short names cost a word or two.
-const char* find_escape(const char* p, const char* end) {
+const char* find_escape(const char* p, const char* end, bool& non_ascii) {
+  // Every byte of [p, end) the scan reads is ORed in here; a hit returns early, and the
+  // caller scans on from the byte after it, so each byte of a string is seen (some twice).
+  uint64_t seen = 0;
+  const char* hit = end;
   const size_t n = static_cast<size_t>(end - p);
   if (n < 8) {
     if (n >= 4) {
-      const char* hit = check_word<uint32_t>(p, end);
-      return hit != end ? hit : check_word<uint32_t>(end - 4, end);
+      hit = check_word<uint32_t>(p, end, seen);
+      if (hit == end) hit = check_word<uint32_t>(end - 4, end, seen);
+    } else {
+      for (; p != end; ++p) {
+        seen |= static_cast<unsigned char>(*p);
+        if (needs_escape(static_cast<unsigned char>(*p))) break;
+      }
+      hit = p;
     }
-    while (p != end && !needs_escape(static_cast<unsigned char>(*p))) ++p;
-    return p;
+    non_ascii |= (seen & 0x8080808080808080ULL) != 0;
+    return hit;
   }
 #if defined(__SSE2__)
   if (n >= 16) {
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i last_control = _mm_set1_epi8(0x1f);
+    __m128i all = _mm_setzero_si128();
     auto check_block = [&](const char* at) -> unsigned {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+      all = _mm_or_si128(all, x);
       // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
       const __m128i hits =
           _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
@@ -83,18 +97,27 @@ const char* find_escape(const char* p, const char* end) {
       return static_cast<unsigned>(_mm_movemask_epi8(hits));
     };
     for (; end - p >= 16; p += 16) {
-      if (const unsigned mask = check_block(p)) return p + std::countr_zero(mask);
+      if (const unsigned mask = check_block(p)) {
+        hit = p + std::countr_zero(mask);
+        break;
+      }
     }
-    if (p == end) return end;
-    const unsigned mask = check_block(end - 16);
-    return mask != 0 ? end - 16 + std::countr_zero(mask) : end;
+    if (hit == end && p != end) {
+      const unsigned mask = check_block(end - 16);
+      if (mask != 0) hit = end - 16 + std::countr_zero(mask);
+    }
+    // The high bit of a byte: set exactly for the bytes of non-ASCII characters.
+    non_ascii |= _mm_movemask_epi8(all) != 0;
+    return hit;
   }
 #endif
   for (; end - p >= 8; p += 8) {
-    const char* hit = check_word<uint64_t>(p, end);
-    if (hit != end) return hit;
+    hit = check_word<uint64_t>(p, end, seen);
+    if (hit != end) break;
   }
-  return p == end ? end : check_word<uint64_t>(end - 8, end);
+  if (hit == end && p != end) hit = check_word<uint64_t>(end - 8, end, seen);
+  non_ascii |= (seen & 0x8080808080808080ULL) != 0;
+  return hit;
 }
 
 std::string base64(std::span<const uint8_t> bytes) {
@@ -199,13 +222,18 @@ std::string python_float_repr(double v) {
 }
 
 JsonWriter::JsonWriter(size_t expected_size) {
-  buf_.resize(expected_size);
+  own_.resize(expected_size);
+}
+
+JsonWriter::JsonWriter(std::string& buffer, size_t start, size_t expected_size)
+    : buf_(&buffer), len_(start) {
+  if (buffer.size() < start + expected_size) buffer.resize(start + expected_size);
 }
 
 void JsonWriter::grow(size_t n) {
   // Doubling keeps the appends amortised constant; 64 so a taken (emptied) writer restarts
   // with a useful buffer.
-  buf_.resize(std::max({buf_.size() * 2, len_ + n, size_t{64}}));
+  buf_->resize(std::max({buf_->size() * 2, len_ + n, size_t{64}}));
 }
 
 void JsonWriter::put(std::string_view s) {
@@ -215,15 +243,17 @@ void JsonWriter::put(std::string_view s) {
 }
 
 std::string JsonWriter::take() {
-  buf_.resize(len_);
+  if (buf_ != &own_) return std::string(text());  // the caller's buffer stays theirs
+  own_.resize(len_);
   len_ = 0;
   comma_ = false;
-  return std::move(buf_);
+  non_ascii_ = false;
+  return std::move(own_);
 }
 
 void JsonWriter::put_string(std::string_view s, bool is_key) {
   const char* const end = s.data() + s.size();
-  const char* const stop = find_escape(s.data(), end);
+  const char* const stop = find_escape(s.data(), end, non_ascii_);
   if (stop == end) return put_plain(s, is_key);  // nearly always
   before_value();
   put_escaped(s, stop);
@@ -283,7 +313,7 @@ void JsonWriter::put_escaped(std::string_view s, const char* stop) {
         put(std::string_view(esc, 6));
       }
     }
-    stop = find_escape(p, end);
+    stop = find_escape(p, end, non_ascii_);
   }
   put('"');
 }
@@ -319,12 +349,25 @@ JsonWriter& JsonWriter::key(std::string_view name) {
   return *this;
 }
 
+// The literals with their lengths known here, so the copy is a store, not a memcpy call:
+// every unset optional field of every commit's snapshot and events is a null.
+template <size_t N>
+JsonWriter& JsonWriter::put_literal(const char (&literal)[N]) {
+  char* const start = room(N);  // N - 1 bytes and a comma
+  char* o = start;
+  if (comma_) *o++ = ',';
+  std::memcpy(o, literal, N - 1);
+  len_ += static_cast<size_t>(o + (N - 1) - start);
+  comma_ = true;
+  return *this;
+}
+
 JsonWriter& JsonWriter::null() {
-  return raw("null");
+  return put_literal("null");
 }
 
 JsonWriter& JsonWriter::boolean(bool v) {
-  return raw(v ? "true" : "false");
+  return v ? put_literal("true") : put_literal("false");
 }
 
 JsonWriter& JsonWriter::string(std::string_view v) {
@@ -347,9 +390,10 @@ JsonWriter& JsonWriter::integer(int64_t v) {
 }
 
 JsonWriter& JsonWriter::number(double v) {
-  if (std::isnan(v)) return raw(R"({"$numberDouble":"NaN"})");
+  if (std::isnan(v)) return put_ascii(R"({"$numberDouble":"NaN"})");
   if (std::isinf(v)) {
-    return raw(v > 0 ? R"({"$numberDouble":"Infinity"})" : R"({"$numberDouble":"-Infinity"})");
+    return put_ascii(v > 0 ? R"({"$numberDouble":"Infinity"})"
+                           : R"({"$numberDouble":"-Infinity"})");
   }
   char* const start = room(kMaxFloatRepr + 1);
   char* o = start;
@@ -361,6 +405,13 @@ JsonWriter& JsonWriter::number(double v) {
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
+  // Not scanned: whatever it holds is counted as non-ASCII (only the rare BSON types take
+  // this path inside the writer).
+  non_ascii_ = true;
+  return put_ascii(json);
+}
+
+JsonWriter& JsonWriter::put_ascii(std::string_view json) {
   char* const start = room(json.size() + 1);
   char* o = start;
   if (comma_) *o++ = ',';

@@ -17,16 +17,18 @@
 
 namespace mongostore::exec {
 
-/// A member name fixed at compile time and checked then to need no escape (no quote,
-/// backslash or control character; a name that needs one does not compile), so the writer
+/// A member name fixed at compile time and checked then to be ASCII and need no escape (no
+/// quote, backslash or control character; a name that does not compile), so the writer
 /// copies it without scanning: the model's own field names.
 class JsonName {
  public:
   template <size_t N>
   consteval JsonName(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit on purpose
     for (char c : name_) {
-      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
-        throw "a JsonName must need no escape";  // not a constant expression: a compile error
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
+          static_cast<unsigned char>(c) >= 0x80) {
+        // not a constant expression: a compile error
+        throw "a JsonName must be ASCII and need no escape";
       }
     }
   }
@@ -44,6 +46,12 @@ class JsonWriter {
  public:
   /// `expected_size`: the output length to reserve up front (a guess; the buffer grows past it).
   explicit JsonWriter(size_t expected_size = 256);
+  /// Writes into `buffer` after its first `start` bytes, which stay as they are; the buffer
+  /// keeps its size (spare room included: a buffer reused across commits is zeroed only where
+  /// it grows). text() is then the whole buffer's written part, [0, length()).
+  JsonWriter(std::string& buffer, size_t start, size_t expected_size);
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
@@ -70,16 +78,26 @@ class JsonWriter {
   /// Appends already-serialized JSON as one value.
   JsonWriter& raw(std::string_view json);
 
+  /// False when everything written is known to be ASCII, hence valid UTF-8: string contents
+  /// are checked by the escape scan as they are written, the writer's own punctuation, names
+  /// and numbers are ASCII, and raw() text counts as non-ASCII. True means "maybe not ASCII"
+  /// (a caller then validates the text itself); it never stays false for a non-ASCII byte.
+  bool maybe_non_ascii() const { return non_ascii_; }
+
   /// The JSON written so far.
-  std::string_view text() const { return {buf_.data(), len_}; }
-  /// The JSON written; the writer is empty afterwards.
+  std::string_view text() const { return {buf_->data(), len_}; }
+  /// The end of what is written (from the buffer's start, the prefix of the second
+  /// constructor included).
+  size_t length() const { return len_; }
+  /// The JSON written; the writer is empty afterwards. Only for a writer of its own buffer
+  /// (the first constructor).
   std::string take();
 
  private:
   // Room for `n` more bytes at the end; returns where they go (commit them with len_ += n).
   char* room(size_t n) {
-    if (buf_.size() - len_ < n) grow(n);
-    return buf_.data() + len_;
+    if (buf_->size() - len_ < n) grow(n);
+    return buf_->data() + len_;
   }
   void grow(size_t n);
   void put(char c) {
@@ -103,14 +121,22 @@ class JsonWriter {
   void put_escaped(std::string_view s, const char* stop);
   // The members of the BSON document (or array) whose bytes are [data, data + size).
   void members(const uint8_t* data, size_t size, bool is_array);
+  // raw() for text known to be ASCII (the writer's own literals).
+  JsonWriter& put_ascii(std::string_view json);
+  // put_ascii for a string literal (its length a constant).
+  template <size_t N>
+  JsonWriter& put_literal(const char (&literal)[N]);
   // The BSON types JSON has no word for, as relaxed extended JSON.
   void extended(const bson::Value& v);
 
-  // The output is buf_[0, len_); buf_ beyond len_ is spare room.
-  std::string buf_;
+  // The output is (*buf_)[0, len_); beyond len_ is spare room. buf_ is own_ or the caller's.
+  std::string own_;
+  std::string* buf_ = &own_;
   size_t len_ = 0;
   // Whether the next value or key follows a sibling and so needs a comma.
   bool comma_ = false;
+  // Whether a byte written may be non-ASCII (maybe_non_ascii()).
+  bool non_ascii_ = false;
 };
 
 /// A double as Python's repr() writes it (shortest round-trip digits; "1.0", "1e-05",

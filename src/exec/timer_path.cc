@@ -10,15 +10,15 @@
 namespace mongostore::exec {
 namespace {
 
-// Appends `path` with each '.' written as kEncodedDot.
+// Appends `path` with each '.' written as kEncodedDot: the runs between dots whole (every
+// commit's timer field is encoded; a byte at a time cost ~20 instructions a byte).
 void append_encoded(std::string& out, std::string_view path) {
-  for (char c : path) {
-    if (c == '.') {
-      out += kEncodedDot;
-    } else {
-      out += c;
-    }
+  for (size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+    out.append(path.substr(0, dot));
+    out += kEncodedDot;
+    path.remove_prefix(dot + 1);
   }
+  out.append(path);
 }
 
 }  // namespace

@@ -202,8 +202,10 @@ TEST(CommitPlan, ManyEmitsKeepTheirArrayKeys) {
   plan.status = "running";
   plan.new_version = 2;
   plan.data = "{}";
+  std::vector<std::string> events;  // the plan holds views of them
+  for (int64_t i = 0; i < 12; ++i) events.push_back("e" + std::to_string(i));
   for (int64_t i = 0; i < 12; ++i) {
-    plan.outbox.push_back({i, std::nullopt, "e" + std::to_string(i)});
+    plan.outbox.push_back({i, std::nullopt, events[static_cast<size_t>(i)]});
   }
   DocumentBuilder b;
   b.open_document("$set")
