@@ -21,8 +21,10 @@ namespace mongostore::exec {
 
 struct CommitBuffers {
   /// A buffer grown past this by one large commit is released when the lease ends, so a
-  /// thread does not keep a multi-megabyte buffer for the rest of its life.
-  static constexpr size_t kKeepBytes = size_t{1} << 20;
+  /// thread keeps at most ~(4 + kKeepEvents) x 64 KiB for the rest of its life. The typical
+  /// commit's buffers are a few KB; a commit past 64 KiB pays one allocation, small against
+  /// serialising that much.
+  static constexpr size_t kKeepBytes = size_t{64} << 10;
 
   std::vector<uint8_t> update;
   std::vector<uint8_t> guard;
