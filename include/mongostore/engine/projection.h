@@ -60,6 +60,9 @@ class Projection {
   // apply() copies the matching elements'
   // bytes in one pass instead of walking the tree and rebuilding each value; empty otherwise.
   std::vector<std::string> flat_fields_;
+  // The lengths of flat_fields_, one bit each (bit min(length, 63)): an element whose name
+  // has none of them is skipped without a comparison.
+  uint64_t flat_lengths_ = 0;
 };
 
 }  // namespace mongostore::engine

@@ -233,6 +233,17 @@ void project_value(bson::DocumentBuilder& out, std::string_view key, const bson:
 // Beyond this many fields a linear match per element costs more than the tree's lookup.
 constexpr size_t kMaxFlatFields = 8;
 
+// A name length's bit in Projection::flat_lengths_ (63 for every length from 63 up).
+uint64_t length_bit(size_t length) {
+  return uint64_t{1} << std::min<size_t>(length, 63);
+}
+
+uint64_t flat_lengths(const std::vector<std::string>& fields) {
+  uint64_t lengths = 0;
+  for (const std::string& f : fields) lengths |= length_bit(f.size());
+  return lengths;
+}
+
 bool starts_with_operator(const bson::Value& v) {
   return v.is_document() && !v.as_document().empty() &&
          v.as_document().begin()->key.starts_with("$");
@@ -279,6 +290,7 @@ bool Projection::compile_flat(bson::DocumentView spec, Projection& p) {
   p.inclusion_ = true;
   p.include_id_ = include_id;
   p.flat_fields_ = std::move(fields);
+  p.flat_lengths_ = flat_lengths(p.flat_fields_);
   return true;
 }
 
@@ -399,6 +411,7 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   }
   if (!root->children.empty()) p.root_ = std::move(root);
   p.flat_fields_ = flat_inclusion_fields(p);
+  p.flat_lengths_ = flat_lengths(p.flat_fields_);
   return p;
 }
 
@@ -444,6 +457,11 @@ void Projection::apply_into(bson::DocumentView document, std::vector<uint8_t>& o
     const uint8_t* payload = p + 2 + name.size();
     const uint8_t* next =
         payload + bson::raw::payload_size(static_cast<bson::BsonType>(*p), payload);
+    // Most fields are of none of the included lengths: their names are not compared.
+    if ((flat_lengths_ & length_bit(name.size())) == 0) {
+      p = next;
+      continue;
+    }
     for (const std::string& field : flat_fields_) {
       if (name == field) {
         if (count == kept.size()) copy_kept();
