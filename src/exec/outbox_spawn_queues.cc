@@ -38,9 +38,18 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
   std::vector<Entry> entries;
   // Each document read in place: only the entries are copied out of it.
   find.for_each([&](DocumentView doc) {
-    bson::Value array = doc.get(field);
+    // `_id` and the array in one pass over the document (the first of a repeated key, as
+    // DocumentView::get finds).
+    bson::Value id, array;
+    for (const bson::Element& e : doc) {
+      if (id.is_missing() && e.key == "_id") {
+        id = e.value;
+      } else if (array.is_missing() && e.key == field) {
+        array = e.value;
+      }
+    }
     if (!array.is_array()) return;
-    const std::string source = id_of(doc);
+    const std::string source = id.is_string() ? std::string(id.as_string()) : id_of(doc);
     const EntryAt at{source, kind};
     for (const bson::Element& e : array.as_array()) {
       if (!e.value.is_document()) {
@@ -56,15 +65,24 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
 
 OutboxEntry outbox_entry(DocumentView entry, const std::string& source, const EntryAt& at) {
   OutboxEntry out;
-  bson::Value seq = entry.get("seq");
+  // The three fields in one pass over the entry (the first of a repeated key, as
+  // DocumentView::get finds), checked in the same order as before.
+  bson::Value seq, target, event;
+  for (const bson::Element& e : entry) {
+    if (seq.is_missing() && e.key == "seq") {
+      seq = e.value;
+    } else if (target.is_missing() && e.key == "target_id") {
+      target = e.value;
+    } else if (event.is_missing() && e.key == "event") {
+      event = e.value;
+    }
+  }
   if (!seq.number_as_exact_int64(&out.seq)) out.seq = integer_field(entry, "seq", at());
-  bson::Value target = entry.get("target_id");
   if (target.is_string()) {
     out.target_id = std::string(target.as_string());
   } else if (!target.is_null() && !target.is_missing()) {
     throw Error(ErrorCode::kFailedToParse, at(out.seq) + ": `target_id` is not a string or null");
   }
-  bson::Value event = entry.get("event");
   if (!event.is_string()) string_field(entry, "event", at(out.seq));  // throws
   try {
     out.event = Event::from_json(event.as_string());
