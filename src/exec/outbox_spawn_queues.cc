@@ -58,8 +58,13 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
       entries.push_back(decode(e.value.as_document(), source, at));
     }
   });
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
+  // Usually in seq order already (the documents come in seq index order, each entry of one
+  // in push order): a stable sort of a sorted run changes nothing, and it would still move
+  // every entry through a temporary buffer.
+  auto by_seq = [](const Entry& a, const Entry& b) { return a.seq < b.seq; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_seq)) {
+    std::stable_sort(entries.begin(), entries.end(), by_seq);
+  }
   return entries;
 }
 
