@@ -29,6 +29,8 @@ std::string string_at(DocumentView entry, std::string_view key, const EntryAt& a
   return std::string(v.as_string());
 }
 
+constexpr size_t kFirstEntries = 16;
+
 // The pending entries of both queues: every element of the array `field` of each document
 // `find` returns, decoded by `decode(entry, source id, at)`, in seq order (stable: entries of
 // one seq keep document order). An element that is not a document fails kFailedToParse.
@@ -51,6 +53,8 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
     if (!array.is_array()) return;
     const std::string source = id.is_string() ? std::string(id.as_string()) : id_of(doc);
     const EntryAt at{source, kind};
+    // Room for a sweep's few entries at once: each regrowth moves every entry decoded so far.
+    if (entries.capacity() == 0) entries.reserve(kFirstEntries);
     for (const bson::Element& e : array.as_array()) {
       if (!e.value.is_document()) {
         throw Error(ErrorCode::kFailedToParse, at() + " is not a document");

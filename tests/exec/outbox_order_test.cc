@@ -68,6 +68,23 @@ TEST_P(OutboxOrder, EqualSeqsOutOfOrderKeepTheOrderRead) {
   EXPECT_EQ(read(), (std::vector<std::string>{"3:e3", "5:e5", "5:e5b"}));
 }
 
+// More entries than the sweep makes room for at first (16): every one, in seq order.
+TEST_P(OutboxOrder, ManyEntriesAcrossDocuments) {
+  std::vector<std::string> expected;
+  for (int d = 0; d < 5; ++d) {
+    std::vector<std::pair<int64_t, std::string>> entries;
+    for (int i = 0; i < 8; ++i) {
+      const int64_t seq = 100 + i * 5 + d;  // documents interleave
+      entries.emplace_back(seq, "x" + std::to_string(seq));
+    }
+    insert("m" + std::to_string(d), entries);
+  }
+  for (int64_t seq = 100; seq < 140; ++seq) {
+    expected.push_back(std::to_string(seq) + ":x" + std::to_string(seq));
+  }
+  EXPECT_EQ(read(), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OutboxOrder, testing::all_backends(),
                          testing::backend_test_name);
 
