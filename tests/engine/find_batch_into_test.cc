@@ -157,5 +157,24 @@ TEST(DocumentBatch, ClearKeepsNothingButMemory) {
   EXPECT_EQ(json_of(batch), (std::vector<std::string>{b.to_json()}));
 }
 
+// reserve() makes room for documents the size of those so far, but never guesses a large
+// buffer: a batch whose first document is big grows by doubling.
+TEST(DocumentBatch, ReservesOnlyForSmallDocuments) {
+  DocumentBatch small;
+  const Document a = J(R"({"a": "0123456789"})");
+  small.append_copy(a.view());
+  small.reserve(16);
+  EXPECT_GE(small.capacity_bytes(), 16 * a.size());
+  DocumentBatch large;
+  bson::DocumentBuilder b;
+  b.append("big", std::string(DocumentBatch::kReservedBytes, 'x'));
+  const Document big = b.finish();
+  large.append_copy(big.view());
+  large.reserve(16);
+  EXPECT_LT(large.capacity_bytes(), 4 * big.size());
+  large.append_copy(big.view());
+  EXPECT_EQ(large.size(), 2u);
+}
+
 }  // namespace
 }  // namespace mongostore::engine

@@ -37,15 +37,17 @@ class DocumentBatch {
   void append(bson::Document doc) { documents_.push_back(std::move(doc)); }
 
   /// Makes room for `documents` documents in all, each the size of the average one so far,
-  /// without reallocating again until then.
+  /// without reallocating again until then; for the buffer, only up to kReservedBytes (large
+  /// documents grow it by doubling, never by a guess many times their size).
   void reserve(size_t documents) {
     if (ends_.empty() || documents <= ends_.size()) return;
     ends_.reserve(documents);
     const size_t average = bytes_.size() / ends_.size();
-    if (average != 0 && documents <= bytes_.max_size() / average) {
+    if (average != 0 && documents <= kReservedBytes / average) {
       bytes_.reserve(std::max(bytes_.capacity(), average * documents));
     }
   }
+  static constexpr size_t kReservedBytes = 64 * 1024;
 
   /// The bytes the batch holds room for (its buffer and the ends of its documents).
   size_t capacity_bytes() const {
