@@ -1,12 +1,49 @@
 #include "mongostore/client/prepared_find.h"
 
+#include "engine/query/document_batch.h"
+#include "engine/query/find_cursor.h"
 #include "mongostore/error.h"
 
 namespace mongostore::client {
 namespace {
 
+// A batch buffer kept by the thread between for_each runs, so that a repeated small find (a
+// sweep) allocates nothing for its batch: taken by one run at a time (a for_each inside a
+// visitor makes its own), and kept back only while small.
+class SpareBatch {
+ public:
+  SpareBatch() : batch_(std::move(spare())) {
+    if (!batch_) batch_ = std::make_unique<engine::DocumentBatch>();
+  }
+  ~SpareBatch() {
+    batch_->clear();
+    if (!spare() && batch_->capacity_bytes() <= kKeptBytes) spare() = std::move(batch_);
+  }
+  SpareBatch(const SpareBatch&) = delete;
+  SpareBatch& operator=(const SpareBatch&) = delete;
+  engine::DocumentBatch& operator*() { return *batch_; }
+
+ private:
+  static constexpr size_t kKeptBytes = 64 * 1024;
+  static std::unique_ptr<engine::DocumentBatch>& spare() {
+    thread_local std::unique_ptr<engine::DocumentBatch> kept;
+    return kept;
+  }
+  std::unique_ptr<engine::DocumentBatch> batch_;
+};
+
 // Each batch's documents as views, in order; the batch is dropped before the next is read.
+// The embedded engine's find cursor fills one reused batch buffer instead (an index read
+// allocates nothing per document); any other cursor hands out its batches' documents.
 void visit_all(Cursor& cursor, DocumentVisitor visit) {
+  if (auto* find = dynamic_cast<engine::FindCursor*>(&cursor)) {
+    SpareBatch batch;
+    while (!find->exhausted()) {
+      find->next_batch_into(*batch);
+      (*batch).for_each(visit);
+    }
+    return;
+  }
   while (!cursor.exhausted()) {
     const std::vector<bson::Document> batch = cursor.next_batch();
     for (const bson::Document& doc : batch) visit(doc.view());

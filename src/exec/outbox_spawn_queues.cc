@@ -29,6 +29,8 @@ std::string string_at(DocumentView entry, std::string_view key, const EntryAt& a
   return std::string(v.as_string());
 }
 
+constexpr size_t kFirstEntries = 16;
+
 // The pending entries of both queues: every element of the array `field` of each document
 // `find` returns, decoded by `decode(entry, source id, at)`, in seq order (stable: entries of
 // one seq keep document order). An element that is not a document fails kFailedToParse.
@@ -38,10 +40,21 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
   std::vector<Entry> entries;
   // Each document read in place: only the entries are copied out of it.
   find.for_each([&](DocumentView doc) {
-    bson::Value array = doc.get(field);
+    // `_id` and the array in one pass over the document (the first of a repeated key, as
+    // DocumentView::get finds).
+    bson::Value id, array;
+    for (const bson::Element& e : doc) {
+      if (id.is_missing() && e.key == "_id") {
+        id = e.value;
+      } else if (array.is_missing() && e.key == field) {
+        array = e.value;
+      }
+    }
     if (!array.is_array()) return;
-    const std::string source = id_of(doc);
+    const std::string source = id.is_string() ? std::string(id.as_string()) : id_of(doc);
     const EntryAt at{source, kind};
+    // Room for a sweep's few entries at once: each regrowth moves every entry decoded so far.
+    if (entries.capacity() == 0) entries.reserve(kFirstEntries);
     for (const bson::Element& e : array.as_array()) {
       if (!e.value.is_document()) {
         throw Error(ErrorCode::kFailedToParse, at() + " is not a document");
@@ -49,22 +62,36 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
       entries.push_back(decode(e.value.as_document(), source, at));
     }
   });
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
+  // Usually in seq order already (the documents come in seq index order, each entry of one
+  // in push order): a stable sort of a sorted run changes nothing, and it would still move
+  // every entry through a temporary buffer.
+  auto by_seq = [](const Entry& a, const Entry& b) { return a.seq < b.seq; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_seq)) {
+    std::stable_sort(entries.begin(), entries.end(), by_seq);
+  }
   return entries;
 }
 
 OutboxEntry outbox_entry(DocumentView entry, const std::string& source, const EntryAt& at) {
   OutboxEntry out;
-  bson::Value seq = entry.get("seq");
+  // The three fields in one pass over the entry (the first of a repeated key, as
+  // DocumentView::get finds), checked in the same order as before.
+  bson::Value seq, target, event;
+  for (const bson::Element& e : entry) {
+    if (seq.is_missing() && e.key == "seq") {
+      seq = e.value;
+    } else if (target.is_missing() && e.key == "target_id") {
+      target = e.value;
+    } else if (event.is_missing() && e.key == "event") {
+      event = e.value;
+    }
+  }
   if (!seq.number_as_exact_int64(&out.seq)) out.seq = integer_field(entry, "seq", at());
-  bson::Value target = entry.get("target_id");
   if (target.is_string()) {
     out.target_id = std::string(target.as_string());
   } else if (!target.is_null() && !target.is_missing()) {
     throw Error(ErrorCode::kFailedToParse, at(out.seq) + ": `target_id` is not a string or null");
   }
-  bson::Value event = entry.get("event");
   if (!event.is_string()) string_field(entry, "event", at(out.seq));  // throws
   try {
     out.event = Event::from_json(event.as_string());

@@ -14,6 +14,7 @@
 // $meta and projection expressions ({x: "$a"}) fail with NotImplemented (238) naming the field.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ class Projection {
   bool uses_query() const { return query_ != nullptr; }
   /// Projects `document`, which must be one the query matched.
   bson::Document apply(bson::DocumentView document) const;
+  /// Appends the bytes of apply(document) to `out` (whatever it already holds is kept): a
+  /// reader projecting a batch of documents into one buffer allocates per batch, not per
+  /// document. `out` grows geometrically, so appending n documents copies O(total) bytes.
+  void apply_into(bson::DocumentView document, std::vector<uint8_t>& out) const;
 
   struct Node;
 
@@ -55,6 +60,9 @@ class Projection {
   // apply() copies the matching elements'
   // bytes in one pass instead of walking the tree and rebuilding each value; empty otherwise.
   std::vector<std::string> flat_fields_;
+  // The lengths of flat_fields_, one bit each (bit min(length, 63)): an element whose name
+  // has none of them is skipped without a comparison.
+  uint64_t flat_lengths_ = 0;
 };
 
 }  // namespace mongostore::engine

@@ -1,5 +1,6 @@
 #include "mongostore/engine/projection.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -232,6 +233,17 @@ void project_value(bson::DocumentBuilder& out, std::string_view key, const bson:
 // Beyond this many fields a linear match per element costs more than the tree's lookup.
 constexpr size_t kMaxFlatFields = 8;
 
+// A name length's bit in Projection::flat_lengths_ (63 for every length from 63 up).
+uint64_t length_bit(size_t length) {
+  return uint64_t{1} << std::min<size_t>(length, 63);
+}
+
+uint64_t flat_lengths(const std::vector<std::string>& fields) {
+  uint64_t lengths = 0;
+  for (const std::string& f : fields) lengths |= length_bit(f.size());
+  return lengths;
+}
+
 bool starts_with_operator(const bson::Value& v) {
   return v.is_document() && !v.as_document().empty() &&
          v.as_document().begin()->key.starts_with("$");
@@ -278,6 +290,7 @@ bool Projection::compile_flat(bson::DocumentView spec, Projection& p) {
   p.inclusion_ = true;
   p.include_id_ = include_id;
   p.flat_fields_ = std::move(fields);
+  p.flat_lengths_ = flat_lengths(p.flat_fields_);
   return true;
 }
 
@@ -398,6 +411,7 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   }
   if (!root->children.empty()) p.root_ = std::move(root);
   p.flat_fields_ = flat_inclusion_fields(p);
+  p.flat_lengths_ = flat_lengths(p.flat_fields_);
   return p;
 }
 
@@ -405,49 +419,69 @@ bool Projection::is_identity() const {
   return root_ == nullptr && !inclusion_ && flat_fields_.empty();
 }
 
+void Projection::apply_into(bson::DocumentView document, std::vector<uint8_t>& out) const {
+  if (flat_fields_.empty()) {
+    const bson::Document projected = apply(document);
+    out.insert(out.end(), projected.data(), projected.data() + projected.size());
+    return;
+  }
+  // Same result as the tree walk in apply(): every element whose key is an included field, in
+  // document order, byte for byte. A stored document is valid BSON: walked here over its
+  // bytes, each element's key compared before anything is built from it (a sweep's ~2 KB
+  // execution documents have ~25 top-level fields, of which it keeps three). The kept
+  // elements are noted and copied with room made once for the result's exact size (small
+  // enough for the allocator's per-thread cache, where the document's size is not); only a
+  // document with more kept elements than `kept` holds (repeated keys) copies in steps.
+  std::array<std::pair<const uint8_t*, const uint8_t*>, 16> kept;
+  size_t count = 0;
+  size_t bytes = 5;  // the size prefix and the terminating NUL
+  const size_t start = out.size();
+  bool begun = false;
+  auto copy_kept = [&] {
+    if (!begun) {
+      const size_t need = start + (count == kept.size() ? document.size() : bytes);
+      // Never an exact reserve past the end of a buffer others appended to: that would
+      // reallocate the whole buffer for every document.
+      if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+      out.resize(start + 4);
+      begun = true;
+    }
+    for (size_t i = 0; i < count; ++i) out.insert(out.end(), kept[i].first, kept[i].second);
+    count = 0;
+  };
+  const uint8_t* p = document.data() + 4;
+  const uint8_t* const end = document.data() + document.size() - 1;
+  while (p < end && *p != 0) {
+    const char* key = reinterpret_cast<const char*>(p + 1);
+    const std::string_view name(key, std::strlen(key));
+    const uint8_t* payload = p + 2 + name.size();
+    const uint8_t* next =
+        payload + bson::raw::payload_size(static_cast<bson::BsonType>(*p), payload);
+    // Most fields are of none of the included lengths: their names are not compared.
+    if ((flat_lengths_ & length_bit(name.size())) == 0) {
+      p = next;
+      continue;
+    }
+    for (const std::string& field : flat_fields_) {
+      if (name == field) {
+        if (count == kept.size()) copy_kept();
+        kept[count++] = {p, next};
+        bytes += static_cast<size_t>(next - p);
+        break;
+      }
+    }
+    p = next;
+  }
+  copy_kept();
+  out.push_back(0);
+  const uint32_t size = static_cast<uint32_t>(out.size() - start);
+  for (size_t i = 0; i < 4; ++i) out[start + i] = static_cast<uint8_t>(size >> (8 * i));
+}
+
 bson::Document Projection::apply(bson::DocumentView document) const {
   if (!flat_fields_.empty()) {
-    // Same result as the tree walk below: every element whose key is an included field, in
-    // document order, byte for byte. A stored document is valid BSON: walked here over its
-    // bytes, each element's key compared before anything is built from it (a sweep's ~2 KB
-    // execution documents have ~25 top-level fields, of which it keeps three). The kept
-    // elements are noted and copied into one allocation of the result's exact size (small
-    // enough for the allocator's per-thread cache, where the document's size is not); only a
-    // document with more kept elements than `kept` holds (repeated keys) copies in steps.
-    std::array<std::pair<const uint8_t*, const uint8_t*>, 16> kept;
-    size_t count = 0;
-    size_t bytes = 5;  // the size prefix and the terminating NUL
     std::vector<uint8_t> out;
-    auto copy_kept = [&] {
-      if (out.empty()) {
-        out.reserve(count == kept.size() ? document.size() : bytes);
-        out.resize(4);
-      }
-      for (size_t i = 0; i < count; ++i) out.insert(out.end(), kept[i].first, kept[i].second);
-      count = 0;
-    };
-    const uint8_t* p = document.data() + 4;
-    const uint8_t* const end = document.data() + document.size() - 1;
-    while (p < end && *p != 0) {
-      const char* key = reinterpret_cast<const char*>(p + 1);
-      const std::string_view name(key, std::strlen(key));
-      const uint8_t* payload = p + 2 + name.size();
-      const uint8_t* next =
-          payload + bson::raw::payload_size(static_cast<bson::BsonType>(*p), payload);
-      for (const std::string& field : flat_fields_) {
-        if (name == field) {
-          if (count == kept.size()) copy_kept();
-          kept[count++] = {p, next};
-          bytes += static_cast<size_t>(next - p);
-          break;
-        }
-      }
-      p = next;
-    }
-    copy_kept();
-    out.push_back(0);
-    const uint32_t size = static_cast<uint32_t>(out.size());
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(size >> (8 * i));
+    apply_into(document, out);
     return bson::Document::adopt(std::move(out));
   }
   if (root_ == nullptr) {

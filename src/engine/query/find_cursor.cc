@@ -12,6 +12,15 @@ std::vector<bson::Document> FindCursor::next_batch() {
   return run_statement(transaction_.get(), op, [&] { return read_next_batch(op); });
 }
 
+void FindCursor::next_batch_into(DocumentBatch& batch) {
+  batch.clear();
+  if (done_) return;
+  OperationContext op(executor_.connection());
+  std::vector<bson::Document> made =
+      run_statement(transaction_.get(), op, [&] { return read_next_batch(op, &batch); });
+  for (bson::Document& d : made) batch.append(std::move(d));
+}
+
 bson::DocumentView FindCursor::sort_spec() const {
   static const bson::Document kNone;
   return sort_spec_ ? sort_spec_->view() : kNone.view();
@@ -30,7 +39,7 @@ const Matcher& FindCursor::matcher() {
   return matcher_;
 }
 
-std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
+std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op, DocumentBatch* into) {
   if (!started_) {
     auto plan = [&] {
       return executor_.start_index_cursor(db_, coll_, matcher(), sort_spec(), hint());
@@ -49,8 +58,14 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op) {
     const PlannedQuery& planned = *index_cursor_->plan;
     const bool exact =
         !planned.is_or() && !planned.id_key && planned.index_plan && planned.index_plan->exact;
-    return executor_.read_index_batch(op, exact ? matcher_ : matcher(), projection_,
-                                      &*index_cursor_, &skip_, &remaining_, batch_size_, &done_);
+    const Matcher& m = exact ? matcher_ : matcher();
+    if (into != nullptr) {
+      executor_.read_index_batch(op, m, projection_, &*index_cursor_, &skip_, &remaining_,
+                                 batch_size_, &done_, into);
+      return {};
+    }
+    return executor_.read_index_batch(op, m, projection_, &*index_cursor_, &skip_, &remaining_,
+                                      batch_size_, &done_);
   }
   matcher();  // every other read filters through it
   if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/query/document_batch.h"
 #include "engine/query/query_executor.h"
 #include "engine/sort_spec.h"
 #include "engine/transaction/multi_document_transaction.h"
@@ -66,13 +67,20 @@ class FindCursor final : public Cursor {
   }
 
   std::vector<bson::Document> next_batch() override;
+  /// The next batch, as next_batch() would return it, into `batch` (cleared first, its memory
+  /// reused): a cursor reading through an index writes the documents end to end into the
+  /// batch's buffer (no allocation per document); the other reads hand over the documents
+  /// they make. Same errors as next_batch(). For readers that only visit each document
+  /// (client::PreparedFind::for_each).
+  void next_batch_into(DocumentBatch& batch);
   bool exhausted() const override { return done_; }
   size_t memory_bytes() const override {
     return sorted_bytes_ + filter().size() + sort_spec().size();
   }
 
  private:
-  std::vector<bson::Document> read_next_batch(OperationContext& op);
+  // With `into`, an index read fills it and returns nothing; other reads return their batch.
+  std::vector<bson::Document> read_next_batch(OperationContext& op, DocumentBatch* into = nullptr);
   // The filter this cursor runs, and its matcher (the deferred one compiled on first use).
   bson::DocumentView filter() const {
     return deferred_ ? deferred_->filter.view() : matcher_.filter();

@@ -237,10 +237,45 @@ std::optional<IndexCursorState> QueryExecutor::start_index_cursor(const std::str
                           IndexScanPosition(), OrScanPosition()};
 }
 
-std::vector<bson::Document> QueryExecutor::read_index_batch(
-    OperationContext& op, const Matcher& matcher, const Projection& projection,
-    IndexCursorState* cursor, int64_t* skip, int64_t* remaining, size_t batch_size, bool* done) {
-  std::vector<bson::Document> out;
+namespace {
+
+// Where read_index_batch_into puts a batch's documents: each its own Document...
+struct DocumentVectorSink {
+  std::vector<bson::Document>& documents;
+  void clear() { documents.clear(); }
+  size_t size() const { return documents.size(); }
+  void add(bson::DocumentView doc, const Projection& projection, size_t batch_size) {
+    // Room for a small batch at the first document (a sweep's ~10), not one regrowth per
+    // doubling; nothing for an empty one.
+    if (documents.empty()) documents.reserve(std::min<size_t>(batch_size, 16));
+    documents.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
+                                                 : projection.apply(doc));
+  }
+};
+
+// ...or end to end in a DocumentBatch's buffer.
+struct DocumentBatchSink {
+  DocumentBatch& batch;
+  void clear() { batch.clear(); }
+  size_t size() const { return batch.size(); }
+  void add(bson::DocumentView doc, const Projection& projection, size_t batch_size) {
+    const bool first = batch.empty();
+    if (projection.is_identity()) {
+      batch.append_copy(doc);
+    } else {
+      projection.apply_into(doc, batch.bytes());
+      batch.end_document();
+    }
+    // Room for a small batch (a sweep's ~10) of documents the size of the first, made once
+    // rather than by a regrowth per doubling.
+    if (first) batch.reserve(std::min<size_t>(batch_size, 16));
+  }
+};
+
+template <class Sink>
+void read_index_batch_into(OperationContext& op, const Matcher& matcher,
+                           const Projection& projection, IndexCursorState* cursor, int64_t* skip,
+                           int64_t* remaining, size_t batch_size, bool* done, Sink& out) {
   const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
   check_not_dropped(*entry);
   IndexScanPosition position;
@@ -286,11 +321,7 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
         --to_skip;
         return true;
       }
-      // Room for a small batch at the first document (a sweep's ~10), not one regrowth per
-      // doubling; nothing for an empty one.
-      if (out.empty()) out.reserve(std::min<size_t>(batch_size, 16));
-      out.push_back(projection.is_identity() ? bson::Document::copy_of(doc)
-                                             : projection.apply(doc));
+      out.add(doc, projection, batch_size);
       if (left > 0 && --left == 0) return false;
       if (out.size() >= batch_size) {
         finished = false;
@@ -313,7 +344,25 @@ std::vector<bson::Document> QueryExecutor::read_index_batch(
   *skip = to_skip;
   *remaining = left;
   *done = finished || left == 0;
+}
+
+}  // namespace
+
+std::vector<bson::Document> QueryExecutor::read_index_batch(
+    OperationContext& op, const Matcher& matcher, const Projection& projection,
+    IndexCursorState* cursor, int64_t* skip, int64_t* remaining, size_t batch_size, bool* done) {
+  std::vector<bson::Document> out;
+  DocumentVectorSink sink{out};
+  read_index_batch_into(op, matcher, projection, cursor, skip, remaining, batch_size, done, sink);
   return out;
+}
+
+void QueryExecutor::read_index_batch(OperationContext& op, const Matcher& matcher,
+                                     const Projection& projection, IndexCursorState* cursor,
+                                     int64_t* skip, int64_t* remaining, size_t batch_size,
+                                     bool* done, DocumentBatch* batch) {
+  DocumentBatchSink sink{*batch};
+  read_index_batch_into(op, matcher, projection, cursor, skip, remaining, batch_size, done, sink);
 }
 
 }  // namespace mongostore::engine

@@ -17,6 +17,7 @@
 
 #include "engine/catalog/collection_catalog.h"
 #include "engine/operation_context.h"
+#include "engine/query/document_batch.h"
 #include "engine/query/execution_stats.h"
 #include "engine/query/or_stage.h"
 #include "engine/query/planned_query.h"
@@ -105,6 +106,12 @@ class QueryExecutor {
                                                const Projection& projection,
                                                IndexCursorState* cursor, int64_t* skip,
                                                int64_t* remaining, size_t batch_size, bool* done);
+  /// The same batch into `batch` (cleared first), its documents end to end in the batch's
+  /// buffer: no allocation per document. Copied out of the snapshot like the other, so a
+  /// retried snapshot leaves only its last attempt's documents.
+  void read_index_batch(OperationContext& op, const Matcher& matcher, const Projection& projection,
+                        IndexCursorState* cursor, int64_t* skip, int64_t* remaining,
+                        size_t batch_size, bool* done, DocumentBatch* batch);
 
  private:
   WiredTigerConnection& connection_;

@@ -20,17 +20,29 @@ class RecordKeySet {
  public:
   /// Past this many keys the set is hashed.
   static constexpr size_t kFlatKeys = 16;
+  /// The flat keys' room is made at the first key when it is at most this long.
+  static constexpr size_t kReservedKeyBytes = 64;
 
   /// Adds `key`; false when it was already there.
   bool insert(std::string_view key) {
     if (hashed_.empty()) {
       size_t begin = 0;
       for (size_t end : ends_) {
-        if (std::string_view(bytes_).substr(begin, end - begin) == key) return false;
+        // The length, then the bytes in place (no substr and its bounds check per key).
+        if (end - begin == key.size() &&
+            std::char_traits<char>::compare(bytes_.data() + begin, key.data(), key.size()) == 0) {
+          return false;
+        }
         begin = end;
       }
       if (ends_.size() < kFlatKeys) {
-        if (ends_.empty()) ends_.reserve(kFlatKeys);
+        if (ends_.empty()) {
+          // Room for every flat key the length of the first (a short one: an `_id` may be
+          // long), made once: the string would otherwise regrow (and copy) at every doubling
+          // past its small buffer.
+          ends_.reserve(kFlatKeys);
+          if (key.size() <= kReservedKeyBytes) bytes_.reserve(kFlatKeys * key.size());
+        }
         bytes_.append(key);
         ends_.push_back(bytes_.size());
         return true;
