@@ -1,7 +1,6 @@
 #include "mongostore/client/prepared_find.h"
 
-#include "engine/query/document_batch.h"
-#include "engine/query/find_cursor.h"
+#include "mongostore/engine/document_batch.h"
 #include "mongostore/error.h"
 
 namespace mongostore::client {
@@ -32,21 +31,14 @@ class SpareBatch {
   std::unique_ptr<engine::DocumentBatch> batch_;
 };
 
-// Each batch's documents as views, in order; the batch is dropped before the next is read.
-// The embedded engine's find cursor fills one reused batch buffer instead (an index read
-// allocates nothing per document); any other cursor hands out its batches' documents.
+// Each batch's documents as views, in order, read into one reused batch buffer (the embedded
+// engine's index reads allocate nothing per document; other cursors move their documents in);
+// the batch is dropped before the next is read.
 void visit_all(Cursor& cursor, DocumentVisitor visit) {
-  if (auto* find = dynamic_cast<engine::FindCursor*>(&cursor)) {
-    SpareBatch batch;
-    while (!find->exhausted()) {
-      find->next_batch_into(*batch);
-      (*batch).for_each(visit);
-    }
-    return;
-  }
+  SpareBatch batch;
   while (!cursor.exhausted()) {
-    const std::vector<bson::Document> batch = cursor.next_batch();
-    for (const bson::Document& doc : batch) visit(doc.view());
+    cursor.next_batch_into(*batch);
+    (*batch).for_each(visit);
   }
 }
 

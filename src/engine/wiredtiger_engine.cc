@@ -29,6 +29,11 @@ auto with_default_collation(CollectionCatalog& catalog, std::string_view db, std
 
 }  // namespace
 
+void Cursor::next_batch_into(DocumentBatch& batch) {
+  batch.clear();
+  for (bson::Document& d : next_batch()) batch.append(std::move(d));
+}
+
 std::vector<bson::Document> Cursor::to_vector() {
   std::vector<bson::Document> out;
   while (!exhausted()) {

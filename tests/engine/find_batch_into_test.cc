@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/query/document_batch.h"
 #include "engine/query/find_cursor.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/client/prepared_find.h"
+#include "mongostore/engine/document_batch.h"
 #include "support/json.h"
 
 namespace mongostore::engine {

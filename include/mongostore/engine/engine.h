@@ -25,6 +25,7 @@
 #include "mongostore/bson/document.h"
 #include "mongostore/document_validation_error.h"
 #include "mongostore/duplicate_key_error.h"
+#include "mongostore/engine/document_batch.h"
 #include "mongostore/engine/durability.h"
 #include "mongostore/engine/transaction.h"
 #include "mongostore/error.h"
@@ -300,6 +301,12 @@ class Cursor {
   virtual ~Cursor() = default;
   /// The next batch; empty when exhausted.
   virtual std::vector<bson::Document> next_batch() = 0;
+  /// The next batch, as next_batch() would return it, into `batch` (cleared first, its
+  /// memory reused), for readers that only visit each document in place
+  /// (client::PreparedFind::for_each). The default moves next_batch()'s documents in; the
+  /// embedded engine's index reads write them end to end into the batch's buffer instead
+  /// (no allocation per document). Same errors as next_batch().
+  virtual void next_batch_into(DocumentBatch& batch);
   virtual bool exhausted() const = 0;
   /// About how many bytes this open cursor holds in memory: results kept for its later
   /// batches (a sort without an index holds its whole result) and its copy of the query.

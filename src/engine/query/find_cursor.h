@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/query/document_batch.h"
 #include "engine/query/query_executor.h"
 #include "engine/sort_spec.h"
 #include "engine/transaction/multi_document_transaction.h"
 #include "mongostore/engine/aggregation.h"
+#include "mongostore/engine/document_batch.h"
 #include "mongostore/engine/engine.h"
 #include "mongostore/engine/matcher.h"
 #include "mongostore/engine/projection.h"
@@ -67,12 +67,9 @@ class FindCursor final : public Cursor {
   }
 
   std::vector<bson::Document> next_batch() override;
-  /// The next batch, as next_batch() would return it, into `batch` (cleared first, its memory
-  /// reused): a cursor reading through an index writes the documents end to end into the
-  /// batch's buffer (no allocation per document); the other reads hand over the documents
-  /// they make. Same errors as next_batch(). For readers that only visit each document
-  /// (client::PreparedFind::for_each).
-  void next_batch_into(DocumentBatch& batch);
+  /// A cursor reading through an index writes the documents end to end into the batch's
+  /// buffer (no allocation per document); the other reads hand over the documents they make.
+  void next_batch_into(DocumentBatch& batch) override;
   bool exhausted() const override { return done_; }
   size_t memory_bytes() const override {
     return sorted_bytes_ + filter().size() + sort_spec().size();
