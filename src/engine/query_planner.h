@@ -14,8 +14,13 @@
 //     {$gt: 5, $lt: 10} without any key inside (5, 10)), and no sort comes from it;
 //   - a sparse index is used only when a bounded condition cannot match null / missing, and a
 //     partial index only when the filter repeats every condition of its partial filter.
-// An $or whose every branch can use an index may instead be read as a union of index scans
-// (plan_or). With no usable index the plan is a collection scan. Collations: see plan_query.
+// An $or of the conjunction whose every branch is conditions on one and the same field
+// ({$or: [{f: null}, {f: {$lte: 5}}]}) bounds that field by the union of its branches'
+// bounds, read by one index scan with several intervals (mongod merges such an $or into one
+// IXSCAN the same way); when the field also has a range, that union is used only when it is
+// points. An $or whose every branch can use an index may instead be read as a union of index
+// scans (plan_or). With no usable index the plan is a collection scan. Collations: see
+// plan_query.
 #pragma once
 
 #include <optional>
@@ -51,7 +56,9 @@ struct IndexPlan {
   bool multikey = false;
   /// Every document with a key in `ranges` matches the filter the plan was made for, so the
   /// executor need not re-check it (as mongod's exact bounds): the filter is one condition
-  /// on a number (not NaN) of a path without positional parts, the index's first field. Also
+  /// on a number (not NaN) of a path without positional parts, the index's first field, or
+  /// an $or of such conditions on that one path (with {path: null} among them only on an
+  /// index that is not multikey, where the null key means null or missing). Also
   /// on a multikey index (a key in the bounds is an element satisfying the one condition);
   /// there, though, only the matcher knows which array element matched (MatchDetails, for an
   /// update's positional `$`), so a scan that needs it re-checks anyway (index_scan).
@@ -104,14 +111,19 @@ std::optional<OrPlan> plan_or(bson::DocumentView filter, bson::DocumentView sort
 
 /// Whether `filter` is one a kept plan can be rebound to (rebind_range_plan): exactly one
 /// top-level field with exactly one range operator ($gt, $gte, $lt, $lte) comparing with a
-/// finite number, e.g. {next_fire_at: {$lte: 1700000000}}.
+/// finite number, e.g. {next_fire_at: {$lte: 1700000000}}, or an $or of such a range and the
+/// null equality on the same path, in either order, e.g. the due-timer sweep's
+/// {$or: [{next_fire_at: null}, {next_fire_at: {$lte: 1700000000}}]}.
 bool rebindable_range(bson::DocumentView filter);
 
 /// `plan`, which plan_query made for `planned` (reading `index`), as plan_query would make it
-/// for `filter`, or nullopt (plan again) unless both are rebindable_range filters on the same
-/// path with the same operator and `plan` reads that one range of `index`'s first field. For
-/// such filters the choice of index does not depend on the number: no interval is a point or
-/// empty (the numbers are finite), none holds null (sparse indexes), numbers bound the same
+/// for `filter`, or nullopt (plan again) unless both are rebindable_range filters of the same
+/// shape (path, operator, with or without the null branch and in which order) and `plan`
+/// reads those ranges of `index`'s first field (the range, and the null point for the $or).
+/// For such filters the choice of index does not depend on the number: the range's interval
+/// is never a point or empty (the numbers are finite) and never holds null, so the $or's
+/// union is always the null point and that range (a sparse index is never used for the $or,
+/// and always considered for the range alone), numbers bound the same
 /// under any collation and one condition bounds a multikey index as any other — except
 /// through a partial filter, which the planner matches by value: the caller must not rebind
 /// when some index of the collection is partial. Then only the range moves. Pure; thread-safe.
