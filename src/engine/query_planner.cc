@@ -31,8 +31,18 @@ const bson::Document& constants() {
   }();
   return d;
 }
+// Looked up by name among the few there are (views into constants(), found once): every
+// interval of a range asks for its bracket's ends, also when a kept plan is rebound.
 bson::Value constant(std::string_view name) {
-  return constants().get(name);
+  static const std::vector<bson::Element> all = [] {
+    std::vector<bson::Element> out;
+    for (const bson::Element& e : constants().view()) out.push_back(e);
+    return out;
+  }();
+  for (const bson::Element& e : all) {
+    if (e.key == name) return e.value;
+  }
+  return bson::Value();
 }
 
 // An interval of values in MongoDB's order.
@@ -700,22 +710,34 @@ bool rebindable_range(bson::DocumentView filter) {
   return single_range(filter).has_value();
 }
 
-std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                           bson::DocumentView planned, bson::DocumentView filter) {
+bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                     bson::DocumentView planned) {
+  std::optional<SingleRange> was = single_range(planned);
+  if (!was || index.fields().empty() || index.fields()[0].path != was->path) return false;
+  // The plan must be the ranges this computes for `planned` (not, say, a whole-index read
+  // for a hint or a sort): then the same computation for another number is what planning
+  // gives.
+  return same_ranges(plan.ranges, rebindable_ranges(*was, index.fields()[0].descending));
+}
+
+std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                             bson::DocumentView planned,
+                                             bson::DocumentView filter) {
   std::optional<SingleRange> was = single_range(planned), now = single_range(filter);
   if (!was || !now || was->path != now->path || was->op != now->op ||
       was->or_null != now->or_null || was->null_first != now->null_first) {
     return std::nullopt;
   }
-  if (index.fields().empty() || index.fields()[0].path != was->path) return std::nullopt;
-  const bool descending = index.fields()[0].descending;
-  // The plan must be the ranges this computes for `planned` (not, say, a whole-index read
-  // for a hint or a sort): then the same computation for `filter` is what planning gives.
-  if (!same_ranges(plan.ranges, rebindable_ranges(*was, descending))) return std::nullopt;
   IndexPlan out = plan;
-  out.ranges = rebindable_ranges(*now, descending);
+  out.ranges = rebindable_ranges(*now, index.fields()[0].descending);
   out.bounds = bson::Document();  // explain plans its own
   return out;
+}
+
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter) {
+  if (!rebindable_plan(plan, index, planned)) return std::nullopt;
+  return rebind_checked_plan(plan, index, planned, filter);
 }
 
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {

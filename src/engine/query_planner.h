@@ -130,6 +130,18 @@ bool rebindable_range(bson::DocumentView filter);
 std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
                                            bson::DocumentView planned, bson::DocumentView filter);
 
+/// The first half of rebind_range_plan, which depends only on the kept plan: whether `plan`,
+/// made for the rebindable_range filter `planned`, reads exactly that filter's ranges of
+/// `index`'s first field. A caller keeping a plan asks once (PlanCache) and then rebinds each
+/// run with rebind_checked_plan. Pure; thread-safe.
+bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                     bson::DocumentView planned);
+
+/// rebind_range_plan for a `plan` that rebindable_plan accepted for `planned` and `index`
+/// (it is not checked again): the other half, nullopt unless `filter` has `planned`'s shape.
+std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                             bson::DocumentView planned, bson::DocumentView filter);
+
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one
 /// document as for {_id: v} (and re-checks the whole filter on it). Plain equalities on

@@ -360,6 +360,30 @@ TEST(OrUnionBounds, OnlyTheSameDueShapeIsRebound) {
   EXPECT_FALSE(rebind_range_plan(*planned, index, was.view(), J(R"({"t": {"$lte": 7}})").view()));
 }
 
+// PlanCache asks rebindable_plan once per kept plan and then rebinds each run with
+// rebind_checked_plan: together they are rebind_range_plan.
+TEST(OrUnionBounds, TheCheckOfAKeptPlanIsSeparate) {
+  IndexDescriptor index = IndexDescriptor::parse(J(R"({"t": -1})").view(), J("{}").view());
+  std::vector<IndexCandidate> candidates{IndexCandidate{&index, false}};
+  const Document was = due_shape("$lt", 5, /*range_first=*/true);
+  std::optional<IndexPlan> planned = plan_query(was.view(), J("{}").view(), candidates);
+  ASSERT_TRUE(planned);
+  EXPECT_TRUE(rebindable_plan(*planned, index, was.view()));
+  const Document now = due_shape("$lt", 9.25, /*range_first=*/true);
+  std::optional<IndexPlan> checked = rebind_checked_plan(*planned, index, was.view(), now.view());
+  std::optional<IndexPlan> fresh = plan_query(now.view(), J("{}").view(), candidates);
+  ASSERT_TRUE(checked && fresh);
+  expect_same_plan(*checked, *fresh);
+  EXPECT_FALSE(rebind_checked_plan(*planned, index, was.view(), due_shape("$lt", 9.25).view()));
+  // The index read whole (a hint) is not that filter's ranges.
+  IndexDescriptor other = IndexDescriptor::parse(J(R"({"u": 1})").view(), J("{}").view());
+  std::vector<IndexCandidate> hinted{IndexCandidate{&other, false}};
+  std::optional<IndexPlan> whole = plan_query(was.view(), J("{}").view(), hinted, /*forced=*/true);
+  ASSERT_TRUE(whole);
+  EXPECT_FALSE(rebindable_plan(*whole, other, was.view()));
+  EXPECT_FALSE(rebindable_plan(*planned, index, J(R"({"t": {"$in": [1, 2]}})").view()));
+}
+
 TEST(OrUnionBounds, BoundsAreExactOnlyWhereTheNullKeyMeansNullOrMissing) {
   IndexDescriptor index = IndexDescriptor::parse(J(R"({"t": 1})").view(), J("{}").view());
   auto plan = [&](const char* filter, bool multikey) {
