@@ -615,15 +615,16 @@ std::map<std::string, FieldConditions> conditions_for(
 
 namespace {
 
-struct SingleRange {
-  std::string_view path;
-  RangeOp op;
-  bson::Value value;
-  /// The filter is {$or: [{path: null}, {path: {op: value}}]} (either order; `null_first`
-  /// says which): the range and the null point.
-  bool or_null = false;
-  bool null_first = false;
-};
+using SingleRange = RebindableRange;
+
+// The operator of a range condition's name, or nullopt for another operator.
+std::optional<RangeOp> range_op(std::string_view name) {
+  if (name == "$gt") return RangeOp::kGt;
+  if (name == "$gte") return RangeOp::kGte;
+  if (name == "$lt") return RangeOp::kLt;
+  if (name == "$lte") return RangeOp::kLte;
+  return std::nullopt;
+}
 
 // The one range condition {path: {op: finite number}} of `field`.
 std::optional<SingleRange> range_condition(const bson::Element& field) {
@@ -636,19 +637,8 @@ std::optional<SingleRange> range_condition(const bson::Element& field) {
       !std::isfinite(cond.value.number_as_double())) {
     return std::nullopt;
   }
-  RangeOp r;
-  if (cond.key == "$gt") {
-    r = RangeOp::kGt;
-  } else if (cond.key == "$gte") {
-    r = RangeOp::kGte;
-  } else if (cond.key == "$lt") {
-    r = RangeOp::kLt;
-  } else if (cond.key == "$lte") {
-    r = RangeOp::kLte;
-  } else {
-    return std::nullopt;
-  }
-  return SingleRange{field.key, r, cond.value};
+  if (!range_op(cond.key)) return std::nullopt;
+  return SingleRange{field.key, cond.key, cond.value};
 }
 
 // The one range condition of a rebindable_range filter.
@@ -686,7 +676,8 @@ std::optional<SingleRange> single_range(bson::DocumentView filter) {
 // The key ranges plan_query gives a rebindable_range filter on an index whose first field is
 // its path (`descending` that field's direction), in plan order.
 std::vector<KeyRange> rebindable_ranges(const SingleRange& r, bool descending) {
-  std::vector<KeyRange> out{byte_range(std::string(), range_interval(r.op, r.value), descending)};
+  std::vector<KeyRange> out{
+      byte_range(std::string(), range_interval(*range_op(r.op), r.value), descending)};
   if (r.or_null) {
     // Null sorts below every number: the two intervals never touch (merged() keeps both).
     const bson::Value null = constant("null");
@@ -710,6 +701,10 @@ bool rebindable_range(bson::DocumentView filter) {
   return single_range(filter).has_value();
 }
 
+std::optional<RebindableRange> read_rebindable_range(bson::DocumentView filter) {
+  return single_range(filter);
+}
+
 bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
                      bson::DocumentView planned) {
   std::optional<SingleRange> was = single_range(planned);
@@ -721,11 +716,11 @@ bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
 }
 
 std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                             bson::DocumentView planned,
+                                             const RebindableRange& was,
                                              bson::DocumentView filter) {
-  std::optional<SingleRange> was = single_range(planned), now = single_range(filter);
-  if (!was || !now || was->path != now->path || was->op != now->op ||
-      was->or_null != now->or_null || was->null_first != now->null_first) {
+  std::optional<SingleRange> now = single_range(filter);
+  if (!now || was.path != now->path || was.op != now->op || was.or_null != now->or_null ||
+      was.null_first != now->null_first) {
     return std::nullopt;
   }
   IndexPlan out = plan;
@@ -737,7 +732,7 @@ std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexD
 std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
                                            bson::DocumentView planned, bson::DocumentView filter) {
   if (!rebindable_plan(plan, index, planned)) return std::nullopt;
-  return rebind_checked_plan(plan, index, planned, filter);
+  return rebind_checked_plan(plan, index, *single_range(planned), filter);
 }
 
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {

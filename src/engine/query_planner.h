@@ -25,6 +25,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/index_descriptor.h"
@@ -130,6 +131,20 @@ bool rebindable_range(bson::DocumentView filter);
 std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
                                            bson::DocumentView planned, bson::DocumentView filter);
 
+/// A rebindable_range filter as read: views into the filter's bytes (valid while they are).
+struct RebindableRange {
+  std::string_view path;
+  std::string_view op;  // "$gt", "$gte", "$lt" or "$lte"
+  bson::Value value;    // a finite number
+  /// The filter is {$or: [{path: null}, {path: {op: value}}]}, the null branch first when
+  /// `null_first`.
+  bool or_null = false;
+  bool null_first = false;
+};
+
+/// `filter` read as a rebindable_range filter, or nullopt when it is not one.
+std::optional<RebindableRange> read_rebindable_range(bson::DocumentView filter);
+
 /// The first half of rebind_range_plan, which depends only on the kept plan: whether `plan`,
 /// made for the rebindable_range filter `planned`, reads exactly that filter's ranges of
 /// `index`'s first field. A caller keeping a plan asks once (PlanCache) and then rebinds each
@@ -137,10 +152,12 @@ std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDes
 bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
                      bson::DocumentView planned);
 
-/// rebind_range_plan for a `plan` that rebindable_plan accepted for `planned` and `index`
-/// (it is not checked again): the other half, nullopt unless `filter` has `planned`'s shape.
+/// rebind_range_plan for a `plan` that rebindable_plan accepted for the filter `planned`
+/// reads as (read_rebindable_range, read once by the caller) and `index`; neither is checked
+/// or read again: the other half, nullopt unless `filter` has `planned`'s shape.
 std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                             bson::DocumentView planned, bson::DocumentView filter);
+                                             const RebindableRange& planned,
+                                             bson::DocumentView filter);
 
 /// The `_id` an $expr of `filter` pins: {$expr: {$eq: ["$_id", v]}}, also under $and and
 /// bound through $let as bind_variables_to_filter writes it, so the engine reads that one

@@ -370,11 +370,19 @@ TEST(OrUnionBounds, TheCheckOfAKeptPlanIsSeparate) {
   ASSERT_TRUE(planned);
   EXPECT_TRUE(rebindable_plan(*planned, index, was.view()));
   const Document now = due_shape("$lt", 9.25, /*range_first=*/true);
-  std::optional<IndexPlan> checked = rebind_checked_plan(*planned, index, was.view(), now.view());
+  std::optional<RebindableRange> read = read_rebindable_range(was.view());
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->path, "t");
+  EXPECT_EQ(read->op, "$lt");
+  EXPECT_TRUE(read->or_null);
+  EXPECT_FALSE(read->null_first);
+  std::optional<IndexPlan> checked = rebind_checked_plan(*planned, index, *read, now.view());
   std::optional<IndexPlan> fresh = plan_query(now.view(), J("{}").view(), candidates);
   ASSERT_TRUE(checked && fresh);
   expect_same_plan(*checked, *fresh);
-  EXPECT_FALSE(rebind_checked_plan(*planned, index, was.view(), due_shape("$lt", 9.25).view()));
+  EXPECT_FALSE(rebind_checked_plan(*planned, index, *read, due_shape("$lt", 9.25).view()));
+  EXPECT_FALSE(rebind_checked_plan(*planned, index, *read, due_shape("$lte", 9.25, true).view()));
+  EXPECT_FALSE(read_rebindable_range(J(R"({"t": {"$lt": 1}, "u": 2})").view()));
   // The index read whole (a hint) is not that filter's ranges.
   IndexDescriptor other = IndexDescriptor::parse(J(R"({"u": 1})").view(), J("{}").view());
   std::vector<IndexCandidate> hinted{IndexCandidate{&other, false}};

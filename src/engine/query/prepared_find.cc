@@ -42,7 +42,7 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
   if (!kept->rebindable) return std::nullopt;
   const PlannedQuery& kept_plan = *kept->plan;
   std::optional<IndexPlan> rebound =
-      rebind_checked_plan(*kept_plan.index_plan, index_of(kept_plan), kept_filter, filter);
+      rebind_checked_plan(*kept_plan.index_plan, index_of(kept_plan), *kept->rebindable, filter);
   if (!rebound) return std::nullopt;
   auto plan = std::make_shared<PlannedQuery>(kept_plan);
   plan->index_plan = std::move(*rebound);
@@ -86,8 +86,10 @@ std::optional<IndexCursorState> PlanCache::plan(
   kept->filter = bson::Document::copy_of(filter);
   kept->plan = second->plan;
   const PlannedQuery& p = *kept->plan;
-  kept->rebindable = !partial && !p.is_or() && p.index_plan && !p.id_key &&
-                     rebindable_plan(*p.index_plan, index_of(p), kept->filter.view());
+  if (!partial && !p.is_or() && p.index_plan && !p.id_key &&
+      rebindable_plan(*p.index_plan, index_of(p), kept->filter.view())) {
+    kept->rebindable = read_rebindable_range(kept->filter.view());  // views into kept->filter
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   kept_ = std::move(kept);
   return second;
