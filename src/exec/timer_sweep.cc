@@ -141,6 +141,16 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   });
   for (const Document& doc : repair) repair_timer_bound(doc);
   sort_timers(due);
+  // The read goes batch by batch, each in its own snapshot: a document another sweeper
+  // repaired between two batches has moved further up the scan (from the null key, or from a
+  // stale bound), where a later batch meets it again. Its timers are then listed twice, side
+  // by side once sorted; one document never holds the same path twice.
+  due.erase(std::unique(due.begin(), due.end(),
+                        [](const DueTimer& a, const DueTimer& b) {
+                          return a.fire_at == b.fire_at && a.execution_id == b.execution_id &&
+                                 a.path == b.path;
+                        }),
+            due.end());
   return due;
 }
 
