@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -30,8 +31,18 @@ const bson::Document& constants() {
   }();
   return d;
 }
+// Looked up by name among the few there are (views into constants(), found once): every
+// interval of a range asks for its bracket's ends, also when a kept plan is rebound.
 bson::Value constant(std::string_view name) {
-  return constants().get(name);
+  static const std::vector<bson::Element> all = [] {
+    std::vector<bson::Element> out;
+    for (const bson::Element& e : constants().view()) out.push_back(e);
+    return out;
+  }();
+  for (const bson::Element& e : all) {
+    if (e.key == name) return e.value;
+  }
+  return bson::Value();
 }
 
 // An interval of values in MongoDB's order.
@@ -55,6 +66,11 @@ struct FieldConditions {
   std::vector<std::pair<RangeOp, bson::Value>> ranges;
   /// One entry per $type: the type brackets it reads, ascending (type_intervals).
   std::vector<std::vector<Interval>> type_sets;
+  /// One entry per $or (of the top-level conjunction) whose every branch is one condition on
+  /// this field alone: each branch's own conditions. Its bounds are the union of the
+  /// branches' (union_intervals), read by one index scan, as mongod merges such an $or into
+  /// one IXSCAN with several intervals.
+  std::vector<std::vector<FieldConditions>> unions;
 };
 
 bool usable_point(const bson::Value& v) {
@@ -170,8 +186,46 @@ std::optional<std::vector<Interval>> type_intervals(const bson::Value& operand) 
   return out;
 }
 
+void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldConditions>* out);
+
+// The path every branch of an $or names as its one field ({$or: [{f: ..}, {f: ..}]}), or
+// nullopt: another shape is left to plan_or (or the collection scan).
+std::optional<std::string_view> single_path_of_or(const bson::Value& branches) {
+  if (!branches.is_array()) return std::nullopt;
+  std::optional<std::string_view> path;
+  size_t count = 0;
+  for (const bson::Element& b : branches.as_array()) {
+    if (!b.value.is_document() || ++count > kMaxOrPlanBranches) return std::nullopt;
+    bson::DocumentView branch = b.value.as_document();
+    auto it = branch.begin();
+    if (it == branch.end()) return std::nullopt;
+    const std::string_view key = it->key;
+    if (++it != branch.end() || !usable_path(key) || (path && *path != key)) return std::nullopt;
+    path = key;
+  }
+  return path;
+}
+
+// An $or of one field's conditions (single_path_of_or) as that field's union entry.
+void collect_union(const bson::Value& branches, std::map<std::string, FieldConditions>* out) {
+  std::optional<std::string_view> path = single_path_of_or(branches);
+  if (!path) return;
+  std::vector<FieldConditions> conditions;
+  for (const bson::Element& b : branches.as_array()) {
+    std::map<std::string, FieldConditions> branch;
+    collect_conditions(b.value.as_document(), &branch);
+    auto it = branch.find(std::string(*path));
+    conditions.push_back(it == branch.end() ? FieldConditions() : std::move(it->second));
+  }
+  (*out)[std::string(*path)].unions.push_back(std::move(conditions));
+}
+
 void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldConditions>* out) {
   for (const bson::Element& e : filter) {
+    if (e.key == "$or") {
+      collect_union(e.value, out);
+      continue;
+    }
     if (e.key == "$expr") {
       ExprBindings bindings;
       collect_expr_equalities(e.value, bindings, out);
@@ -264,6 +318,54 @@ bool interval_empty(const Interval& i) {
   return c > 0 || (c == 0 && !(i.lo_inclusive && i.hi_inclusive));
 }
 
+// `intervals` sorted by their low ends and with overlapping or touching ones joined: the
+// ascending, disjoint intervals holding the same values.
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
+    int c = bson::compare_values(a.lo, b.lo);
+    return c != 0 ? c < 0 : a.lo_inclusive && !b.lo_inclusive;
+  });
+  std::vector<Interval> out;
+  for (Interval& i : intervals) {
+    if (!out.empty()) {
+      Interval& last = out.back();
+      int c = bson::compare_values(i.lo, last.hi);
+      if (c < 0 || (c == 0 && (i.lo_inclusive || last.hi_inclusive))) {
+        int hi = bson::compare_values(i.hi, last.hi);
+        if (hi > 0) {
+          last.hi = i.hi;
+          last.hi_inclusive = i.hi_inclusive;
+        } else if (hi == 0) {
+          last.hi_inclusive = last.hi_inclusive || i.hi_inclusive;
+        }
+        continue;
+      }
+    }
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, bool multikey,
+                                                     bool* has_null);
+
+// The bounds of an $or of one field's conditions: the union of its branches' bounds, each as
+// the branch alone gives them (on a multikey index too: a document matching a branch has a
+// key in that branch's bounds). Nullopt when some branch has no usable bound (it could match
+// documents with any key). `has_null` is set when some branch's are.
+std::optional<std::vector<Interval>> union_intervals(const std::vector<FieldConditions>& branches,
+                                                     bool multikey, bool* has_null) {
+  std::vector<Interval> all;
+  bool null = false;
+  for (const FieldConditions& branch : branches) {
+    std::optional<std::vector<Interval>> intervals = field_intervals(branch, multikey, &null);
+    if (!intervals) return std::nullopt;
+    all.insert(all.end(), intervals->begin(), intervals->end());
+  }
+  *has_null = *has_null || null;
+  return merged(std::move(all));
+}
+
 // The intervals of one field; nullopt when the field has no usable condition.
 // `has_null` is set when a point is null (which also matches missing).
 std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, bool multikey,
@@ -288,6 +390,18 @@ std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, 
       out.push_back(Interval{v, true, v, true});
     }
     return out;  // an empty $in gives no intervals: nothing matches
+  }
+  // An $or's union: before a range only when it is points (then narrower, as an $in), and
+  // before a $type always (a $type is used only when nothing else bounds the field).
+  for (const std::vector<FieldConditions>& branches : fc.unions) {
+    bool null = false;
+    std::optional<std::vector<Interval>> u = union_intervals(branches, multikey, &null);
+    if (!u) continue;
+    const bool points =
+        std::all_of(u->begin(), u->end(), [](const Interval& i) { return i.is_point(); });
+    if (!fc.ranges.empty() && !points) continue;
+    *has_null = *has_null || null;
+    return u;
   }
   if (fc.ranges.empty()) {
     // A $type: its brackets (none holds null or missing). Only when nothing else bounds the
@@ -461,9 +575,10 @@ std::map<std::string, FieldConditions> conditions_for(
     *out = held->back().view();
     return true;
   };
-  std::map<std::string, FieldConditions> out;
-  for (const auto& [path, fc] : conditions) {
-    FieldConditions& a = out[path];
+  // One field's conditions, and those of its $or branches (a branch losing its condition
+  // loses the union: union_intervals).
+  std::function<FieldConditions(const FieldConditions&)> adjusted = [&](const FieldConditions& fc) {
+    FieldConditions a;
     for (const bson::Value& v : fc.equalities) {
       bson::Value k;
       if (adjust(v, &k)) a.equalities.push_back(k);
@@ -484,7 +599,15 @@ std::map<std::string, FieldConditions> conditions_for(
     }
     // A type bracket bounds keys of any collation: a string's sort key is still a string.
     a.type_sets = fc.type_sets;
-  }
+    for (const std::vector<FieldConditions>& branches : fc.unions) {
+      std::vector<FieldConditions> u;
+      for (const FieldConditions& b : branches) u.push_back(adjusted(b));
+      a.unions.push_back(std::move(u));
+    }
+    return a;
+  };
+  std::map<std::string, FieldConditions> out;
+  for (const auto& [path, fc] : conditions) out[path] = adjusted(fc);
   return out;
 }
 
@@ -492,20 +615,20 @@ std::map<std::string, FieldConditions> conditions_for(
 
 namespace {
 
-struct SingleRange {
-  std::string_view path;
-  RangeOp op;
-  bson::Value value;
-};
+using SingleRange = RebindableRange;
 
-// The one range condition of a rebindable_range filter.
-std::optional<SingleRange> single_range(bson::DocumentView filter) {
-  auto it = filter.begin();
-  if (it == filter.end()) return std::nullopt;
-  const bson::Element field = *it;
-  if (++it != filter.end() || !usable_path(field.key) || !field.value.is_document()) {
-    return std::nullopt;
-  }
+// The operator of a range condition's name, or nullopt for another operator.
+std::optional<RangeOp> range_op(std::string_view name) {
+  if (name == "$gt") return RangeOp::kGt;
+  if (name == "$gte") return RangeOp::kGte;
+  if (name == "$lt") return RangeOp::kLt;
+  if (name == "$lte") return RangeOp::kLte;
+  return std::nullopt;
+}
+
+// The one range condition {path: {op: finite number}} of `field`.
+std::optional<SingleRange> range_condition(const bson::Element& field) {
+  if (!usable_path(field.key) || !field.value.is_document()) return std::nullopt;
   bson::DocumentView ops = field.value.as_document();
   auto op = ops.begin();
   if (op == ops.end()) return std::nullopt;
@@ -514,19 +637,62 @@ std::optional<SingleRange> single_range(bson::DocumentView filter) {
       !std::isfinite(cond.value.number_as_double())) {
     return std::nullopt;
   }
-  RangeOp r;
-  if (cond.key == "$gt") {
-    r = RangeOp::kGt;
-  } else if (cond.key == "$gte") {
-    r = RangeOp::kGte;
-  } else if (cond.key == "$lt") {
-    r = RangeOp::kLt;
-  } else if (cond.key == "$lte") {
-    r = RangeOp::kLte;
-  } else {
-    return std::nullopt;
+  if (!range_op(cond.key)) return std::nullopt;
+  return SingleRange{field.key, cond.key, cond.value};
+}
+
+// The one range condition of a rebindable_range filter.
+std::optional<SingleRange> single_range(bson::DocumentView filter) {
+  auto it = filter.begin();
+  if (it == filter.end()) return std::nullopt;
+  const bson::Element field = *it;
+  if (++it != filter.end()) return std::nullopt;
+  if (field.key != "$or") return range_condition(field);
+  // {$or: [{f: null}, {f: {op: n}}]}, either order. Every run of a prepared sweep parses it
+  // (PlanCache): one pass, no allocation.
+  if (!field.value.is_array()) return std::nullopt;
+  bson::Element branches[2];
+  size_t n = 0;
+  for (const bson::Element& b : field.value.as_array()) {
+    if (n == 2 || !b.value.is_document()) return std::nullopt;
+    bson::DocumentView branch = b.value.as_document();
+    auto c = branch.begin();
+    if (c == branch.end()) return std::nullopt;
+    branches[n++] = *c;
+    if (++c != branch.end()) return std::nullopt;
   }
-  return SingleRange{field.key, r, cond.value};
+  if (n != 2) return std::nullopt;
+  const bool null_first = branches[0].value.is_null();
+  const bson::Element& null = branches[null_first ? 0 : 1];
+  const bson::Element& range = branches[null_first ? 1 : 0];
+  if (!null.value.is_null() || null.key != range.key) return std::nullopt;
+  std::optional<SingleRange> out = range_condition(range);
+  if (!out) return std::nullopt;
+  out->or_null = true;
+  out->null_first = null_first;
+  return out;
+}
+
+// The key ranges plan_query gives a rebindable_range filter on an index whose first field is
+// its path (`descending` that field's direction), in plan order.
+std::vector<KeyRange> rebindable_ranges(const SingleRange& r, bool descending) {
+  std::vector<KeyRange> out{
+      byte_range(std::string(), range_interval(*range_op(r.op), r.value), descending)};
+  if (r.or_null) {
+    // Null sorts below every number: the two intervals never touch (merged() keeps both).
+    const bson::Value null = constant("null");
+    out.push_back(byte_range(std::string(), Interval{null, true, null, true}, descending));
+    std::sort(out.begin(), out.end(),
+              [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
+  }
+  return out;
+}
+
+bool same_ranges(const std::vector<KeyRange>& a, const std::vector<KeyRange>& b) {
+  return std::equal(
+      a.begin(), a.end(), b.begin(), b.end(), [](const KeyRange& x, const KeyRange& y) {
+        return x.start == y.start && x.end == y.end && x.end_unbounded == y.end_unbounded;
+      });
 }
 
 }  // namespace
@@ -535,25 +701,38 @@ bool rebindable_range(bson::DocumentView filter) {
   return single_range(filter).has_value();
 }
 
-std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                           bson::DocumentView planned, bson::DocumentView filter) {
-  std::optional<SingleRange> was = single_range(planned), now = single_range(filter);
-  if (!was || !now || was->path != now->path || was->op != now->op) return std::nullopt;
-  if (index.fields().empty() || index.fields()[0].path != was->path) return std::nullopt;
-  const bool descending = index.fields()[0].descending;
-  // The plan must be the range this computes for `planned` (not, say, a whole-index read
-  // for a hint or a sort): then the same computation for `filter` is what planning gives.
-  if (plan.ranges.size() != 1) return std::nullopt;
-  KeyRange old_range = byte_range(std::string(), range_interval(was->op, was->value), descending);
-  const KeyRange& kept = plan.ranges[0];
-  if (old_range.start != kept.start || old_range.end != kept.end ||
-      old_range.end_unbounded != kept.end_unbounded) {
+std::optional<RebindableRange> read_rebindable_range(bson::DocumentView filter) {
+  return single_range(filter);
+}
+
+bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                     bson::DocumentView planned) {
+  std::optional<SingleRange> was = single_range(planned);
+  if (!was || index.fields().empty() || index.fields()[0].path != was->path) return false;
+  // The plan must be the ranges this computes for `planned` (not, say, a whole-index read
+  // for a hint or a sort): then the same computation for another number is what planning
+  // gives.
+  return same_ranges(plan.ranges, rebindable_ranges(*was, index.fields()[0].descending));
+}
+
+std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                             const RebindableRange& was,
+                                             bson::DocumentView filter) {
+  std::optional<SingleRange> now = single_range(filter);
+  if (!now || was.path != now->path || was.op != now->op || was.or_null != now->or_null ||
+      was.null_first != now->null_first) {
     return std::nullopt;
   }
   IndexPlan out = plan;
-  out.ranges[0] = byte_range(std::string(), range_interval(now->op, now->value), descending);
+  out.ranges = rebindable_ranges(*now, index.fields()[0].descending);
   out.bounds = bson::Document();  // explain plans its own
   return out;
+}
+
+std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
+                                           bson::DocumentView planned, bson::DocumentView filter) {
+  if (!rebindable_plan(plan, index, planned)) return std::nullopt;
+  return rebind_checked_plan(plan, index, *single_range(planned), filter);
 }
 
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
@@ -579,30 +758,64 @@ namespace {
 // through two different elements, and a multikey index is bounded by one of the two
 // (field_intervals), so such a filter is never exact. Anything else (several conditions,
 // positional parts, other types, $expr, $comment, ...) is re-checked.
-std::optional<std::string_view> exact_field(bson::DocumentView filter) {
-  auto it = filter.begin();
-  if (it == filter.end()) return std::nullopt;
-  const bson::Element field = *it;
-  if (++it != filter.end() || !usable_path(field.key) ||
-      field.key.find(".$") != std::string_view::npos) {
+//
+// An $or of such conditions on one path ({$or: [{f: {$lte: n}}, {f: {$gt: m}}]}) is exact
+// too: its bounds are the union of theirs, and a key is in some branch's bounds. So is an $or
+// that adds {f: null} (or {f: {$eq: null}}), but only on an index that is not multikey
+// (`null_point`): there every document has one key, null exactly when the path reaches null or
+// nothing, which {f: null} matches; on a multikey index the null key also comes from arrays
+// on the way (mongod's null bounds are never exact either).
+struct ExactField {
+  std::string_view path;
+  bool null_point = false;
+};
+
+// The path of one exact condition (see above), with `null_point` when `null_allowed` lets it be
+// a null equality.
+std::optional<ExactField> exact_condition(const bson::Element& field, bool null_allowed) {
+  if (!usable_path(field.key) || field.key.find(".$") != std::string_view::npos) {
     return std::nullopt;
   }
   auto exact_number = [](const bson::Value& v) {
     return v.is_number() && v.number_as_double() == v.number_as_double();
   };
   if (!field.value.is_document()) {
-    return exact_number(field.value) ? std::optional<std::string_view>(field.key) : std::nullopt;
+    if (null_allowed && field.value.is_null()) return ExactField{field.key, true};
+    return exact_number(field.value) ? std::optional<ExactField>(ExactField{field.key})
+                                     : std::nullopt;
   }
   bson::DocumentView ops = field.value.as_document();
   auto op = ops.begin();
   if (op == ops.end()) return std::nullopt;
   const bson::Element cond = *op;
-  if (++op != ops.end() || !exact_number(cond.value)) return std::nullopt;
+  if (++op != ops.end()) return std::nullopt;
+  if (null_allowed && cond.key == "$eq" && cond.value.is_null()) {
+    return ExactField{field.key, true};
+  }
+  if (!exact_number(cond.value)) return std::nullopt;
   if (cond.key != "$eq" && cond.key != "$gt" && cond.key != "$gte" && cond.key != "$lt" &&
       cond.key != "$lte") {
     return std::nullopt;
   }
-  return field.key;
+  return ExactField{field.key};
+}
+
+std::optional<ExactField> exact_field(bson::DocumentView filter) {
+  auto it = filter.begin();
+  if (it == filter.end()) return std::nullopt;
+  const bson::Element field = *it;
+  if (++it != filter.end()) return std::nullopt;
+  if (field.key != "$or") return exact_condition(field, /*null_allowed=*/false);
+  if (!single_path_of_or(field.value)) return std::nullopt;
+  std::optional<ExactField> out;
+  for (const bson::Element& b : field.value.as_array()) {
+    std::optional<ExactField> branch =
+        exact_condition(*b.value.as_document().begin(), /*null_allowed=*/true);
+    if (!branch) return std::nullopt;
+    if (!out) out = ExactField{branch->path};
+    out->null_point = out->null_point || branch->null_point;
+  }
+  return out;
 }
 
 }  // namespace
@@ -618,7 +831,7 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
         SortField{std::string(e.key), e.value.is_number() && e.value.number_as_double() < 0});
   }
   std::optional<Scored> best;
-  const std::optional<std::string_view> exact = exact_field(filter);
+  const std::optional<ExactField> exact = exact_field(filter);
   for (size_t c = 0; c < candidates.size(); ++c) {
     const IndexDescriptor& d = *candidates[c].descriptor;
     bool multikey = candidates[c].multikey;
@@ -700,7 +913,8 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     plan.reverse = reverse;
     plan.provides_sort = provides_sort;
     plan.multikey = multikey;
-    plan.exact = exact && bounded.size() == 1 && fields[0].path == *exact;
+    plan.exact = exact && bounded.size() == 1 && fields[0].path == exact->path &&
+                 !(exact->null_point && multikey);
     // Ranges: the cartesian product of the point fields, then the last bounded field's
     // intervals; fields after the bounded prefix are unbounded.
     std::vector<std::string> prefixes{std::string()};

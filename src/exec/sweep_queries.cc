@@ -29,12 +29,16 @@ client::FindOptions only(std::string_view field) {
 
 bson::Document due_filter(double now) {
   // Every sweep runs this: the filter's bytes are built once, and each call copies them and
-  // writes its own `now` (a BSON double, little-endian) over the last field's value, the 8
-  // bytes before the two closing NULs. One allocation instead of two builders.
-  static const Document shape = make_document("next_fire_at", make_document("$lte", 0.0));
+  // writes its own `now` (a BSON double, little-endian) over the range's value, the last
+  // value of the filter: the 8 bytes before the closing NULs of the $lte document, of the
+  // branch, of the $or array and of the filter. One allocation instead of four builders.
+  static const Document shape = make_document(
+      "$or", bson::make_array(make_document("next_fire_at", bson::Null{}),
+                              make_document("next_fire_at", make_document("$lte", 0.0))));
+  constexpr size_t kClosing = 4;
   std::vector<uint8_t> bytes(shape.data(), shape.data() + shape.size());
   const uint64_t bits = std::bit_cast<uint64_t>(now);
-  uint8_t* value = bytes.data() + bytes.size() - 2 - sizeof bits;
+  uint8_t* value = bytes.data() + bytes.size() - kClosing - sizeof bits;
   for (size_t i = 0; i < sizeof bits; ++i) value[i] = static_cast<uint8_t>(bits >> (8 * i));
   return Document::adopt(std::move(bytes));
 }

@@ -13,9 +13,12 @@ struct SweepQueries {
   /// Prepares them on `executions`.
   static std::shared_ptr<const SweepQueries> prepare(const client::Collection& executions);
 
-  /// {next_fire_at: null}: documents another writer left without a bound.
+  /// {next_fire_at: null}: documents another writer left without a bound (read when the
+  /// store opens).
   client::PreparedFind unbounded_timers;
-  /// {next_fire_at: {$lte: now}}: run with each sweep's own `now` (due_filter).
+  /// {$or: [{next_fire_at: null}, {next_fire_at: {$lte: now}}]}: run with each sweep's own
+  /// `now` (due_filter). One scan of the next_fire_at index over two intervals, the null key
+  /// and [-inf, now], whose plan the embedded engine keeps and rebinds to each `now`.
   client::PreparedFind due_timers;
   /// {outbox.seq: {$gte: -inf}} / {spawns.seq: ...}: documents with pending entries.
   client::PreparedFind pending_outbox;

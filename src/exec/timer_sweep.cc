@@ -124,34 +124,33 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   require_open();
   // next_fire_at is a lower bound of each document's timers (see CommitPlan): the index
   // range [.., now] holds every document with a due timer, plus documents whose bound went
-  // stale when a timer was cancelled; those are repaired below and drop out of later sweeps.
-  // Documents without a usable bound are read through the null key and repaired first.
-  std::vector<Document> docs = repair_unbounded_timers();
+  // stale when a timer was cancelled. The null key holds the documents without a usable
+  // bound (the seed's layout, or another writer's). One scan reads both (due_filter's $or);
+  // each document comes once. Both kinds are repaired after the read, so that no write moves
+  // a document within the range the cursor still reads; the documents are read in place (no
+  // copy each) and only those to repair are copied.
   std::vector<DueTimer> due;
-  std::vector<std::string> repaired;  // their new bound may put them in the range as well
-  repaired.reserve(docs.size());
-  for (const Document& doc : docs) {
-    repaired.push_back(id_of(doc));
-    for (DueTimer& t : timers_in(doc)) {
-      if (t.fire_at <= now) due.push_back(std::move(t));
-    }
-  }
-  std::sort(repaired.begin(), repaired.end());
-  // The range's documents are read in place (no copy each); a stale bound is repaired after
-  // the read, so that no write moves a document within the range the cursor still reads.
-  std::vector<Document> stale;
+  std::vector<Document> repair;
   sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {
-    if (!repaired.empty() && std::binary_search(repaired.begin(), repaired.end(), id_of(doc))) {
-      return;
-    }
     bson::Value bound;
     std::optional<double> earliest = collect_due(doc, now, due, &bound);
-    if (earliest.value_or(kNoTimer) > bound.number_as_double()) {
-      stale.push_back(Document::copy_of(doc));
+    // Unbounded (null or missing: every timer it holds counted above), or stale.
+    if (!bound.is_number() || earliest.value_or(kNoTimer) > bound.number_as_double()) {
+      repair.push_back(Document::copy_of(doc));
     }
   });
-  for (const Document& doc : stale) repair_timer_bound(doc);
+  for (const Document& doc : repair) repair_timer_bound(doc);
   sort_timers(due);
+  // The read goes batch by batch, each in its own snapshot: a document another sweeper
+  // repaired between two batches has moved further up the scan (from the null key, or from a
+  // stale bound), where a later batch meets it again. Its timers are then listed twice, side
+  // by side once sorted; one document never holds the same path twice.
+  due.erase(std::unique(due.begin(), due.end(),
+                        [](const DueTimer& a, const DueTimer& b) {
+                          return a.fire_at == b.fire_at && a.execution_id == b.execution_id &&
+                                 a.path == b.path;
+                        }),
+            due.end());
   return due;
 }
 

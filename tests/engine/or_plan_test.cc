@@ -179,7 +179,8 @@ TEST_F(OrPlans, ABranchUsesAPartialIndexTheOtherConditionsImply) {
 }
 
 // The ExecutionStore's due timers in one query: a range and null (which also matches a
-// missing field) on one index.
+// missing field) on one index, as mongod reads it: one IXSCAN over both intervals (branches
+// on the same field have their bounds unioned), not an OR of two scans.
 TEST_F(OrPlans, ARangeOrNullIsTwoRangesOfOneIndex) {
   for (int i = 0; i < 30; ++i) {
     DocumentBuilder d;
@@ -191,11 +192,10 @@ TEST_F(OrPlans, ARangeOrNullIsTwoRangesOfOneIndex) {
   coll_.create_index(J(R"({"t": 1})"));
   Document filter = J(R"({"$or": [{"t": {"$lte": 14}}, {"t": null}]})");
   Document ex = coll_.explain(filter.view(), FindOptions{});
-  ASSERT_EQ(stage_of(ex, "queryPlanner.winningPlan.inputStage.stage"), "OR");
-  bson::DocumentView inputs =
-      ex.get_path("queryPlanner.winningPlan.inputStage.inputStages").as_array();
-  EXPECT_EQ(inputs.get("1").as_document().get_path("indexBounds.t").as_array().get("0").as_string(),
-            "[null, null]");
+  ASSERT_EQ(stage_of(ex, "queryPlanner.winningPlan.inputStage.stage"), "IXSCAN");
+  EXPECT_EQ(
+      ex.get_path("queryPlanner.winningPlan.inputStage.indexBounds.t").as_array().to_json_array(),
+      R"(["[null, null]", "[-inf.0, 14]"])");
   // t <= 14: 2, 5, 8, 11, 14; null or missing: the 20 others.
   EXPECT_EQ(ex.get_path("executionStats.nReturned").as_int64(), 25);
   EXPECT_EQ(ex.get_path("executionStats.totalDocsExamined").as_int64(), 25);
@@ -508,9 +508,10 @@ TEST_P(RandomOrPlans, AgreeWithTheCollectionScan) {
                 static_cast<int64_t>(expected.size()));
     }
   }
-  // The random queries do exercise both plans.
+  // The random queries do exercise both plans (fewer merges since an $or whose branches all
+  // bound one field is read as one IXSCAN over their intervals, as mongod reads it).
   EXPECT_GE(or_plans, 40);
-  EXPECT_GE(merges, 10);
+  EXPECT_GE(merges, 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomOrPlans, ::testing::Values(24u, 29u, 2026u));

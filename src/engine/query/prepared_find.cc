@@ -16,6 +16,11 @@ size_t multikey_count(const IndexList& indexes) {
   return n;
 }
 
+// The index a single-index plan reads.
+const IndexDescriptor& index_of(const PlannedQuery& plan) {
+  return plan.id_index ? id_index_descriptor() : plan.index->descriptor;
+}
+
 }  // namespace
 
 std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const {
@@ -32,15 +37,12 @@ std::optional<IndexCursorState> PlanCache::get(bson::DocumentView filter) const 
       std::memcmp(filter.data(), kept_filter.data(), filter.size()) == 0) {
     return IndexCursorState{kept->collection, kept->plan, IndexScanPosition()};
   }
-  // Another filter: only the range of a single-index plan can move (rebind_range_plan).
+  // Another filter: only the ranges of a single-index plan can move (rebind_range_plan,
+  // whose check of the kept plan was made once, when it was kept).
+  if (!kept->rebindable) return std::nullopt;
   const PlannedQuery& kept_plan = *kept->plan;
-  if (kept->partial || kept_plan.is_or() || !kept_plan.index_plan || kept_plan.id_key) {
-    return std::nullopt;
-  }
-  const IndexDescriptor& index =
-      kept_plan.id_index ? id_index_descriptor() : kept_plan.index->descriptor;
   std::optional<IndexPlan> rebound =
-      rebind_range_plan(*kept_plan.index_plan, index, kept_filter, filter);
+      rebind_checked_plan(*kept_plan.index_plan, index_of(kept_plan), *kept->rebindable, filter);
   if (!rebound) return std::nullopt;
   auto plan = std::make_shared<PlannedQuery>(kept_plan);
   plan->index_plan = std::move(*rebound);
@@ -83,6 +85,11 @@ std::optional<IndexCursorState> PlanCache::plan(
   kept->multikey = multikey;
   kept->filter = bson::Document::copy_of(filter);
   kept->plan = second->plan;
+  const PlannedQuery& p = *kept->plan;
+  if (!partial && !p.is_or() && p.index_plan && !p.id_key &&
+      rebindable_plan(*p.index_plan, index_of(p), kept->filter.view())) {
+    kept->rebindable = read_rebindable_range(kept->filter.view());  // views into kept->filter
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   kept_ = std::move(kept);
   return second;

@@ -55,8 +55,10 @@ class PlanCache {
     std::shared_ptr<CollectionEntry> collection;
     std::shared_ptr<const IndexList> indexes;
     size_t multikey = 0;
-    bool partial = false;                      // some index of `indexes` is partial: no rebinding
-    bson::Document filter;                     // the filter `plan` was made for
+    bool partial = false;   // some index of `indexes` is partial: no rebinding
+    bson::Document filter;  // the filter `plan` was made for
+    // `filter` read (views into it) when the plan may be rebound (rebindable_plan, asked once).
+    std::optional<RebindableRange> rebindable;
     std::shared_ptr<const PlannedQuery> plan;  // shared with the runs that use it
   };
   mutable std::mutex mutex_;
