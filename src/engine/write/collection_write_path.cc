@@ -7,7 +7,7 @@
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/write/index_key_delta.h"
-#include "engine/write/top_level_fields.h"
+#include "engine/write/top_level_diff.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/duplicate_key_error.h"
@@ -78,9 +78,9 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
                          "Resulting document after update is larger than 16MB; object");
   check_stored_depth(after, /*inserting=*/false);
   // Both versions are walked once for _id and every affected index's top-level field.
-  TopLevelFields before_fields(before), after_fields(after);
-  bson::Value old_id = before_fields.get("_id");
-  bson::Value new_id = after_fields.get("_id");
+  const TopLevelDiff diff(before, after);
+  bson::Value old_id = diff.before("_id");
+  bson::Value new_id = diff.after("_id");
   if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
     throw Error(ErrorCode::kImmutableField,
                 "Performing an update on the path '_id' would modify the immutable field '_id'");
@@ -92,7 +92,7 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
     if (index_data != nullptr && !index_data->affects(ix->descriptor)) continue;
-    IndexKeyDelta delta = index_key_delta(ix->descriptor, before_fields, after_fields);
+    IndexKeyDelta delta = index_key_delta(ix->descriptor, diff);
     if (delta.kind == IndexKeyDelta::Kind::kUnchanged) continue;
     if (delta.kind == IndexKeyDelta::Kind::kAppended) {
       // Only the added elements' keys; the index is non-unique, so one the old elements

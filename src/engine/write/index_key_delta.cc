@@ -54,25 +54,27 @@ std::optional<bson::Document> appended_elements(std::string_view field, const bs
 
 IndexKeyDelta index_key_delta(const IndexDescriptor& index, bson::DocumentView before,
                               bson::DocumentView after) {
-  TopLevelFields before_fields(before), after_fields(after);
-  return index_key_delta(index, before_fields, after_fields);
+  return index_key_delta(index, TopLevelDiff(before, after));
 }
 
-IndexKeyDelta index_key_delta(const IndexDescriptor& index, TopLevelFields& before,
-                              TopLevelFields& after) {
+IndexKeyDelta index_key_delta(const IndexDescriptor& index, const TopLevelDiff& diff) {
   IndexKeyDelta full;
   if (index.partial_filter()) return full;
   const auto& fields = index.fields();
   bool unchanged = true;
-  for (const IndexField& f : fields) {
-    if (f.path.empty() || f.path.find('$') != std::string::npos) return full;
-    std::string_view top = top_component(f.path);
-    if (!before.get(top).identical(after.get(top))) unchanged = false;
+  bson::Value first_before, first_after;  // of the first field, looked up once
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string& path = fields[i].path;
+    if (path.empty() || path.find('$') != std::string::npos) return full;
+    std::string_view top = top_component(path);
+    bson::Value b = diff.before(top), a = diff.after(top);
+    if (!b.identical(a)) unchanged = false;
+    if (i == 0) first_before = b, first_after = a;
   }
   if (unchanged) return IndexKeyDelta{IndexKeyDelta::Kind::kUnchanged, std::nullopt};
   if (fields.size() != 1 || index.unique() || has_numeric_component(fields[0].path)) return full;
   std::string_view top = top_component(fields[0].path);
-  std::optional<bson::Document> added = appended_elements(top, before.get(top), after.get(top));
+  std::optional<bson::Document> added = appended_elements(top, first_before, first_after);
   if (!added) return full;
   return IndexKeyDelta{IndexKeyDelta::Kind::kAppended, std::move(added)};
 }
