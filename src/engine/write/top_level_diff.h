@@ -18,7 +18,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "bson/raw.h"
+#include "engine/write/raw_element.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
@@ -74,17 +74,6 @@ class TopLevelDiff {
     bool complete = true;           // every field is remembered
     const uint8_t* rest = nullptr;  // the first field not remembered (when !complete)
   };
-
-  // Reads the element at `p` into *e; returns where the next one starts.
-  static const uint8_t* read_element(const uint8_t* p, bson::Element* e) {
-    const auto type = static_cast<bson::BsonType>(*p);
-    const char* key = reinterpret_cast<const char*>(p + 1);
-    const size_t key_len = std::strlen(key);
-    const uint8_t* payload = p + 2 + key_len;
-    const uint32_t size = bson::raw::payload_size(type, payload);
-    *e = bson::Element{std::string_view(key, key_len), bson::Value(type, payload, size)};
-    return payload + size;
-  }
 
   static void load(Side& side) {
     const uint8_t* p = side.doc.data() + 4;
