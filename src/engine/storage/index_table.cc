@@ -90,17 +90,17 @@ void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
 
 void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
                         const std::string& primary_key) {
-  CursorHandle c(s_, uri_, "overwrite=false");
-  if (!c) {
+  WT_CURSOR* c = cursor();
+  if (c == nullptr) {
     throw Error(ErrorCode::kNamespaceNotFound,
                 "index " + d_.name() + " was dropped during the write");
   }
   const EntryKey key(g.bytes, d_.unique() ? std::string_view() : std::string_view(primary_key));
   WT_ITEM k = key.item();
   WT_ITEM v = item_of(primary_key.data(), primary_key.size());
-  c->set_key(c.get(), &k);
-  c->set_value(c.get(), &v);
-  int rc = c->insert(c.get());
+  c->set_key(c, &k);
+  c->set_value(c, &v);
+  int rc = c->insert(c);
   if (rc == WT_DUPLICATE_KEY && d_.unique()) {
     std::string ns;
     ns.append(db).append(".").append(coll);
@@ -111,12 +111,12 @@ void IndexTable::insert(std::string_view db, std::string_view coll, const Genera
 }
 
 void IndexTable::remove(const std::string& index_key, const std::string& primary_key) {
-  CursorHandle c(s_, uri_);
-  if (!c) return;
+  WT_CURSOR* c = cursor();
+  if (c == nullptr) return;
   const EntryKey key(index_key, d_.unique() ? std::string_view() : std::string_view(primary_key));
   WT_ITEM k = key.item();
-  c->set_key(c.get(), &k);
-  int rc = c->remove(c.get());
+  c->set_key(c, &k);
+  int rc = c->remove(c);
   if (rc == WT_NOTFOUND) return;
   check_in_transaction(rc, "index remove", s_);
 }
