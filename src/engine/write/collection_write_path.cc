@@ -92,7 +92,7 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
 
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
                      const std::string& key, bson::DocumentView before, bson::DocumentView after,
-                     const UpdateIndexData* index_data) {
+                     const UpdateIndexData* index_data, WT_CURSOR* record_cursor) {
   validate_document_size(after.size(),
                          "Resulting document after update is larger than 16MB; object");
   // Both versions are walked once for _id, every affected index's top-level field and the
@@ -106,7 +106,11 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
                 "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
   WT_SESSION* s = op.session();
-  RecordTable(s, entry.table_uri).update(key, after);
+  if (record_cursor != nullptr) {
+    RecordTable::update(record_cursor, s, key, after);
+  } else {
+    RecordTable(s, entry.table_uri).update(key, after);
+  }
   // Index entries: remove the keys only the old version had, add the ones only the new
   // version has (both lists are sorted by bytes).
   auto indexes = entry.indexes();
