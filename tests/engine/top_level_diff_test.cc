@@ -64,8 +64,9 @@ TEST(TopLevelDiff, WideDocumentsAnswerPastTheRememberedFields) {
 TEST(TopLevelDiff, VisitsWhatAnUpdateChanged) {
   bson::Document before = bson::make_document("_id", 1, "a", 1, "b", "x", "c", 3);
   // $set b: only b.
-  std::vector<bson::Value> set_b = changed(
-      TopLevelDiff(before.view(), bson::make_document("_id", 1, "a", 1, "b", "y", "c", 3).view()));
+  // (Each new version is kept alive while the visited values, views into it, are read.)
+  bson::Document set = bson::make_document("_id", 1, "a", 1, "b", "y", "c", 3);
+  std::vector<bson::Value> set_b = changed(TopLevelDiff(before.view(), set.view()));
   ASSERT_EQ(set_b.size(), 1u);
   EXPECT_EQ(set_b[0].as_string(), "y");
   // $unset a: nothing left changed (the fields after it are matched one position on).
@@ -73,8 +74,8 @@ TEST(TopLevelDiff, VisitsWhatAnUpdateChanged) {
       changed(TopLevelDiff(before.view(), bson::make_document("_id", 1, "b", "x", "c", 3).view()))
           .empty());
   // A new field at the end: only it.
-  std::vector<bson::Value> added = changed(TopLevelDiff(
-      before.view(), bson::make_document("_id", 1, "a", 1, "b", "x", "c", 3, "d", 4).view()));
+  bson::Document grown = bson::make_document("_id", 1, "a", 1, "b", "x", "c", 3, "d", 4);
+  std::vector<bson::Value> added = changed(TopLevelDiff(before.view(), grown.view()));
   ASSERT_EQ(added.size(), 1u);
   EXPECT_EQ(added[0].as_int32(), 4);
   // The same value under another name is changed.
