@@ -123,9 +123,33 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
   const IndexDescriptor& d = *descriptor_;
   if (d.partial_filter() && !d.partial_filter()->matches(doc)) return;
   const auto& fields = d.fields();
+  bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
+  if (fields.size() == 1) {
+    // One field (most indexes): its keys straight into `out`, without the per-field vectors
+    // and key parts a compound key needs; the same keys in the same order as below.
+    FieldValues fv;
+    walk(root, fields[0].path, fields[0].path, &fv);
+    if (!fv.array_path.empty()) *multikey = true;
+    if (d.sparse() && !fv.present) return;
+    const size_t first = out->size();
+    for (const bson::Value& v : fv.values) {
+      out->push_back(GeneratedKey{index_key_of(d, v, fields[0].descending), {v}});
+    }
+    if (out->size() - first > 1) {
+      auto by_bytes = [](const GeneratedKey& a, const GeneratedKey& b) {
+        return a.bytes < b.bytes;
+      };
+      std::stable_sort(out->begin() + first, out->end(), by_bytes);
+      out->erase(std::unique(out->begin() + first, out->end(),
+                             [](const GeneratedKey& a, const GeneratedKey& b) {
+                               return a.bytes == b.bytes;
+                             }),
+                 out->end());
+    }
+    return;
+  }
   std::vector<FieldValues> per_field(fields.size());
   std::vector<std::vector<KeyPart>> parts(fields.size());
-  bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
   bool any_present = false;
   const FieldValues* array_field = nullptr;
   auto by_bytes = [](const KeyPart& a, const KeyPart& b) { return a.bytes < b.bytes; };
@@ -157,11 +181,6 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
     }
   }
   if (d.sparse() && !any_present) return;
-  if (fields.size() == 1) {
-    // Already distinct and sorted by bytes.
-    for (KeyPart& p : parts[0]) out->push_back(GeneratedKey{std::move(p.bytes), {p.value}});
-    return;
-  }
   // Cartesian product of the fields' values.
   std::vector<GeneratedKey> keys(1);
   for (size_t i = 0; i < fields.size(); ++i) {

@@ -5,6 +5,7 @@
 // missing or a stale key fails), plus hinted finds for the keys just added.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,29 @@ TEST(IndexKeyDelta, AnArrayThatOnlyGrewYieldsTheAddedElements) {
   ASSERT_EQ(d.kind, Kind::kAppended);
   EXPECT_EQ(d.appended->to_json(), J(R"({"o": [{"seq": 3}, 7]})").to_json());
   EXPECT_EQ(kind(R"({"t": -1})", R"({"t": [1]})", R"({"t": [1, 1]})"), Kind::kAppended);
+}
+
+// The added elements are written into {f: [...]} byte by byte: the same bytes a
+// DocumentBuilder makes, renumbered from "0" (two-digit indexes, every payload size).
+TEST(IndexKeyDelta, TheAddedElementsAreTheBuildersBytes) {
+  bson::DocumentBuilder old_b, new_b, expected;
+  old_b.open_array("outbox").push(1).push("one").close();
+  new_b.open_array("outbox").push(1).push("one");
+  expected.open_array("outbox");
+  for (int i = 0; i < 12; ++i) {
+    for (bson::DocumentBuilder* b : {&new_b, &expected}) {
+      b->push(i).push(std::string(static_cast<size_t>(i), 'x')).push(1.5 * i);
+      b->push_document().append("seq", static_cast<int64_t>(i)).close();
+      b->push(bson::Null{});
+    }
+  }
+  new_b.close();
+  expected.close();
+  Document before = old_b.finish(), after = new_b.finish(), want = expected.finish();
+  IndexKeyDelta d = index_key_delta(index(R"({"outbox.seq": 1})"), before.view(), after.view());
+  ASSERT_EQ(d.kind, Kind::kAppended);
+  ASSERT_EQ(d.appended->view().size(), want.view().size());
+  EXPECT_EQ(std::memcmp(d.appended->view().data(), want.view().data(), want.view().size()), 0);
 }
 
 TEST(IndexKeyDelta, OtherArrayChangesAreDiffedWhole) {

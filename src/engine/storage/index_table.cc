@@ -1,5 +1,7 @@
 #include "engine/storage/index_table.h"
 
+#include <cstring>
+
 #include "mongostore/bson/builder.h"
 #include "mongostore/duplicate_key_error.h"
 #include "mongostore/error.h"
@@ -18,6 +20,34 @@ std::string lower_hex(std::string_view bytes) {
   }
   return out;
 }
+
+// An entry's key: the index key, then the primary key for a non-unique index. WiredTiger copies
+// a key it stores, so the bytes are put together on the stack when they fit (an index key and a
+// record key are each a few dozen bytes at most, usually): no allocation per entry written.
+class EntryKey {
+ public:
+  EntryKey(std::string_view index_key, std::string_view primary_key) {
+    size_ = index_key.size() + primary_key.size();
+    char* out = small_;
+    if (size_ > sizeof(small_)) {
+      large_.resize(size_);
+      out = large_.data();
+    }
+    std::memcpy(out, index_key.data(), index_key.size());
+    std::memcpy(out + index_key.size(), primary_key.data(), primary_key.size());
+    data_ = out;
+  }
+  EntryKey(const EntryKey&) = delete;
+  EntryKey& operator=(const EntryKey&) = delete;
+
+  WT_ITEM item() const { return item_of(data_, size_); }
+
+ private:
+  char small_[128];
+  std::string large_;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
 
 }  // namespace
 
@@ -60,18 +90,17 @@ void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
 
 void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
                         const std::string& primary_key) {
-  CursorHandle c(s_, uri_, "overwrite=false");
-  if (!c) {
+  WT_CURSOR* c = cursor();
+  if (c == nullptr) {
     throw Error(ErrorCode::kNamespaceNotFound,
                 "index " + d_.name() + " was dropped during the write");
   }
-  std::string key = g.bytes;
-  if (!d_.unique()) key += primary_key;
-  WT_ITEM k = item_of(key.data(), key.size());
+  const EntryKey key(g.bytes, d_.unique() ? std::string_view() : std::string_view(primary_key));
+  WT_ITEM k = key.item();
   WT_ITEM v = item_of(primary_key.data(), primary_key.size());
-  c->set_key(c.get(), &k);
-  c->set_value(c.get(), &v);
-  int rc = c->insert(c.get());
+  c->set_key(c, &k);
+  c->set_value(c, &v);
+  int rc = c->insert(c);
   if (rc == WT_DUPLICATE_KEY && d_.unique()) {
     std::string ns;
     ns.append(db).append(".").append(coll);
@@ -82,13 +111,12 @@ void IndexTable::insert(std::string_view db, std::string_view coll, const Genera
 }
 
 void IndexTable::remove(const std::string& index_key, const std::string& primary_key) {
-  CursorHandle c(s_, uri_);
-  if (!c) return;
-  std::string key = index_key;
-  if (!d_.unique()) key += primary_key;
-  WT_ITEM k = item_of(key.data(), key.size());
-  c->set_key(c.get(), &k);
-  int rc = c->remove(c.get());
+  WT_CURSOR* c = cursor();
+  if (c == nullptr) return;
+  const EntryKey key(index_key, d_.unique() ? std::string_view() : std::string_view(primary_key));
+  WT_ITEM k = key.item();
+  c->set_key(c, &k);
+  int rc = c->remove(c);
   if (rc == WT_NOTFOUND) return;
   check_in_transaction(rc, "index remove", s_);
 }

@@ -2,14 +2,18 @@
 // key for a non-unique index, so its entries are distinct); value: the primary key (the
 // document's key in its RecordTable).
 //
-// A view over (session, table uri, descriptor) like RecordTable: it owns nothing and works
-// inside the caller's unit of work, on the session's thread. A unique index refuses a second
+// Over (session, table uri, descriptor) like RecordTable, inside the caller's unit of work, on
+// the session's thread. Its one cursor is opened at the first insert or remove and closed with
+// it: the keys of one document (or of one build batch) are written through one cursor instead
+// of opening one per key. Make one per unit of work (it must not outlive the session's
+// transaction) and do not share it between threads. A unique index refuses a second
 // entry with the same key: DuplicateKeyError (11000) with the key pattern and value. Conflicts
 // throw WriteConflictException.
 #pragma once
 
 #include <wiredtiger.h>
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -39,6 +43,8 @@ class IndexTable {
  public:
   IndexTable(WT_SESSION* s, const std::string& uri, const IndexDescriptor& descriptor)
       : s_(s), uri_(uri), d_(descriptor) {}
+  IndexTable(const IndexTable&) = delete;
+  IndexTable& operator=(const IndexTable&) = delete;
 
   /// Adds the entry of key `g` for the document under `primary_key`. `db`.`coll` names the
   /// collection in a DuplicateKeyError. NamespaceNotFound (26) when the table is gone.
@@ -159,9 +165,18 @@ class IndexTable {
   }
 
  private:
+  // The table's cursor, opened on first use ("overwrite=false": an insert of an existing key
+  // fails, which is the unique check, and a remove of a missing key reports WT_NOTFOUND);
+  // nullptr when the table is gone.
+  WT_CURSOR* cursor() {
+    if (!cursor_) cursor_.emplace(s_, uri_, "overwrite=false");
+    return cursor_->get();
+  }
+
   WT_SESSION* s_;
   const std::string& uri_;
   const IndexDescriptor& d_;
+  std::optional<CursorHandle> cursor_;
 };
 
 }  // namespace mongostore::engine

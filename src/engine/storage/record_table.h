@@ -52,11 +52,16 @@ class RecordTable {
   /// Overwrites the record under `key` (which the caller read in this unit of work).
   void update(const std::string& key, bson::DocumentView doc) {
     CursorHandle c(s_, uri_);
+    update(c.get(), s_, key, doc);
+  }
+  /// The same through `c`, a cursor of this table on session `s` (the one the caller read the
+  /// record with: no second cursor opened).
+  static void update(WT_CURSOR* c, WT_SESSION* s, const std::string& key, bson::DocumentView doc) {
     WT_ITEM k = item_of(key.data(), key.size());
     WT_ITEM v = item_of(doc.data(), doc.size());
-    c->set_key(c.get(), &k);
-    c->set_value(c.get(), &v);
-    check_in_transaction(c->update(c.get()), "update", s_);
+    c->set_key(c, &k);
+    c->set_value(c, &v);
+    check_in_transaction(c->update(c), "update", s);
   }
 
   /// Removes the record under `key` (which the caller read in this unit of work).

@@ -7,7 +7,7 @@
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/write/index_key_delta.h"
-#include "engine/write/top_level_fields.h"
+#include "engine/write/top_level_diff.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
 #include "mongostore/duplicate_key_error.h"
@@ -42,6 +42,25 @@ void generate_keys(OperationContext& op, DurableCatalog& durable, const Collecti
   durable.persist_multikey(op, entry, ix);
 }
 
+// check_stored_depth for an update's result, walking only what the update changed: the old
+// version was stored, so it nests at most kMaxStoredDocumentDepth levels (every insert,
+// update and replacement is checked), and a top-level value of the new version that is byte
+// for byte a top-level value of the old one nests exactly as deep as it did there. The other
+// values are walked as nesting_exceeds walks the whole document: a value's elements sit one
+// level below the top, so the value is checked against one level less. (mongod too checks
+// only the updated elements' depth.)
+void check_updated_depth(const TopLevelDiff& diff) {
+  static_assert(kMaxStoredDocumentDepth > 1);
+  diff.for_each_changed([](const bson::Value& v) {
+    if ((!v.is_document() && !v.is_array()) || v.size() <= 5) return;
+    if (bson::nesting_exceeds(bson::DocumentView(v.data(), v.size()),
+                              kMaxStoredDocumentDepth - 1)) {
+      throw Error(ErrorCode::kOverflow, "Document exceeds maximum nesting depth of " +
+                                            std::to_string(kMaxStoredDocumentDepth));
+    }
+  });
+}
+
 }  // namespace
 
 void validate_write(const CollectionEntry& entry, bson::DocumentView document,
@@ -73,26 +92,31 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
 
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
                      const std::string& key, bson::DocumentView before, bson::DocumentView after,
-                     const UpdateIndexData* index_data) {
+                     const UpdateIndexData* index_data, WT_CURSOR* record_cursor) {
   validate_document_size(after.size(),
                          "Resulting document after update is larger than 16MB; object");
-  check_stored_depth(after, /*inserting=*/false);
-  // Both versions are walked once for _id and every affected index's top-level field.
-  TopLevelFields before_fields(before), after_fields(after);
-  bson::Value old_id = before_fields.get("_id");
-  bson::Value new_id = after_fields.get("_id");
+  // Both versions are walked once for _id, every affected index's top-level field and the
+  // depth of what changed.
+  const TopLevelDiff diff(before, after);
+  check_updated_depth(diff);
+  bson::Value old_id = diff.before("_id");
+  bson::Value new_id = diff.after("_id");
   if (!bson::values_equal(old_id, new_id) || old_id.type() != new_id.type()) {
     throw Error(ErrorCode::kImmutableField,
                 "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
   WT_SESSION* s = op.session();
-  RecordTable(s, entry.table_uri).update(key, after);
+  if (record_cursor != nullptr) {
+    RecordTable::update(record_cursor, s, key, after);
+  } else {
+    RecordTable(s, entry.table_uri).update(key, after);
+  }
   // Index entries: remove the keys only the old version had, add the ones only the new
   // version has (both lists are sorted by bytes).
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
     if (index_data != nullptr && !index_data->affects(ix->descriptor)) continue;
-    IndexKeyDelta delta = index_key_delta(ix->descriptor, before_fields, after_fields);
+    IndexKeyDelta delta = index_key_delta(ix->descriptor, diff);
     if (delta.kind == IndexKeyDelta::Kind::kUnchanged) continue;
     if (delta.kind == IndexKeyDelta::Kind::kAppended) {
       // Only the added elements' keys; the index is non-unique, so one the old elements

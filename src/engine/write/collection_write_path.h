@@ -20,6 +20,8 @@
 // WriteConflictException propagates to write_conflict_retry.
 #pragma once
 
+#include <wiredtiger.h>
+
 #include <string>
 
 #include "engine/catalog/collection_entry.h"
@@ -41,10 +43,13 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
 
 /// Replaces `before` (read under `key` in this unit of work) with `after`. The indexes
 /// `index_data` says the update cannot affect keep their entries untouched (their keys are
-/// not even generated); null: every index is diffed.
+/// not even generated); null: every index is diffed. `record_cursor`: a cursor of the
+/// collection's table the caller read `before` with (`before` must not be a view of its
+/// value: it is overwritten through it), or null to open one.
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
                      const std::string& key, bson::DocumentView before, bson::DocumentView after,
-                     const UpdateIndexData* index_data = nullptr);
+                     const UpdateIndexData* index_data = nullptr,
+                     WT_CURSOR* record_cursor = nullptr);
 
 /// Deletes `doc` (read under `key` in this unit of work).
 void delete_document(OperationContext& op, const CollectionEntry& entry, const std::string& key,

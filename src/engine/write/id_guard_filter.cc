@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "engine/write/raw_element.h"
 #include "mongostore/bson/compare.h"
 
 namespace mongostore::engine {
@@ -75,45 +76,45 @@ std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
 }
 
 IdGuardFilter::Outcome IdGuardFilter::test(bson::DocumentView filter, bson::DocumentView doc) {
-  // The stored document is walked once for all the guards (a lookup per guard would walk its
-  // front again each time); a filter of more guards than fit here looks each one up.
+  // The stored document is walked once for all the guards, over its raw bytes (a lookup per
+  // guard would walk its front again each time); a filter of more guards than fit here looks
+  // each one up.
   constexpr size_t kMaxWalked = 8;
   std::array<bson::Element, kMaxWalked> guards;
   std::array<bson::Value, kMaxWalked> stored;
+  std::array<bool, kMaxWalked> found{};
   size_t n = 0;
-  for (const bson::Element& e : filter) {
+  const uint8_t* const filter_end = filter.data() + filter.size() - 1;
+  for (const uint8_t* p = filter.data() + 4; p < filter_end && *p != 0;) {
     if (n == kMaxWalked) {
       n = kMaxWalked + 1;
       break;
     }
-    guards[n++] = e;
+    p = read_element(p, &guards[n++]);
   }
   if (n <= kMaxWalked) {
     size_t left = n;
-    for (const bson::Element& d : doc) {
+    const uint8_t* const end = doc.data() + doc.size() - 1;
+    bson::Element d;
+    for (const uint8_t* p = doc.data() + 4; left > 0 && p < end && *p != 0;) {
+      p = read_element(p, &d);
       for (size_t i = 0; i < n; ++i) {
         // The first of duplicate names counts, as DocumentView::get.
-        if (stored[i].is_missing() && guards[i].key == d.key) {
+        if (!found[i] && guards[i].key == d.key) {
           stored[i] = d.value;
+          found[i] = true;
           --left;
         }
       }
-      if (left == 0) break;
     }
   } else {
-    n = 0;
+    // Each guard looked up on its own, in the filter's order (the first that does not match
+    // decides, as below).
     for (const bson::Element& e : filter) {
-      if (n == kMaxWalked) break;
-      guards[n] = e;
-      stored[n++] = doc.get(e.key);
-    }
-    // The rest, beyond kMaxWalked.
-    size_t i = 0;
-    for (const bson::Element& e : filter) {
-      if (i++ < kMaxWalked) continue;
       Outcome o = test_one(e.value, doc.get(e.key));
       if (o != Outcome::kMatch) return o;
     }
+    return Outcome::kMatch;
   }
   for (size_t i = 0; i < n; ++i) {
     Outcome o = test_one(guards[i].value, stored[i]);

@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "engine/index_descriptor.h"
-#include "engine/write/top_level_fields.h"
+#include "engine/write/top_level_diff.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
@@ -36,9 +36,8 @@ struct IndexKeyDelta {
 
 IndexKeyDelta index_key_delta(const IndexDescriptor& index, bson::DocumentView before,
                               bson::DocumentView after);
-/// The same, looking the top-level fields up through `before` and `after`, which remember
-/// what they walked past: update_document asks them once per affected index.
-IndexKeyDelta index_key_delta(const IndexDescriptor& index, TopLevelFields& before,
-                              TopLevelFields& after);
+/// The same, looking the top-level fields up in `diff`, which walked both versions once:
+/// update_document asks it once per affected index.
+IndexKeyDelta index_key_delta(const IndexDescriptor& index, const TopLevelDiff& diff);
 
 }  // namespace mongostore::engine

@@ -58,9 +58,16 @@ std::optional<UpdateResult> WriteCommands::update_by_id(
       op, UnitOfWork::Mode::kWrite,
       [&]() -> std::optional<UpdateResult> {
         UpdateResult result;
-        std::optional<bson::Document> doc = RecordTable(op.session(), entry->table_uri).get(key);
-        if (!doc) return result;
-        switch (IdGuardFilter::test(filter, doc->view())) {
+        // One cursor reads the record and writes it back (RecordTable::get and update each
+        // opened their own); the document is still copied out of it, since writing through
+        // the cursor invalidates what it returned.
+        CursorHandle records(op.session(), entry->table_uri);
+        if (!records) return result;
+        const int rc = RecordTable::search(records.get(), key);
+        if (rc == WT_NOTFOUND) return result;
+        check_in_transaction(rc, "search", op.session());
+        const bson::Document doc = bson::Document::copy_of(current_value(records.get()));
+        switch (IdGuardFilter::test(filter, doc.view())) {
           case IdGuardFilter::Outcome::kNoMatch:
             return result;
           case IdGuardFilter::Outcome::kUndecided:
@@ -69,11 +76,12 @@ std::optional<UpdateResult> WriteCommands::update_by_id(
             break;
         }
         result.matched_count = 1;
-        Update::Result r = compiled.apply(doc->view(), std::nullopt, false);
+        Update::Result r = compiled.apply(doc.view(), std::nullopt, false);
         if (!r.modified) return result;  // an update that changes nothing writes nothing
-        bson::DocumentView before = doc->view();
+        bson::DocumentView before = doc.view();
         validate_write(*entry, r.document.view(), &before, options.bypass_document_validation);
-        update_document(op, durable_, *entry, key, before, r.document.view(), &index_data);
+        update_document(op, durable_, *entry, key, before, r.document.view(), &index_data,
+                        records.get());
         result.modified_count = 1;
         return result;
       },
