@@ -1,4 +1,4 @@
-// RawElements (engine/update/raw_elements.h), the inline walk the update paths use instead of
+// RawElements (bson/raw_elements.h), the inline walk the update paths use instead of
 // DocumentView's iterator, yields the same elements (keys, types, payload bytes) in the same
 // order, for every BSON type and for empty and nested documents.
 #include <gtest/gtest.h>
@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/update/raw_elements.h"
+#include "bson/raw_elements.h"
 #include "mongostore/bson/builder.h"
 #include "support/json.h"
 
 namespace mongostore::engine::update_detail {
 namespace {
 
+using bson::RawElements;
 using mongostore::testing::J;
 
 void expect_same_walk(bson::DocumentView doc) {

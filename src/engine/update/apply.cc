@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bson/raw_elements.h"
 #include "engine/update/internal.h"
-#include "engine/update/raw_elements.h"
 #include "mongostore/bson/compare.h"
 
 namespace mongostore::engine {

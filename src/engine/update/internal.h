@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/update/raw_elements.h"
+#include "bson/raw_elements.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/value.h"
@@ -19,6 +19,8 @@
 #include "mongostore/error.h"
 
 namespace mongostore::engine::update_detail {
+
+using bson::RawElements;
 
 /// A predicate over one value: an arrayFilters entry or a $pull condition.
 class Condition {

@@ -100,7 +100,7 @@ std::vector<Value> EachValues::to_vector() const {
 void parse_push_spec(OpArgs& args, bool is_push) {
   const char* name = is_push ? "$push" : "$addToSet";
   PushSpec& spec = args.push;
-  // Walked inline (raw_elements.h): every bound $push / $addToSet runs this.
+  // Walked inline (bson/raw_elements.h): every bound $push / $addToSet runs this.
   bool modifier_form = false;
   if (args.arg.is_document()) {
     RawElements probe(args.arg.as_document());

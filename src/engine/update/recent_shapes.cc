@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "engine/update/raw_elements.h"
+#include "bson/raw_elements.h"
 #include "engine/update/shape_cache.h"
 
 namespace mongostore::engine::update_detail {

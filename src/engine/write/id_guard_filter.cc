@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "engine/write/raw_element.h"
+#include "bson/raw_elements.h"
 #include "mongostore/bson/compare.h"
 
 namespace mongostore::engine {
@@ -90,14 +90,14 @@ IdGuardFilter::Outcome IdGuardFilter::test(bson::DocumentView filter, bson::Docu
       n = kMaxWalked + 1;
       break;
     }
-    p = read_element(p, &guards[n++]);
+    p = bson::read_element(p, &guards[n++]);
   }
   if (n <= kMaxWalked) {
     size_t left = n;
     const uint8_t* const end = doc.data() + doc.size() - 1;
     bson::Element d;
     for (const uint8_t* p = doc.data() + 4; left > 0 && p < end && *p != 0;) {
-      p = read_element(p, &d);
+      p = bson::read_element(p, &d);
       for (size_t i = 0; i < n; ++i) {
         // The first of duplicate names counts, as DocumentView::get.
         if (!found[i] && guards[i].key == d.key) {

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "engine/write/raw_element.h"
+#include "bson/raw_elements.h"
 #include "mongostore/bson/document.h"
 
 namespace mongostore::engine {
@@ -52,7 +52,7 @@ class TopLevelDiff {
     const uint8_t* const end = after_.doc.data() + after_.doc.size() - 1;
     for (const uint8_t* p = after_.rest; p < end && *p != 0;) {
       bson::Element e;
-      p = read_element(p, &e);
+      p = bson::read_element(p, &e);
       visit(e.value);
     }
   }
@@ -84,7 +84,7 @@ class TopLevelDiff {
         side.rest = p;
         return;
       }
-      p = read_element(p, &side.elements[side.count++]);
+      p = bson::read_element(p, &side.elements[side.count++]);
     }
   }
 
