@@ -2,6 +2,7 @@
 // bounds another writer left stale or absent, listing and deleting one execution's timers.
 #include <algorithm>
 
+#include "exec/collect_due.h"
 #include "exec/commit_plan.h"
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
@@ -38,42 +39,6 @@ std::vector<DueTimer> timers_in(DocumentView doc) {
     out.push_back({id_of(doc), decode_timer_path(e.key), e.value.number_as_double()});
   }
   return out;
-}
-
-// The timers of `doc` due at `now` (fire_at <= now), appended to `due`; returns the earliest
-// fire_at of all its timers (nullopt when it holds none) and sets `bound` to its next_fire_at.
-// One pass over the top-level fields, and an id and a decoded path only for the timers that
-// are due: the sweep pays this per document the range returns.
-std::optional<double> collect_due(DocumentView doc, double now, std::vector<DueTimer>& due,
-                                  bson::Value* bound) {
-  std::optional<double> earliest;
-  bson::Value id, timers;
-  for (const bson::Element& e : doc) {
-    if (e.key == "_id") {
-      id = e.value;
-    } else if (e.key == "timers") {
-      timers = e.value;
-    } else if (e.key == "next_fire_at") {
-      *bound = e.value;
-    }
-  }
-  if (!timers.is_document()) return earliest;
-  std::string execution_id;
-  for (const bson::Element& e : timers.as_document()) {
-    if (!e.value.is_number()) {
-      throw Error(ErrorCode::kFailedToParse, "execution " + quoted(id_of(doc)) + ": timer " +
-                                                 quoted(decode_timer_path(e.key)) +
-                                                 " is not a number");
-    }
-    const double at = e.value.number_as_double();
-    if (!earliest || at < *earliest) earliest = at;
-    if (at > now) continue;
-    if (execution_id.empty()) {
-      execution_id = id.is_string() ? std::string(id.as_string()) : id_of(doc);
-    }
-    due.push_back({execution_id, decode_timer_path(e.key), at});
-  }
-  return earliest;
 }
 
 void sort_timers(std::vector<DueTimer>& timers) {
