@@ -67,25 +67,16 @@ class IndexTable {
   template <class OnEntry>
   static void scan_ranges(WT_SESSION* s, WT_CURSOR* ic, const IndexPlan& plan,
                           IndexScanPosition& pos, OnEntry&& on_entry, bool prefix_free = false) {
-    auto visit = [&](WT_CURSOR* cursor) -> bool {
-      WT_ITEM ik{};
-      cursor->get_key(cursor, &ik);
-      pos.after_key.assign(static_cast<const char*>(ik.data), ik.size);
+    // Each entry's key is read once: the range check and the resume position both use it.
+    auto visit = [&](WT_CURSOR* cursor, std::string_view key) -> bool {
+      pos.after_key.assign(key.data(), key.size());
       pos.has_after_key = true;
       return on_entry(cursor);
     };
-    auto in_range_end = [](const KeyRange& r, WT_CURSOR* cursor) {
-      if (r.end_unbounded) return true;
+    auto key_of = [](WT_CURSOR* cursor) {
       WT_ITEM k{};
       cursor->get_key(cursor, &k);
-      std::string_view key(static_cast<const char*>(k.data), k.size);
-      return key < std::string_view(r.end);
-    };
-    auto at_or_after_start = [](const KeyRange& r, WT_CURSOR* cursor) {
-      WT_ITEM k{};
-      cursor->get_key(cursor, &k);
-      std::string_view key(static_cast<const char*>(k.data), k.size);
-      return key >= std::string_view(r.start);
+      return std::string_view(static_cast<const char*>(k.data), k.size);
     };
     size_t n = plan.ranges.size();
     for (; pos.step < n; ++pos.step, pos.has_after_key = false) {
@@ -98,7 +89,7 @@ class IndexTable {
           ic->set_key(ic, &k);
           int found = ic->search(ic);
           if (found == 0) {
-            if (!visit(ic)) return;
+            if (!visit(ic, key_of(ic))) return;
             continue;
           }
           if (found != WT_NOTFOUND) check_in_transaction(found, "index scan", s);
@@ -123,8 +114,10 @@ class IndexTable {
         if (rc == 0 && exact < 0) rc = ic->next(ic);
       }
       if (!plan.reverse) {
-        while (rc == 0 && in_range_end(r, ic)) {
-          if (!visit(ic)) return;
+        while (rc == 0) {
+          const std::string_view key = key_of(ic);
+          if (!r.end_unbounded && !(key < std::string_view(r.end))) break;
+          if (!visit(ic, key)) return;
           rc = ic->next(ic);
         }
       } else {
@@ -140,8 +133,10 @@ class IndexTable {
           rc = ic->search_near(ic, &exact);
           if (rc == 0 && exact >= 0) rc = ic->prev(ic);
         }
-        while (rc == 0 && at_or_after_start(r, ic)) {
-          if (!visit(ic)) return;
+        while (rc == 0) {
+          const std::string_view key = key_of(ic);
+          if (key < std::string_view(r.start)) break;
+          if (!visit(ic, key)) return;
           rc = ic->prev(ic);
         }
       }
