@@ -1,6 +1,7 @@
 #include "engine/query/prepared_find.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/query/find_cursor.h"
@@ -111,7 +112,33 @@ std::shared_ptr<const CompiledFind> compile_find(std::string_view db, std::strin
   find->sort = SortSpec::compile(resolved.sort.view(), find->matcher.collation());
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
   if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
+  if (std::optional<RebindableRange> range = read_rebindable_range(find->filter.view())) {
+    const bson::Value number = range->value;
+    find->range_number = CompiledFind::RangeNumber{
+        static_cast<size_t>(number.data() - find->filter.data()), number.size(), number.type()};
+  }
   return find;
+}
+
+bool rebinds_range(const CompiledFind& find, bson::DocumentView filter) {
+  if (const std::optional<CompiledFind::RangeNumber>& n = find.range_number;
+      n && filter.size() == find.filter.size()) {
+    // The same bytes around the payload: the same structure, the same path and operator,
+    // and the number's type byte. Only a number that is still finite keeps it rebindable.
+    const uint8_t* a = filter.data();
+    const uint8_t* b = find.filter.data();
+    const size_t after = n->offset + n->size;
+    if (std::memcmp(a, b, n->offset) == 0 &&
+        std::memcmp(a + after, b + after, filter.size() - after) == 0) {
+      if (n->type == bson::BsonType::kInt32 || n->type == bson::BsonType::kInt64) return true;
+      if (n->type == bson::BsonType::kDouble) {
+        double v;
+        std::memcpy(&v, a + n->offset, sizeof v);
+        if (std::isfinite(v)) return true;
+      }
+    }
+  }
+  return rebindable_range(filter);
 }
 
 std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive,
@@ -121,7 +148,7 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
                                           const FindOptions& resolved) {
   const bool same_collation = resolved.collation == find.collation;
   // Asked once, and only where both uses below ask it: it reads the filter through.
-  const bool rebindable = filter != nullptr && same_collation && rebindable_range(*filter);
+  const bool rebindable = filter != nullptr && same_collation && rebinds_range(find, *filter);
   // A run rebound to another number of its one range (a sweep's `now`) compiles that filter
   // only if its read needs a matcher (FindCursor::defer_matcher): such a filter cannot fail
   // to compile, and the kept plan's exact bounds need none.

@@ -76,7 +76,22 @@ struct CompiledFind final : PreparedFind {
   // For runs under the collation it was compiled with: of the prepared filter, and of
   // filters its kept plan can be rebound to (PlanCache).
   std::shared_ptr<PlanCache> plans = std::make_shared<PlanCache>();
+  // When `filter` is a rebindable_range filter: where its one number's payload lies in the
+  // filter's bytes, and its type. A run's filter that is these bytes with only that payload
+  // changed, to a finite number of that type, is then rebindable_range too, which a run
+  // knows without parsing it (rebinds_range).
+  struct RangeNumber {
+    size_t offset = 0;
+    uint32_t size = 0;
+    bson::BsonType type = bson::BsonType::kEndOfDocument;
+  };
+  std::optional<RangeNumber> range_number;
 };
+
+/// Whether `filter` is a rebindable_range filter: rebindable_range(filter), answered without
+/// parsing it when it is `find`'s prepared filter with only the number changed (a sweep's run
+/// rebound to `now`). Pure; thread-safe.
+bool rebinds_range(const CompiledFind& find, bson::DocumentView filter);
 
 /// Compiles `filter` with `options` as find would; `resolved` is `options` with the
 /// collection's default collation filled in. Throws what find throws.
