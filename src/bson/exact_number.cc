@@ -1,5 +1,6 @@
 #include "bson/exact_number.h"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -81,6 +82,58 @@ std::string u128_to_string(unsigned __int128 v) {
   return std::string(out.rbegin(), out.rend());
 }
 
+// 5^k for k = 0..55, every power of five below 2^128.
+constexpr std::array<unsigned __int128, 56> kPowersOfFive = [] {
+  std::array<unsigned __int128, 56> powers{};
+  unsigned __int128 p = 1;
+  for (auto& power : powers) {
+    power = p;
+    p *= 5;
+  }
+  return powers;
+}();
+
+int bit_width_u128(unsigned __int128 v) {
+  uint64_t high = static_cast<uint64_t>(v >> 64);
+  return high != 0 ? 64 + std::bit_width(high) : std::bit_width(static_cast<uint64_t>(v));
+}
+
+// The form of V * 10^shift for V != 0 (at most 39 digits), written without the digit-at-a-time
+// 128-bit division of u128_to_string: two divisions by 10^19 at most, then 64-bit arithmetic.
+ExactNumber from_u128(bool negative, unsigned __int128 v, int32_t shift) {
+  constexpr uint64_t kTen19 = 10000000000000000000ULL;
+  char buf[40];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  // Writes exactly `width` digits of `chunk` (or all of them when width is 0) before p.
+  auto put = [&p](uint64_t chunk, int width) {
+    char* stop = p - width;
+    do {
+      *--p = static_cast<char>('0' + chunk % 10);
+      chunk /= 10;
+    } while (chunk != 0 || p > stop);
+  };
+  if (static_cast<uint64_t>(v >> 64) == 0) {
+    put(static_cast<uint64_t>(v), 0);
+  } else {
+    unsigned __int128 upper = v / kTen19;
+    put(static_cast<uint64_t>(v - upper * kTen19), 19);
+    if (static_cast<uint64_t>(upper >> 64) == 0) {
+      put(static_cast<uint64_t>(upper), 0);
+    } else {
+      unsigned __int128 top = upper / kTen19;  // v < 2^128 < 10^39: top < 10
+      put(static_cast<uint64_t>(upper - top * kTen19), 19);
+      put(static_cast<uint64_t>(top), 0);
+    }
+  }
+  ExactNumber n;
+  n.cls = negative ? ExactNumber::kNegative : ExactNumber::kPositive;
+  n.exponent = static_cast<int32_t>(end - p) - 1 + shift;
+  while (end[-1] == '0') --end;
+  n.digits.assign(p, end);
+  return n;
+}
+
 ExactNumber of_decimal128(uint64_t low, uint64_t high) {
   ExactNumber n;
   bool negative = (high >> 63) != 0;
@@ -146,6 +199,18 @@ ExactNumber ExactNumber::of_double(double d) {
   while ((mantissa & 1) == 0) {
     mantissa >>= 1;
     ++e;
+  }
+  // Fast exact path: when m * 2^e (e >= 0) or m * 5^-e (e < 0) fits in 128 bits, one
+  // multiplication or shift gives it, as it does for every fractional epoch-seconds time.
+  // Same digits as the general path below, a fraction of its cost.
+  if (e >= 0) {
+    if (std::bit_width(mantissa) + e <= 128) {
+      return from_u128(negative, static_cast<unsigned __int128>(mantissa) << e, 0);
+    }
+  } else if (-e < static_cast<int>(kPowersOfFive.size()) &&
+             std::bit_width(mantissa) + bit_width_u128(kPowersOfFive[-e]) <= 128) {
+    // m < 2^a and 5^k < 2^b, so the product < 2^(a+b) <= 2^128.
+    return from_u128(negative, mantissa * kPowersOfFive[-e], e);
   }
   DecimalBigInt big(mantissa);
   int32_t shift = 0;
