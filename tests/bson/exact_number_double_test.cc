@@ -15,6 +15,7 @@
 
 #include "bson/exact_number.h"
 #include "mongostore/bson/builder.h"
+#include "mongostore/bson/compare.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/index_key.h"
 
@@ -120,6 +121,71 @@ std::string key_of(const Document& doc) {
   std::string out;
   append_index_key(out, doc.view().begin()->value, false);
   return out;
+}
+
+// The index key layout of a number, as written before the fixed-buffer encoder (keys are
+// stored on disk, so the bytes must not change): type bracket, class, biased exponent, digit
+// nibbles (digit + 1) ended by a 0 nibble, negatives complemented.
+std::string reference_key(const Value& v) {
+  std::string out;
+  out.push_back(static_cast<char>(type_bracket(v.type())));
+  ExactNumber n = ExactNumber::of(v);
+  out.push_back(static_cast<char>(n.cls));
+  if (n.cls != ExactNumber::kPositive && n.cls != ExactNumber::kNegative) return out;
+  uint8_t flip = n.cls == ExactNumber::kNegative ? 0xFF : 0x00;
+  uint16_t biased = static_cast<uint16_t>(n.exponent + 0x8000);
+  out.push_back(static_cast<char>((biased >> 8) ^ flip));
+  out.push_back(static_cast<char>((biased & 0xFF) ^ flip));
+  uint8_t nibble_flip = flip & 0x0F;
+  for (size_t i = 0; i < n.digits.size() + 1; i += 2) {
+    auto nibble = [&](size_t k) -> uint8_t {
+      return k < n.digits.size() ? static_cast<uint8_t>(n.digits[k] - '0' + 1) : 0;
+    };
+    out.push_back(
+        static_cast<char>(((nibble(i) ^ nibble_flip) << 4) | (nibble(i + 1) ^ nibble_flip)));
+  }
+  return out;
+}
+
+TEST(ExactNumberDouble, IndexKeyBytesMatchTheReferenceLayout) {
+  std::mt19937_64 rng(290);
+  std::vector<Document> docs;
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t r = rng();
+    switch (i % 5) {
+      case 0:
+        docs.push_back(DocumentBuilder().append("v", std::bit_cast<double>(r)).finish());
+        break;
+      case 1:
+        docs.push_back(DocumentBuilder()
+                           .append("v", std::ldexp(double(r >> 11), int(rng() % 200) - 150))
+                           .finish());
+        break;
+      case 2:
+        docs.push_back(DocumentBuilder().append("v", int64_t(r) >> (r % 64)).finish());
+        break;
+      case 3:
+        docs.push_back(DocumentBuilder().append("v", int32_t(r)).finish());
+        break;
+      default: {
+        std::string text =
+            std::to_string(int64_t(r) >> (r % 64)) + "E" + std::to_string(int(rng() % 120) - 60);
+        docs.push_back(DocumentBuilder().append("v", Decimal128::from_string(text)).finish());
+      }
+    }
+  }
+  for (int64_t v : {int64_t(0), std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(), int64_t(-1), int64_t(10)}) {
+    docs.push_back(DocumentBuilder().append("v", v).finish());
+  }
+  for (const char* text : {"0", "-0", "NaN", "Infinity", "-Infinity", "1E-6176",
+                           "9999999999999999999999999999999999E6111", "-1.000"}) {
+    docs.push_back(DocumentBuilder().append("v", Decimal128::from_string(text)).finish());
+  }
+  for (const Document& d : docs) {
+    Value v = d.view().begin()->value;
+    ASSERT_EQ(key_of(d), reference_key(v)) << d.to_json();
+  }
 }
 
 // A double's index key equals the key of the same value as decimal128 or int64 on both paths.
