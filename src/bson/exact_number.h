@@ -4,6 +4,8 @@
 // different types compare by true value and equal values get identical index keys. A
 // double's exact decimal expansion can be long (0.1 has 55 significant digits); that cost is
 // paid only when types mix or a double is indexed, never for int-vs-int or double-vs-double.
+// A double whose expansion m * 2^e or m * 5^-e fits in 128 bits (every fractional epoch-seconds
+// time, for one) is expanded with one 128-bit multiplication; longer ones with a big integer.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +53,7 @@ struct SmallExactNumber {
 
 /// Fills `out` with the exact form of a number Value and returns true, or returns false (out
 /// unspecified) for a double whose exact expansion is longer: then use ExactNumber::of.
-/// Non-number Values give kZero, as ExactNumber::of does.
+/// Non-number Values give kZero, as ExactNumber::of does. Pure: safe from any thread.
 bool small_exact_of(const Value& number, SmallExactNumber& out);
 
 /// Exact comparison of two forms: negative, zero, positive.
