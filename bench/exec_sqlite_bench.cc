@@ -23,7 +23,7 @@
 //
 //   build/bench/exec_sqlite_bench [--part abc] [--trials 3] [--durable-ops 1000]
 //       [--threaded-ops 2000] [--memory-ops 5000] [--rounds 10] [--idle 100000] [--busy 10]
-//       [--sweep-runs 300]
+//       [--sweep-runs 300] [--fractional-times]
 #include <fmt/core.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +77,10 @@ struct Args {
   // 0 skips the seed layout's commits: a profile of part a then holds the default layout's
   // commits alone (the seed layout's trace counter costs ~14,000 instructions more per commit).
   int seed_layout = 1;
+  // --fractional-times: the commits' timer times and the sweeps' `now` are fractional epoch
+  // seconds, `now` advancing by a fraction of a second per sweep, as real timers are (time.time() +
+  // delay).
+  bool fractional_times = false;
   std::string scratch;
 };
 
@@ -263,7 +267,7 @@ struct Rate {
 /// `threads` threads, thread t calling commit(t, exe, batch) round-robin over its own
 /// executions (created, and a few warm-up commits done, before the clock runs).
 template <typename CommitFn>
-Rate run_commits(const Shape& s, CommitFn commit) {
+Rate run_commits(const Shape& s, bool fractional, CommitFn commit) {
   std::vector<std::vector<Execution>> all(s.threads);
   for (int t = 0; t < s.threads; ++t) {
     for (int e = 0; e < s.executions; ++e) {
@@ -275,7 +279,7 @@ Rate run_commits(const Shape& s, CommitFn commit) {
   for (int i = 0; i < 20; ++i) {
     Execution& exe = all[0][size_t(i) % all[0].size()];
     advance(exe, 0);
-    commit(0, exe, typical_batch(0, 0, 1000 + i));
+    commit(0, exe, typical_batch(0, 0, 1000 + i, fractional));
   }
   std::vector<double> cpu(size_t(s.threads), 0);
   auto start = Clock::now();
@@ -286,7 +290,7 @@ Rate run_commits(const Shape& s, CommitFn commit) {
       for (int r = 1; r <= s.rounds; ++r) {
         for (size_t e = 0; e < all[t].size(); ++e) {
           advance(all[t][e], r);
-          commit(t, all[t][e], typical_batch(t, int(e), r));
+          commit(t, all[t][e], typical_batch(t, int(e), r, fractional));
         }
       }
       cpu[size_t(t)] = thread_cpu_seconds() - cpu_start;
@@ -305,7 +309,8 @@ Rate mongostore_commits(const Args& a, bool durable, const Shape& s,
   Rate rate;
   {
     ExecutionStore store(client::connect(durable ? "embedded:" + dir : "embedded:memory"), options);
-    rate = run_commits(s, [&](int, Execution& exe, const CommitBatch& b) { store.commit(exe, b); });
+    rate = run_commits(s, a.fractional_times,
+                       [&](int, Execution& exe, const CommitBatch& b) { store.commit(exe, b); });
   }
   std::filesystem::remove_all(dir);
   return rate;
@@ -323,8 +328,9 @@ Rate sqlite_commits(const Args& a, bool durable, const Shape& s) {
       peers.push_back(
           std::make_unique<SqliteExecutionStore>(durable ? dir + "/harel.db" : ":memory:"));
     }
-    rate = run_commits(
-        s, [&](int t, Execution& exe, const CommitBatch& b) { peers[size_t(t)]->commit(exe, b); });
+    rate = run_commits(s, a.fractional_times, [&](int t, Execution& exe, const CommitBatch& b) {
+      peers[size_t(t)]->commit(exe, b);
+    });
   }
   std::filesystem::remove_all(dir);
   return rate;
@@ -433,29 +439,38 @@ void sweeps(const Args& a) {
     store.commit(exe, batch);
     peer.commit(copy, batch);
   };
+  const bool fractional = a.fractional_times;
+  auto fraction = [&](int64_t i) { return fractional ? time_fraction(i) : 0.0; };
   // Idle: nothing pending; every other one has a timer a day ahead (not due).
   for (int i = 0; i < a.idle; ++i) {
     Execution exe = fresh_execution(fmt::format("idle-{:07}", i), i);
     exe.active_path = "Checkout.Payment";
     CommitBatch batch;
     if (i % 2 == 0)
-      batch.timers.push_back(exec::TimerOp::schedule("Checkout.Payment", kNow + 86400));
+      batch.timers.push_back(
+          exec::TimerOp::schedule("Checkout.Payment", kNow + 86400 + fraction(i)));
     both(exe, batch);
   }
   // With work: one pending outbox entry and one due timer each.
   for (int i = 0; i < a.busy; ++i) {
     CommitBatch batch = typical_batch(0, i, 1);
-    batch.timers = {exec::TimerOp::schedule("Checkout.Payment", kNow - 60)};
+    batch.timers = {exec::TimerOp::schedule("Checkout.Payment", kNow - 60 + fraction(i))};
     both(fresh_execution(fmt::format("busy-{:03}", i), i), batch);
   }
   const size_t busy = size_t(a.busy);
+  int64_t mine_sweeps = 0, their_sweeps = 0;
+  auto sweep_now = [&](int64_t& sweeps) {
+    return fractional ? kNow + time_fraction(0) + double(sweeps++) * 0.0137 : kNow;
+  };
   struct Sweep {
     const char* name;
     std::function<size_t()> mine, theirs;
   };
   std::vector<Sweep> list = {
-      {"due_timers(now)", [&] { return store.due_timers(kNow).size(); },
-       [&] { return peer.due_timers(kNow).size(); }},
+      // With --fractional-times, `now` advances by a fraction of a second per sweep: each
+      // sweep rebinds a new fractional time, as a real scheduler's does.
+      {"due_timers(now)", [&] { return store.due_timers(sweep_now(mine_sweeps)).size(); },
+       [&] { return peer.due_timers(sweep_now(their_sweeps)).size(); }},
       {"pending_outbox()", [&] { return store.pending_outbox().size(); },
        [&] { return peer.pending_outbox().size(); }},
   };
@@ -483,7 +498,8 @@ int main(int argc, char** argv) {
       .option("--idle", &a.idle)
       .option("--busy", &a.busy)
       .option("--sweep-runs", &a.sweep_runs)
-      .option("--seed-layout", &a.seed_layout);
+      .option("--seed-layout", &a.seed_layout)
+      .flag("--fractional-times", &a.fractional_times, true);
   if (!args.parse(argc, argv)) return 1;
   a.scratch = (std::filesystem::temp_directory_path() /
                fmt::format("mongostore-exec-sqlite-bench-{}", ::getpid()))

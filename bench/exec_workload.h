@@ -30,7 +30,16 @@ inline std::string hex_id(int kind, int thread, int execution, int64_t round) {
   return fmt::format("{:02x}{:06x}{:08x}{:016x}", kind, thread, execution, round);
 }
 
-inline exec::CommitBatch typical_batch(int thread, int execution, int64_t round) {
+/// A fraction of a second added to timer times with --fractional-times: real timers are
+/// `time.time() + delay`, fractional epoch seconds, whose index keys cost more than integral
+/// ones (an integral double's exact decimal form is an int64's).
+inline double time_fraction(int64_t round) {
+  return 0.123456789 + double(round % 1000) * 0.000731;
+}
+
+/// `fractional` makes the timer's time fractional epoch seconds (see time_fraction).
+inline exec::CommitBatch typical_batch(int thread, int execution, int64_t round,
+                                       bool fractional = false) {
   exec::CommitBatch b;
   exec::Event event;
   event.id = hex_id(1, thread, execution, round);
@@ -38,7 +47,8 @@ inline exec::CommitBatch typical_batch(int thread, int execution, int64_t round)
   event.data = bson::make_document("sku", "sku-1", "qty", round);
   b.emits.push_back({fmt::format("warehouse-{}", execution % 7), std::move(event)});
   b.processed_event_id = hex_id(2, thread, execution, round);
-  b.timers.push_back(exec::TimerOp::schedule("Checkout.Payment", kNow + 3600 + double(round)));
+  b.timers.push_back(exec::TimerOp::schedule(
+      "Checkout.Payment", kNow + 3600 + double(round) + (fractional ? time_fraction(round) : 0)));
   b.trace = bson::make_document("step", "transition", "from", "Checkout.Cart", "to",
                                 "Checkout.Payment", "event", "Reserve");
   return b;

@@ -29,27 +29,47 @@ void put_escaped(std::string& out, std::string_view s) {
   out.push_back('\0');
 }
 
-void put_number(std::string& out, const Value& v) {
-  ExactNumber n = ExactNumber::of(v);
-  out.push_back(static_cast<char>(n.cls));
-  if (n.cls != ExactNumber::kPositive && n.cls != ExactNumber::kNegative) return;
-  // A larger magnitude is larger for positives and smaller for negatives: negatives store
-  // the complement of the magnitude's bytes.
-  uint8_t flip = n.cls == ExactNumber::kNegative ? 0xFF : 0x00;
-  uint16_t biased = static_cast<uint16_t>(n.exponent + 0x8000);
-  out.push_back(static_cast<char>((biased >> 8) ^ flip));
-  out.push_back(static_cast<char>((biased & 0xFF) ^ flip));
-  // Digits as nibbles (digit + 1), ended by a 0 nibble and padded with 0 to a whole byte:
-  // prefix-free and in magnitude order. Negatives complement every nibble.
-  uint8_t nibble_flip = flip & 0x0F;
-  size_t nibbles = n.digits.size() + 1;
-  for (size_t i = 0; i < nibbles; i += 2) {
-    auto nibble = [&](size_t k) -> uint8_t {
-      return k < n.digits.size() ? static_cast<uint8_t>(n.digits[k] - '0' + 1) : 0;
-    };
-    uint8_t hi = nibble(i), lo = nibble(i + 1);
-    out.push_back(static_cast<char>(((hi ^ nibble_flip) << 4) | (lo ^ nibble_flip)));
+// One exact number (see ExactNumber), appended with one resize and no allocation of its own.
+void put_exact(std::string& out, ExactNumber::Class cls, int32_t exponent,
+               std::string_view digits) {
+  if (cls != ExactNumber::kPositive && cls != ExactNumber::kNegative) {
+    out.push_back(static_cast<char>(cls));
+    return;
   }
+  // Class, two exponent bytes, then the digits as nibbles (digit + 1) ended by a 0 nibble and
+  // padded with 0 to a whole byte: prefix-free and in magnitude order.
+  size_t digit_bytes = (digits.size() + 2) / 2;
+  size_t at = out.size();
+  out.resize(at + 3 + digit_bytes);
+  char* p = out.data() + at;
+  // A larger magnitude is larger for positives and smaller for negatives: negatives store
+  // the complement of the magnitude's bytes (every nibble complemented).
+  uint8_t flip = cls == ExactNumber::kNegative ? 0xFF : 0x00;
+  uint16_t biased = static_cast<uint16_t>(exponent + 0x8000);
+  p[0] = static_cast<char>(cls);
+  p[1] = static_cast<char>((biased >> 8) ^ flip);
+  p[2] = static_cast<char>((biased & 0xFF) ^ flip);
+  p += 3;
+  size_t i = 0;
+  for (; i + 1 < digits.size(); i += 2) {
+    uint8_t hi = static_cast<uint8_t>(digits[i] - '0' + 1);
+    uint8_t lo = static_cast<uint8_t>(digits[i + 1] - '0' + 1);
+    *p++ = static_cast<char>(((hi << 4) | lo) ^ flip);
+  }
+  // The last byte: the odd digit and the end nibble, or the end nibble and padding.
+  uint8_t hi = i < digits.size() ? static_cast<uint8_t>(digits[i] - '0' + 1) : 0;
+  *p = static_cast<char>((hi << 4) ^ flip);
+}
+
+void put_number(std::string& out, const Value& v) {
+  // Every number but a double with a long exact expansion fits the fixed buffer.
+  SmallExactNumber small;
+  if (small_exact_of(v, small)) {
+    put_exact(out, small.cls, small.exponent, small.digit_view());
+    return;
+  }
+  ExactNumber n = ExactNumber::of(v);
+  put_exact(out, n.cls, n.exponent, n.digits);
 }
 
 void put_body(std::string& out, const Value& v);
