@@ -66,7 +66,10 @@ void check_updated_depth(const TopLevelDiff& diff) {
 void validate_write(const CollectionEntry& entry, bson::DocumentView document,
                     const bson::DocumentView* before, bool bypass) {
   if (bypass) return;
-  entry.validation()->check(document, before, ns_of(entry.db, entry.coll));
+  const std::shared_ptr<const CollectionValidation> validation = entry.validation();
+  // Most collections have no validator: no namespace string is built for them.
+  if (!validation->has_validator()) return;
+  validation->check(document, before, ns_of(entry.db, entry.coll));
 }
 
 void insert_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
