@@ -1,5 +1,7 @@
 #include "engine/catalog/collection_catalog.h"
 
+#include <iterator>
+
 #include "engine/document_validation.h"
 #include "engine/storage/record_table.h"
 #include "engine/storage/wiredtiger_connection.h"
@@ -15,7 +17,9 @@ constexpr UnitOfWork::Mode kWrite = UnitOfWork::Mode::kWrite;
 void CollectionCatalog::open(OperationContext& op) {
   {
     std::unique_lock lock(catalog_mutex_);
-    catalog_ = durable_.load();
+    auto loaded = durable_.load();
+    catalog_.clear();
+    catalog_.insert(std::make_move_iterator(loaded.begin()), std::make_move_iterator(loaded.end()));
   }
   drop_temporary_collections(op);
 }
@@ -210,7 +214,7 @@ void CollectionCatalog::drop_database(OperationContext& op, std::string_view db)
 std::shared_ptr<CollectionEntry> CollectionCatalog::lookup(std::string_view db,
                                                            std::string_view coll) {
   std::shared_lock lock(catalog_mutex_);
-  auto it = catalog_.find(ns_of(db, coll));
+  auto it = catalog_.find(NamespaceParts{db, coll});  // no "db.coll" string built
   return it == catalog_.end() ? nullptr : it->second;
 }
 

@@ -22,6 +22,7 @@
 
 #include "engine/catalog/collection_entry.h"
 #include "engine/catalog/durable_catalog.h"
+#include "engine/catalog/namespace_less.h"
 #include "engine/operation_context.h"
 #include "mongostore/bson/document.h"
 
@@ -94,7 +95,7 @@ class CollectionCatalog {
   WiredTigerConnection& connection_;
   DurableCatalog& durable_;
   std::shared_mutex catalog_mutex_;
-  std::map<std::string, std::shared_ptr<CollectionEntry>> catalog_;
+  std::map<std::string, std::shared_ptr<CollectionEntry>, NamespaceLess> catalog_;  // by "db.coll"
   std::atomic<long long> next_temporary_{0};  // tmp.agg_out.<n>
 };
 

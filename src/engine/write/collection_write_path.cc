@@ -66,7 +66,10 @@ void check_updated_depth(const TopLevelDiff& diff) {
 void validate_write(const CollectionEntry& entry, bson::DocumentView document,
                     const bson::DocumentView* before, bool bypass) {
   if (bypass) return;
-  entry.validation()->check(document, before, ns_of(entry.db, entry.coll));
+  const std::shared_ptr<const CollectionValidation> validation = entry.validation();
+  // Most collections have no validator: no namespace string is built for them.
+  if (!validation->has_validator()) return;
+  validation->check(document, before, ns_of(entry.db, entry.coll));
 }
 
 void insert_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
@@ -106,11 +109,6 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
                 "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
   WT_SESSION* s = op.session();
-  if (record_cursor != nullptr) {
-    RecordTable::update(record_cursor, s, key, after);
-  } else {
-    RecordTable(s, entry.table_uri).update(key, after);
-  }
   // Index entries: remove the keys only the old version had, add the ones only the new
   // version has (both lists are sorted by bytes).
   auto indexes = entry.indexes();
@@ -143,6 +141,16 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
         ++j;
       }
     }
+  }
+  // The record last: `before` may be a view of `record_cursor`'s value, which WiredTiger
+  // keeps valid only until the cursor's next operation that modifies the data (its documented
+  // memory scoping), and nothing above writes through that cursor. One transaction holds
+  // every write, so their order changes nothing that commits (a conflict on any of them
+  // rolls back all).
+  if (record_cursor != nullptr) {
+    RecordTable::update(record_cursor, s, key, after);
+  } else {
+    RecordTable(s, entry.table_uri).update(key, after);
   }
 }
 

@@ -44,8 +44,9 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
 /// Replaces `before` (read under `key` in this unit of work) with `after`. The indexes
 /// `index_data` says the update cannot affect keep their entries untouched (their keys are
 /// not even generated); null: every index is diffed. `record_cursor`: a cursor of the
-/// collection's table the caller read `before` with (`before` must not be a view of its
-/// value: it is overwritten through it), or null to open one.
+/// collection's table the caller read `before` with (`before` may be a view of its value:
+/// the record is written last, through that cursor, after every use of `before`), or null
+/// to open one.
 void update_document(OperationContext& op, DurableCatalog& durable, const CollectionEntry& entry,
                      const std::string& key, bson::DocumentView before, bson::DocumentView after,
                      const UpdateIndexData* index_data = nullptr,

@@ -27,16 +27,17 @@ bool plain_scalar(const bson::Value& v) {
   }
 }
 
-// {$exists: true}: the field is present (ExecutionStore guards trace_next so).
+// {$exists: true}: the field is present (ExecutionStore guards trace_next so). Read in place
+// (bson/raw_elements.h), as the filter's elements are.
 bool exists_true(const bson::Value& v) {
-  if (!v.is_document()) return false;
-  bson::DocumentView d = v.as_document();
-  auto it = d.begin();
-  if (it == d.end() || it->key != "$exists" || it->value.type() != bson::BsonType::kBool ||
-      !it->value.as_bool()) {
+  if (!v.is_document() || v.size() <= 5 || v.data()[4] == 0) return false;
+  const uint8_t* const end = v.data() + v.size() - 1;
+  bson::Element e;
+  const uint8_t* next = bson::read_element(v.data() + 4, &e);
+  if (e.key != "$exists" || e.value.type() != bson::BsonType::kBool || !e.value.as_bool()) {
     return false;
   }
-  return ++it == d.end();
+  return next >= end || *next == 0;  // the only element
 }
 
 }  // namespace
@@ -60,7 +61,12 @@ std::optional<bson::Value> IdGuardFilter::recognise(bson::DocumentView filter,
     return std::nullopt;
   }
   std::optional<bson::Value> id;
-  for (const bson::Element& e : filter) {
+  // The filter's elements read in place, as IdGuardFilter::test reads them (no iterator call
+  // per element).
+  const uint8_t* const end = filter.data() + filter.size() - 1;
+  bson::Element e;
+  for (const uint8_t* p = filter.data() + 4; p < end && *p != 0;) {
+    p = bson::read_element(p, &e);
     if (e.key.empty() || e.key[0] == '$' || e.key.find('.') != std::string_view::npos) {
       return std::nullopt;
     }

@@ -59,15 +59,16 @@ std::optional<UpdateResult> WriteCommands::update_by_id(
       [&]() -> std::optional<UpdateResult> {
         UpdateResult result;
         // One cursor reads the record and writes it back (RecordTable::get and update each
-        // opened their own); the document is still copied out of it, since writing through
-        // the cursor invalidates what it returned.
+        // opened their own). The document is a view of the cursor's value, not a copy: it
+        // stays valid until the cursor's next modifying operation, and update_document
+        // writes through the cursor only after its last use of `before`.
         CursorHandle records(op.session(), entry->table_uri);
         if (!records) return result;
         const int rc = RecordTable::search(records.get(), key);
         if (rc == WT_NOTFOUND) return result;
         check_in_transaction(rc, "search", op.session());
-        const bson::Document doc = bson::Document::copy_of(current_value(records.get()));
-        switch (IdGuardFilter::test(filter, doc.view())) {
+        const bson::DocumentView doc = current_value(records.get());
+        switch (IdGuardFilter::test(filter, doc)) {
           case IdGuardFilter::Outcome::kNoMatch:
             return result;
           case IdGuardFilter::Outcome::kUndecided:
@@ -76,9 +77,9 @@ std::optional<UpdateResult> WriteCommands::update_by_id(
             break;
         }
         result.matched_count = 1;
-        Update::Result r = compiled.apply(doc.view(), std::nullopt, false);
+        Update::Result r = compiled.apply(doc, std::nullopt, false);
         if (!r.modified) return result;  // an update that changes nothing writes nothing
-        bson::DocumentView before = doc.view();
+        bson::DocumentView before = doc;
         validate_write(*entry, r.document.view(), &before, options.bypass_document_validation);
         update_document(op, durable_, *entry, key, before, r.document.view(), &index_data,
                         records.get());
