@@ -391,5 +391,27 @@ TEST(BuilderFastPath, RefusalsLeaveTheBuilderUsable) {
   EXPECT_EQ(bytes_of(b.finish().view()), bytes_of(make_document("a", 1, "b", 2).view()));
 }
 
+TEST(BuilderFastPath, TheKeysNulCheckSeesEveryPosition) {
+  // The check reads a key a word at a time: a NUL anywhere, in keys of every length around
+  // the word sizes, is refused; bytes that are not NUL (0x01, 0x80, 0xFF) are not.
+  for (size_t length = 1; length <= 40; ++length) {
+    for (size_t at = 0; at < length; ++at) {
+      std::string key(length, 'k');
+      key[at] = '\0';
+      DocumentBuilder b;
+      EXPECT_EQ(testing::code_of([&] { b.append(key, 1); }),
+                static_cast<int32_t>(ErrorCode::kBadValue))
+          << "length " << length << " at " << at;
+      for (char c : {'\x01', '\x80', '\xff'}) {
+        key[at] = c;
+        DocumentBuilder ok;
+        ok.append(key, 1);
+        Document doc = ok.finish();
+        EXPECT_EQ(doc.view().begin()->key, key);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mongostore::bson
