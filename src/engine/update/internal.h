@@ -230,11 +230,24 @@ void apply_pull(const Op& op, const bson::Value& existing, std::string_view key,
 void parse_push_spec(OpArgs& args, bool is_push);
 void parse_op_argument(const Op& op, OpArgs& args, const MatcherOptions& matcher_options);
 
+/// A per-thread spare for Update::Impl::args (args_pool.cc): an update's ten or so OpArgs are
+/// about 2 KB, past glibc's per-thread cache, so allocating them on every compile took the
+/// allocator's slow path. take_spare_args returns an empty vector, with the capacity of the
+/// last one this thread recycled if any; recycle_args destroys the elements and keeps one
+/// vector of bounded capacity for the next compile on this thread.
+std::vector<OpArgs> take_spare_args();
+void recycle_args(std::vector<OpArgs>&& args) noexcept;
+
 }  // namespace mongostore::engine::update_detail
 
 namespace mongostore::engine {
 
 struct Update::Impl {
+  Impl() : args(update_detail::take_spare_args()) {}
+  ~Impl() { update_detail::recycle_args(std::move(args)); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
   // The update's copy, unless compiled borrowed: empty then (an empty Document would still
   // allocate its five bytes on every borrowed compile).
   std::optional<bson::Document> owned_source;
