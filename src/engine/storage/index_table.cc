@@ -33,8 +33,12 @@ class EntryKey {
       large_.resize(size_);
       out = large_.data();
     }
-    std::memcpy(out, index_key.data(), index_key.size());
-    std::memcpy(out + index_key.size(), primary_key.data(), primary_key.size());
+    // An empty view may hold a null pointer (a unique index's entry has no primary key part),
+    // and memcpy's arguments must not be null even for 0 bytes.
+    if (!index_key.empty()) std::memcpy(out, index_key.data(), index_key.size());
+    if (!primary_key.empty()) {
+      std::memcpy(out + index_key.size(), primary_key.data(), primary_key.size());
+    }
     data_ = out;
   }
   EntryKey(const EntryKey&) = delete;
