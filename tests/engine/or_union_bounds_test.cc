@@ -20,6 +20,7 @@
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"
 #include "mongostore/client/prepared_find.h"
+#include "support/index_plan.h"
 #include "support/json.h"
 
 namespace mongostore::engine {
@@ -30,6 +31,7 @@ using bson::DocumentBuilder;
 using bson::make_array;
 using bson::make_document;
 
+using mongostore::testing::expect_same_plan;
 using mongostore::testing::J;
 using mongostore::testing::sorted_json;
 
@@ -261,21 +263,6 @@ TEST(OrUnionBounds, RandomOneFieldOrsAgreeWithTheCollectionScan) {
   check("multikey");
   // The random $ors do read single index scans (and not only collection scans or ORs).
   EXPECT_GE(unions, 60);
-}
-
-void expect_same_plan(const IndexPlan& a, const IndexPlan& b) {
-  ASSERT_EQ(a.ranges.size(), b.ranges.size());
-  for (size_t i = 0; i < a.ranges.size(); ++i) {
-    EXPECT_EQ(a.ranges[i].start, b.ranges[i].start);
-    EXPECT_EQ(a.ranges[i].end, b.ranges[i].end);
-    EXPECT_EQ(a.ranges[i].end_unbounded, b.ranges[i].end_unbounded);
-  }
-  EXPECT_EQ(a.candidate, b.candidate);
-  EXPECT_EQ(a.score, b.score);
-  EXPECT_EQ(a.reverse, b.reverse);
-  EXPECT_EQ(a.provides_sort, b.provides_sort);
-  EXPECT_EQ(a.multikey, b.multikey);
-  EXPECT_EQ(a.exact, b.exact);
 }
 
 TEST(OrUnionBounds, TheDueShapeRebindsToThePlanPlanningGives) {
