@@ -18,10 +18,14 @@ if [ "${1:-}" = "--sanitize" ]; then
 fi
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-# ccache (with /etc/ccache.conf's base_dir, if set, shared across checkouts) makes a clean
-# clone's build compile only what changed since the last build of the same sources.
-command -v ccache >/dev/null &&
+# ccache makes a clean clone's build compile only what changed since the last build of the
+# same sources, by any checkout on this machine: paths under the checkout are hashed relative
+# to it (base_dir), and the build directory's own path is left out of the hash (debug info of
+# a reused object then names the directory it was first compiled in).
+if command -v ccache >/dev/null; then
   flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+fi
 if [ ! -f "$dir/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$dir" "${generator[@]}" "${flags[@]}" >/dev/null
 fi

@@ -43,6 +43,8 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DMONGOSTORE_FUZZ=ON \
     -DMONGOSTORE_BUILD_TESTS=OFF -DMONGOSTORE_BUILD_BENCH=OFF >/dev/null
 fi
+# As in build.sh: objects shared with any other checkout's build of the same sources.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 bins=()
 for t in "${targets[@]}"; do bins+=("${t}_fuzzer"); done
 cmake --build "$dir" -j "$(nproc 2>/dev/null || echo 2)" --target "${bins[@]}"
