@@ -942,14 +942,23 @@ std::optional<IndexPlan> plan_query(bson::DocumentView filter, bson::DocumentVie
     std::sort(plan.ranges.begin(), plan.ranges.end(),
               [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
     if (explain_bounds) {
+      // mongod lists each field's intervals in the order the scan meets them: a descending
+      // field, or a backward scan, lists them from the top down with each interval's ends
+      // swapped (a backward scan of {a: 1} shows "[MaxKey, MinKey]"); both together cancel.
       bson::DocumentBuilder b;
       for (size_t i = 0; i < fields.size(); ++i) {
+        const bool downwards = fields[i].descending != reverse;
         b.open_array(fields[i].path);
         if (i < bounded.size()) {
-          for (const Interval& iv : bounded[i])
-            b.push(interval_text(iv, fields[i].descending, d.collation() != nullptr));
+          const bool keys = d.collation() != nullptr;
+          if (downwards) {
+            for (auto it = bounded[i].rbegin(); it != bounded[i].rend(); ++it)
+              b.push(interval_text(*it, true, keys));
+          } else {
+            for (const Interval& iv : bounded[i]) b.push(interval_text(iv, false, keys));
+          }
         } else {
-          b.push(interval_text(full_interval(), fields[i].descending, false));
+          b.push(interval_text(full_interval(), downwards, false));
         }
         b.close();
       }
