@@ -4,9 +4,9 @@
 #include <cmath>
 #include <deque>
 #include <functional>
-#include <limits>
 #include <map>
 
+#include "engine/query/bound_constants.h"
 #include "engine/query/type_brackets.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
@@ -14,36 +14,6 @@
 
 namespace mongostore::engine {
 namespace {
-
-// Values the planner needs that are not in the filter: held by static documents.
-const bson::Document& constants() {
-  static const bson::Document d = [] {
-    bson::DocumentBuilder b;
-    b.append("minkey", bson::MinKey{});
-    b.append("maxkey", bson::MaxKey{});
-    b.append("nan", std::numeric_limits<double>::quiet_NaN());
-    b.append("inf", std::numeric_limits<double>::infinity());
-    b.append("-inf", -std::numeric_limits<double>::infinity());
-    b.append("empty_string", "");
-    b.append("empty_object", bson::Document());
-    b.append("null", bson::Null{});
-    return b.finish();
-  }();
-  return d;
-}
-// Looked up by name among the few there are (views into constants(), found once): every
-// interval of a range asks for its bracket's ends, also when a kept plan is rebound.
-bson::Value constant(std::string_view name) {
-  static const std::vector<bson::Element> all = [] {
-    std::vector<bson::Element> out;
-    for (const bson::Element& e : constants().view()) out.push_back(e);
-    return out;
-  }();
-  for (const bson::Element& e : all) {
-    if (e.key == name) return e.value;
-  }
-  return bson::Value();
-}
 
 // An interval of values in MongoDB's order.
 struct Interval {
@@ -55,7 +25,8 @@ struct Interval {
 };
 
 Interval full_interval() {
-  return Interval{constant("minkey"), true, constant("maxkey"), true};
+  return Interval{bound_constant(BoundConstant::kMinKey), true,
+                  bound_constant(BoundConstant::kMaxKey), true};
 }
 
 enum class RangeOp { kGt, kGte, kLt, kLte };
@@ -169,7 +140,7 @@ void collect_expr_equalities(const bson::Value& expr, ExprBindings& bindings,
       if (p.size() < 2 || p[0] != '$' || p[1] == '$' || !usable_path(p.substr(1))) continue;
       std::optional<bson::Value> c = expr_constant(args[1 - side], bindings);
       if (!c) continue;
-      bson::Value point = c->is_missing() ? constant("null") : *c;
+      bson::Value point = c->is_missing() ? bound_constant(BoundConstant::kNull) : *c;
       if (usable_point(point)) (*out)[std::string(p.substr(1))].equalities.push_back(point);
     }
   }
@@ -281,17 +252,18 @@ void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldCo
 // The interval one range operator reads: MongoDB compares within a type bracket only.
 Interval range_interval(RangeOp op, const bson::Value& v) {
   Interval i = full_interval();
-  bson::Value bracket_min = constant("minkey"), bracket_max = constant("maxkey");
+  bson::Value bracket_min = bound_constant(BoundConstant::kMinKey),
+              bracket_max = bound_constant(BoundConstant::kMaxKey);
   bool max_inclusive = true;
   if (v.is_number()) {
     // NaN is the lowest number in index order, but no comparison with a number matches it
     // ($lte NaN and $gte NaN match NaN alone): as mongod's bounds, [-inf, v] and [v, inf].
     const bool nan = v.number_as_double() != v.number_as_double();
-    bracket_min = nan ? v : constant("-inf");
-    bracket_max = nan ? v : constant("inf");
+    bracket_min = nan ? v : bound_constant(BoundConstant::kNegativeInfinity);
+    bracket_max = nan ? v : bound_constant(BoundConstant::kInfinity);
   } else if (v.is_string()) {
-    bracket_min = constant("empty_string");
-    bracket_max = constant("empty_object");
+    bracket_min = bound_constant(BoundConstant::kEmptyString);
+    bracket_max = bound_constant(BoundConstant::kEmptyObject);
     max_inclusive = false;
   }
   switch (op) {
@@ -680,7 +652,7 @@ std::vector<KeyRange> rebindable_ranges(const SingleRange& r, bool descending) {
       byte_range(std::string(), range_interval(*range_op(r.op), r.value), descending)};
   if (r.or_null) {
     // Null sorts below every number: the two intervals never touch (merged() keeps both).
-    const bson::Value null = constant("null");
+    const bson::Value null = bound_constant(BoundConstant::kNull);
     out.push_back(byte_range(std::string(), Interval{null, true, null, true}, descending));
     std::sort(out.begin(), out.end(),
               [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
