@@ -2,7 +2,7 @@
 // key order (MinKey, the numbers' NaN and ±infinity, "" and {} around the strings, {} and [] around
 // the documents, false / true, the least and greatest ObjectId, Date and Timestamp, MaxKey) and
 // null. One definition for everything that builds bounds: the planner's intervals
-// (index_bounds.h, query_planner.cc) and the `$type` brackets (type_brackets.h).
+// (index_bounds.h, query_planner.cc, range_rebind.cc) and the `$type` brackets (type_brackets.h).
 //
 // A returned Value is a view into process-lifetime storage: it stays valid, and may be held in
 // an Interval or a TypeBracket for as long as the process runs.
