@@ -4,9 +4,10 @@
 #include <cmath>
 #include <deque>
 #include <functional>
-#include <limits>
 #include <map>
 
+#include "engine/query/bound_constants.h"
+#include "engine/query/index_bounds.h"
 #include "engine/query/type_brackets.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/compare.h"
@@ -14,51 +15,6 @@
 
 namespace mongostore::engine {
 namespace {
-
-// Values the planner needs that are not in the filter: held by static documents.
-const bson::Document& constants() {
-  static const bson::Document d = [] {
-    bson::DocumentBuilder b;
-    b.append("minkey", bson::MinKey{});
-    b.append("maxkey", bson::MaxKey{});
-    b.append("nan", std::numeric_limits<double>::quiet_NaN());
-    b.append("inf", std::numeric_limits<double>::infinity());
-    b.append("-inf", -std::numeric_limits<double>::infinity());
-    b.append("empty_string", "");
-    b.append("empty_object", bson::Document());
-    b.append("null", bson::Null{});
-    return b.finish();
-  }();
-  return d;
-}
-// Looked up by name among the few there are (views into constants(), found once): every
-// interval of a range asks for its bracket's ends, also when a kept plan is rebound.
-bson::Value constant(std::string_view name) {
-  static const std::vector<bson::Element> all = [] {
-    std::vector<bson::Element> out;
-    for (const bson::Element& e : constants().view()) out.push_back(e);
-    return out;
-  }();
-  for (const bson::Element& e : all) {
-    if (e.key == name) return e.value;
-  }
-  return bson::Value();
-}
-
-// An interval of values in MongoDB's order.
-struct Interval {
-  bson::Value lo;
-  bool lo_inclusive = true;
-  bson::Value hi;
-  bool hi_inclusive = true;
-  bool is_point() const { return lo_inclusive && hi_inclusive && bson::values_equal(lo, hi); }
-};
-
-Interval full_interval() {
-  return Interval{constant("minkey"), true, constant("maxkey"), true};
-}
-
-enum class RangeOp { kGt, kGte, kLt, kLte };
 
 struct FieldConditions {
   std::vector<bson::Value> equalities;
@@ -76,23 +32,6 @@ struct FieldConditions {
 bool usable_point(const bson::Value& v) {
   return !v.is_array() && v.type() != bson::BsonType::kRegex &&
          v.type() != bson::BsonType::kUndefined && !v.is_missing();
-}
-
-bool usable_path(std::string_view path) {
-  if (path.empty() || path[0] == '$') return false;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t dot = path.find('.', start);
-    std::string_view part =
-        path.substr(start, dot == std::string_view::npos ? path.npos : dot - start);
-    if (part.empty()) return false;
-    if (std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return false;  // a positional path component: leave it to the collection scan
-    }
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return true;
 }
 
 // $let variables bound to constants while walking an $expr; nullopt for a variable whose
@@ -169,7 +108,7 @@ void collect_expr_equalities(const bson::Value& expr, ExprBindings& bindings,
       if (p.size() < 2 || p[0] != '$' || p[1] == '$' || !usable_path(p.substr(1))) continue;
       std::optional<bson::Value> c = expr_constant(args[1 - side], bindings);
       if (!c) continue;
-      bson::Value point = c->is_missing() ? constant("null") : *c;
+      bson::Value point = c->is_missing() ? bound_constant(BoundConstant::kNull) : *c;
       if (usable_point(point)) (*out)[std::string(p.substr(1))].equalities.push_back(point);
     }
   }
@@ -276,74 +215,6 @@ void collect_conditions(bson::DocumentView filter, std::map<std::string, FieldCo
       }
     }
   }
-}
-
-// The interval one range operator reads: MongoDB compares within a type bracket only.
-Interval range_interval(RangeOp op, const bson::Value& v) {
-  Interval i = full_interval();
-  bson::Value bracket_min = constant("minkey"), bracket_max = constant("maxkey");
-  bool max_inclusive = true;
-  if (v.is_number()) {
-    // NaN is the lowest number in index order, but no comparison with a number matches it
-    // ($lte NaN and $gte NaN match NaN alone): as mongod's bounds, [-inf, v] and [v, inf].
-    const bool nan = v.number_as_double() != v.number_as_double();
-    bracket_min = nan ? v : constant("-inf");
-    bracket_max = nan ? v : constant("inf");
-  } else if (v.is_string()) {
-    bracket_min = constant("empty_string");
-    bracket_max = constant("empty_object");
-    max_inclusive = false;
-  }
-  switch (op) {
-    case RangeOp::kGt:
-    case RangeOp::kGte:
-      i.lo = v;
-      i.lo_inclusive = op == RangeOp::kGte;
-      i.hi = bracket_max;
-      i.hi_inclusive = max_inclusive;
-      break;
-    case RangeOp::kLt:
-    case RangeOp::kLte:
-      i.lo = bracket_min;
-      i.lo_inclusive = true;
-      i.hi = v;
-      i.hi_inclusive = op == RangeOp::kLte;
-      break;
-  }
-  return i;
-}
-
-bool interval_empty(const Interval& i) {
-  int c = bson::compare_values(i.lo, i.hi);
-  return c > 0 || (c == 0 && !(i.lo_inclusive && i.hi_inclusive));
-}
-
-// `intervals` sorted by their low ends and with overlapping or touching ones joined: the
-// ascending, disjoint intervals holding the same values.
-std::vector<Interval> merged(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    int c = bson::compare_values(a.lo, b.lo);
-    return c != 0 ? c < 0 : a.lo_inclusive && !b.lo_inclusive;
-  });
-  std::vector<Interval> out;
-  for (Interval& i : intervals) {
-    if (!out.empty()) {
-      Interval& last = out.back();
-      int c = bson::compare_values(i.lo, last.hi);
-      if (c < 0 || (c == 0 && (i.lo_inclusive || last.hi_inclusive))) {
-        int hi = bson::compare_values(i.hi, last.hi);
-        if (hi > 0) {
-          last.hi = i.hi;
-          last.hi_inclusive = i.hi_inclusive;
-        } else if (hi == 0) {
-          last.hi_inclusive = last.hi_inclusive || i.hi_inclusive;
-        }
-        continue;
-      }
-    }
-    out.push_back(std::move(i));
-  }
-  return out;
 }
 
 std::optional<std::vector<Interval>> field_intervals(const FieldConditions& fc, bool multikey,
@@ -481,43 +352,6 @@ std::string interval_text(const Interval& i, bool descending, bool collation_key
          value_text(i.hi, collation_keys) + (i.hi_inclusive ? "]" : ")");
 }
 
-// The smallest byte string greater than every string that starts with `prefix`.
-bool prefix_successor(std::string prefix, std::string* out) {
-  while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
-  if (prefix.empty()) return false;
-  prefix.back() = static_cast<char>(static_cast<uint8_t>(prefix.back()) + 1);
-  *out = std::move(prefix);
-  return true;
-}
-
-KeyRange byte_range(const std::string& prefix, const Interval& i, bool descending) {
-  // A descending part is complemented, which reverses the order: the interval flips.
-  const bson::Value& first = descending ? i.hi : i.lo;
-  bool first_inclusive = descending ? i.hi_inclusive : i.lo_inclusive;
-  const bson::Value& last = descending ? i.lo : i.hi;
-  bool last_inclusive = descending ? i.lo_inclusive : i.hi_inclusive;
-  KeyRange r;
-  r.start = prefix;
-  bson::append_index_key(r.start, first, descending);
-  if (!first_inclusive) {
-    std::string s;
-    if (!prefix_successor(r.start, &s)) {
-      r.end_unbounded = false;
-      r.end = r.start;  // nothing above: an empty range
-      return r;
-    }
-    r.start = std::move(s);
-  }
-  std::string end = prefix;
-  bson::append_index_key(end, last, descending);
-  if (last_inclusive) {
-    if (!prefix_successor(end, &r.end)) r.end_unbounded = true;
-  } else {
-    r.end = std::move(end);
-  }
-  return r;
-}
-
 struct SortField {
   std::string path;
   bool descending;
@@ -612,128 +446,6 @@ std::map<std::string, FieldConditions> conditions_for(
 }
 
 }  // namespace
-
-namespace {
-
-using SingleRange = RebindableRange;
-
-// The operator of a range condition's name, or nullopt for another operator.
-std::optional<RangeOp> range_op(std::string_view name) {
-  if (name == "$gt") return RangeOp::kGt;
-  if (name == "$gte") return RangeOp::kGte;
-  if (name == "$lt") return RangeOp::kLt;
-  if (name == "$lte") return RangeOp::kLte;
-  return std::nullopt;
-}
-
-// The one range condition {path: {op: finite number}} of `field`.
-std::optional<SingleRange> range_condition(const bson::Element& field) {
-  if (!usable_path(field.key) || !field.value.is_document()) return std::nullopt;
-  bson::DocumentView ops = field.value.as_document();
-  auto op = ops.begin();
-  if (op == ops.end()) return std::nullopt;
-  const bson::Element cond = *op;
-  if (++op != ops.end() || !cond.value.is_number() ||
-      !std::isfinite(cond.value.number_as_double())) {
-    return std::nullopt;
-  }
-  if (!range_op(cond.key)) return std::nullopt;
-  return SingleRange{field.key, cond.key, cond.value};
-}
-
-// The one range condition of a rebindable_range filter.
-std::optional<SingleRange> single_range(bson::DocumentView filter) {
-  auto it = filter.begin();
-  if (it == filter.end()) return std::nullopt;
-  const bson::Element field = *it;
-  if (++it != filter.end()) return std::nullopt;
-  if (field.key != "$or") return range_condition(field);
-  // {$or: [{f: null}, {f: {op: n}}]}, either order. Every run of a prepared sweep parses it
-  // (PlanCache): one pass, no allocation.
-  if (!field.value.is_array()) return std::nullopt;
-  bson::Element branches[2];
-  size_t n = 0;
-  for (const bson::Element& b : field.value.as_array()) {
-    if (n == 2 || !b.value.is_document()) return std::nullopt;
-    bson::DocumentView branch = b.value.as_document();
-    auto c = branch.begin();
-    if (c == branch.end()) return std::nullopt;
-    branches[n++] = *c;
-    if (++c != branch.end()) return std::nullopt;
-  }
-  if (n != 2) return std::nullopt;
-  const bool null_first = branches[0].value.is_null();
-  const bson::Element& null = branches[null_first ? 0 : 1];
-  const bson::Element& range = branches[null_first ? 1 : 0];
-  if (!null.value.is_null() || null.key != range.key) return std::nullopt;
-  std::optional<SingleRange> out = range_condition(range);
-  if (!out) return std::nullopt;
-  out->or_null = true;
-  out->null_first = null_first;
-  return out;
-}
-
-// The key ranges plan_query gives a rebindable_range filter on an index whose first field is
-// its path (`descending` that field's direction), in plan order.
-std::vector<KeyRange> rebindable_ranges(const SingleRange& r, bool descending) {
-  std::vector<KeyRange> out{
-      byte_range(std::string(), range_interval(*range_op(r.op), r.value), descending)};
-  if (r.or_null) {
-    // Null sorts below every number: the two intervals never touch (merged() keeps both).
-    const bson::Value null = constant("null");
-    out.push_back(byte_range(std::string(), Interval{null, true, null, true}, descending));
-    std::sort(out.begin(), out.end(),
-              [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
-  }
-  return out;
-}
-
-bool same_ranges(const std::vector<KeyRange>& a, const std::vector<KeyRange>& b) {
-  return std::equal(
-      a.begin(), a.end(), b.begin(), b.end(), [](const KeyRange& x, const KeyRange& y) {
-        return x.start == y.start && x.end == y.end && x.end_unbounded == y.end_unbounded;
-      });
-}
-
-}  // namespace
-
-bool rebindable_range(bson::DocumentView filter) {
-  return single_range(filter).has_value();
-}
-
-std::optional<RebindableRange> read_rebindable_range(bson::DocumentView filter) {
-  return single_range(filter);
-}
-
-bool rebindable_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                     bson::DocumentView planned) {
-  std::optional<SingleRange> was = single_range(planned);
-  if (!was || index.fields().empty() || index.fields()[0].path != was->path) return false;
-  // The plan must be the ranges this computes for `planned` (not, say, a whole-index read
-  // for a hint or a sort): then the same computation for another number is what planning
-  // gives.
-  return same_ranges(plan.ranges, rebindable_ranges(*was, index.fields()[0].descending));
-}
-
-std::optional<IndexPlan> rebind_checked_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                             const RebindableRange& was,
-                                             bson::DocumentView filter) {
-  std::optional<SingleRange> now = single_range(filter);
-  if (!now || was.path != now->path || was.op != now->op || was.or_null != now->or_null ||
-      was.null_first != now->null_first) {
-    return std::nullopt;
-  }
-  IndexPlan out = plan;
-  out.ranges = rebindable_ranges(*now, index.fields()[0].descending);
-  out.bounds = bson::Document();  // explain plans its own
-  return out;
-}
-
-std::optional<IndexPlan> rebind_range_plan(const IndexPlan& plan, const IndexDescriptor& index,
-                                           bson::DocumentView planned, bson::DocumentView filter) {
-  if (!rebindable_plan(plan, index, planned)) return std::nullopt;
-  return rebind_checked_plan(plan, index, *single_range(planned), filter);
-}
 
 std::optional<bson::Value> expr_id_equality(bson::DocumentView filter) {
   std::map<std::string, FieldConditions> conditions;

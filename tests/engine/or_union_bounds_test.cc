@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/index_descriptor.h"
+#include "engine/query/range_rebind.h"
 #include "engine/query_planner.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"

@@ -1,4 +1,4 @@
-// A kept plan rebound to another number (engine/query_planner.h rebind_range_plan, used by
+// A kept plan rebound to another number (engine/query/range_rebind.h rebind_range_plan, used by
 // PlanCache for prepared finds such as the due-timer sweep's {next_fire_at: {$lte: now}}):
 // for every operator, index direction and shape, the rebound plan reads exactly the ranges
 // plan_query makes for the new filter; filters of another shape are not rebound; and a
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/index_descriptor.h"
+#include "engine/query/range_rebind.h"
 #include "engine/query_planner.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/client/client.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/query/prepared_find.h"
-#include "engine/query_planner.h"
+#include "engine/query/range_rebind.h"
 #include "mongostore/bson/builder.h"
 
 namespace mongostore::engine {

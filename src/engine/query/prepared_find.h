@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "engine/query/query_executor.h"
+#include "engine/query/range_rebind.h"
 #include "engine/sort_spec.h"
 #include "engine/transaction/multi_document_transaction.h"
 #include "mongostore/engine/engine.h"

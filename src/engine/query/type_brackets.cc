@@ -1,56 +1,29 @@
 #include "engine/query/type_brackets.h"
 
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <string_view>
 #include <utility>
 
-#include "mongostore/bson/builder.h"
+#include "engine/query/bound_constants.h"
 
 namespace mongostore::engine {
 namespace {
 
-// The brackets' ends, as mongod's appendMinForType / appendMaxForType give them, held by a
-// static document so that the returned values stay valid.
-const bson::Document& bracket_ends() {
-  static const bson::Document d = [] {
-    bson::DocumentBuilder b;
-    b.append("minkey", bson::MinKey{});
-    b.append("maxkey", bson::MaxKey{});
-    b.append("nan", std::numeric_limits<double>::quiet_NaN());
-    b.append("inf", std::numeric_limits<double>::infinity());
-    b.append("empty_string", "");
-    b.append("empty_object", bson::Document());
-    b.append("empty_array", bson::Array());
-    b.append("false", false);
-    b.append("true", true);
-    bson::ObjectId oid_max;
-    oid_max.bytes.fill(0xFF);
-    b.append("oid_min", bson::ObjectId{});
-    b.append("oid_max", oid_max);
-    b.append("date_min", bson::DateTime{std::numeric_limits<int64_t>::min()});
-    b.append("date_max", bson::DateTime{std::numeric_limits<int64_t>::max()});
-    b.append("ts_min", bson::Timestamp{0, 0});
-    b.append("ts_max", bson::Timestamp{std::numeric_limits<uint32_t>::max(),
-                                       std::numeric_limits<uint32_t>::max()});
-    return b.finish();
-  }();
-  return d;
-}
-
 // Brackets in index order.
 enum Bracket { kMin, kNumber, kString, kObject, kOid, kBool, kDate, kTimestamp, kMax, kCount };
 
-constexpr std::pair<const char*, const char*> kEnds[kCount] = {{"minkey", "minkey"},
-                                                               {"nan", "inf"},
-                                                               {"empty_string", "empty_object"},
-                                                               {"empty_object", "empty_array"},
-                                                               {"oid_min", "oid_max"},
-                                                               {"false", "true"},
-                                                               {"date_min", "date_max"},
-                                                               {"ts_min", "ts_max"},
-                                                               {"maxkey", "maxkey"}};
+// Each bracket's ends (bound_constants.h), as mongod's appendMinForType / appendMaxForType give
+// them.
+constexpr std::pair<BoundConstant, BoundConstant> kEnds[kCount] = {
+    {BoundConstant::kMinKey, BoundConstant::kMinKey},
+    {BoundConstant::kNaN, BoundConstant::kInfinity},
+    {BoundConstant::kEmptyString, BoundConstant::kEmptyObject},
+    {BoundConstant::kEmptyObject, BoundConstant::kEmptyArray},
+    {BoundConstant::kObjectIdMin, BoundConstant::kObjectIdMax},
+    {BoundConstant::kFalse, BoundConstant::kTrue},
+    {BoundConstant::kDateMin, BoundConstant::kDateMax},
+    {BoundConstant::kTimestampMin, BoundConstant::kTimestampMax},
+    {BoundConstant::kMaxKey, BoundConstant::kMaxKey}};
 
 std::optional<Bracket> bracket_of_code(long long code) {
   switch (code) {
@@ -118,10 +91,11 @@ std::optional<std::vector<TypeBracket>> type_brackets(const bson::Value& operand
     if (!b) return std::nullopt;
     wanted[*b] = true;
   }
-  const bson::Document& ends = bracket_ends();
   std::vector<TypeBracket> out;
   for (int b = 0; b < kCount; ++b) {
-    if (wanted[b]) out.push_back(TypeBracket{ends.get(kEnds[b].first), ends.get(kEnds[b].second)});
+    if (wanted[b]) {
+      out.push_back(TypeBracket{bound_constant(kEnds[b].first), bound_constant(kEnds[b].second)});
+    }
   }
   return out;
 }
