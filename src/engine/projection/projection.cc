@@ -482,7 +482,9 @@ void Projection::apply_into(bson::DocumentView document, std::vector<uint8_t>& o
       continue;
     }
     for (const std::string& field : flat_fields_) {
-      if (name == field) {
+      // The first bytes before a memcmp call: names of an included one's length are mostly
+      // other fields ("outbox" and "spawns" beside "timers").
+      if (name.size() == field.size() && name[0] == field[0] && name == field) {
         if (count == kKept) copy_kept(false);
         kept[count++] = {p, next};
         pending += static_cast<size_t>(next - p);
