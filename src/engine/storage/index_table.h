@@ -55,7 +55,8 @@ class IndexTable {
 
   /// Walks the plan's key ranges in plan order (backwards when the plan is reverse), from
   /// `pos` (which it advances, so a later snapshot resumes there), calling
-  /// `on_entry(WT_CURSOR*)` on each entry; `on_entry` returns false to stop the walk.
+  /// `on_entry(WT_CURSOR*)` on each entry; `on_entry` returns false to stop the walk. It may
+  /// read the entry (get_key, get_value) but must not move the cursor.
   ///
   /// `prefix_free`: no key of the table is a proper prefix of another (the record table's
   /// keys, bson/index_key.h). A range of the keys that start with `k` (an equality's point)
@@ -68,10 +69,15 @@ class IndexTable {
   static void scan_ranges(WT_SESSION* s, WT_CURSOR* ic, const IndexPlan& plan,
                           IndexScanPosition& pos, OnEntry&& on_entry, bool prefix_free = false) {
     // Each entry's key is read once: the range check and the resume position both use it.
+    // The position is only read when a later snapshot resumes, which happens only after a
+    // stop (a walk that runs on to its range's end moves to the next range, forgetting it):
+    // the key is copied then, not for every entry. `key` still points at the cursor's key
+    // when `on_entry` returns, as `on_entry` reads the entry without moving the cursor.
     auto visit = [&](WT_CURSOR* cursor, std::string_view key) -> bool {
+      if (on_entry(cursor)) return true;
       pos.after_key.assign(key.data(), key.size());
       pos.has_after_key = true;
-      return on_entry(cursor);
+      return false;
     };
     auto key_of = [](WT_CURSOR* cursor) {
       WT_ITEM k{};
