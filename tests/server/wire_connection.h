@@ -6,17 +6,21 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -177,6 +181,22 @@ class WireConnection {
       size -= static_cast<size_t>(n);
     }
     return true;
+  }
+
+  /// Waits until the server's TCP has acknowledged every byte sent so far (this socket's
+  /// count of unacknowledged bytes, SIOCOUTQ, is 0): they are then in the server's receive
+  /// queue, or read. send() returning says only that they left this socket; on a loaded
+  /// machine the loopback may deliver them later, after what the test does next. False on
+  /// an error or after `limit`.
+  bool wait_until_acknowledged(std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      int unacknowledged = 0;
+      if (::ioctl(fd_, SIOCOUTQ, &unacknowledged) != 0) return false;
+      if (unacknowledged == 0) return true;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 
   /// Reads one whole message, as bytes (header included). Empty when the server closed the

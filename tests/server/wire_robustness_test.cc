@@ -297,11 +297,23 @@ TEST(ServerDrain, StopAnswersTheCommandInFlightAndClosesIdleConnections) {
   ASSERT_TRUE(in_flight.ping());
   std::vector<uint8_t> message = ping_message();
   ASSERT_TRUE(in_flight.send(message.data(), message.size() - 3));
+  // The message has begun arriving only once the server's TCP has the bytes: under load the
+  // loopback can deliver them after stop() has looked, and stop() then rightly closes the
+  // connection as idle.
+  ASSERT_TRUE(in_flight.wait_until_acknowledged());
   std::atomic<bool> stopped{false};
   std::thread stopper([&] {
     server.stop();
     stopped = true;
   });
+  // A failed ASSERT below returns with the stopper running: join it (stop() ends within the
+  // drain timeout) rather than let a joinable std::thread abort the test binary.
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join_stopper{stopper};
   // The idle connection goes first; stop() keeps waiting for the half-sent command.
   EXPECT_TRUE(idle.closed_by_server());
   EXPECT_FALSE(stopped.load());
