@@ -52,11 +52,20 @@ Scan scan_of(client::Collection& coll, const char* filter, const char* sort) {
 
 using Bounds = std::vector<std::string>;
 
+// A fresh in-memory collection with one index and one document.
+struct Indexed {
+  Indexed(const char* index, const char* document)
+      : client(client::connect("embedded:memory")), coll(client->database("db").collection("c")) {
+    coll.create_index(J(index));
+    coll.insert_one(J(document));
+  }
+  std::shared_ptr<client::Client> client;
+  client::Collection coll;
+};
+
 TEST(ExplainBoundsOrder, AscendingIndexForwardAndBackward) {
-  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
-  client::Collection coll = c->database("db").collection("c");
-  coll.create_index(J(R"({"a": 1})"));
-  coll.insert_one(J(R"({"_id": 1, "a": 1})"));
+  Indexed t(R"({"a": 1})", R"({"_id": 1, "a": 1})");
+  client::Collection& coll = t.coll;
 
   Scan fwd = scan_of(coll, R"({"a": {"$in": [5, 1]}})", R"({"a": 1})");
   EXPECT_EQ(fwd.direction, "forward");
@@ -72,10 +81,8 @@ TEST(ExplainBoundsOrder, AscendingIndexForwardAndBackward) {
 }
 
 TEST(ExplainBoundsOrder, DescendingIndexField) {
-  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
-  client::Collection coll = c->database("db").collection("c");
-  coll.create_index(J(R"({"a": -1})"));
-  coll.insert_one(J(R"({"_id": 1, "a": 1})"));
+  Indexed t(R"({"a": -1})", R"({"_id": 1, "a": 1})");
+  client::Collection& coll = t.coll;
 
   Scan fwd = scan_of(coll, R"({"a": {"$in": [1, 5]}})", R"({"a": -1})");
   EXPECT_EQ(fwd.direction, "forward");
@@ -90,10 +97,8 @@ TEST(ExplainBoundsOrder, DescendingIndexField) {
 }
 
 TEST(ExplainBoundsOrder, CompoundIndexEachFieldInItsOwnDirection) {
-  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
-  client::Collection coll = c->database("db").collection("c");
-  coll.create_index(J(R"({"a": 1, "b": 1})"));
-  coll.insert_one(J(R"({"_id": 1, "a": 21, "b": "x"})"));
+  Indexed t(R"({"a": 1, "b": 1})", R"({"_id": 1, "a": 21, "b": "x"})");
+  client::Collection& coll = t.coll;
 
   // mongod 5.0's own explain of this shape (see the file comment).
   Scan back = scan_of(coll, R"({"a": 21})", R"({"b": -1})");
@@ -114,10 +119,8 @@ TEST(ExplainBoundsOrder, CompoundIndexEachFieldInItsOwnDirection) {
 }
 
 TEST(ExplainBoundsOrder, MixedDirectionsCompoundIndex) {
-  std::shared_ptr<client::Client> c = client::connect("embedded:memory");
-  client::Collection coll = c->database("db").collection("c");
-  coll.create_index(J(R"({"a": 1, "b": -1})"));
-  coll.insert_one(J(R"({"_id": 1, "a": 1, "b": 1})"));
+  Indexed t(R"({"a": 1, "b": -1})", R"({"_id": 1, "a": 1, "b": 1})");
+  client::Collection& coll = t.coll;
 
   Scan fwd = scan_of(coll, R"({"a": 1, "b": {"$in": [1, 5]}})", R"({"a": 1, "b": -1})");
   EXPECT_EQ(fwd.direction, "forward");
