@@ -56,11 +56,30 @@ std::unique_ptr<Cursor> Client::find_compiled(const engine::PreparedFind&,
               "find_compiled: backend '" + std::string(backend_name()) + "' compiles no finds");
 }
 
-PreparedFind Collection::prepare_find(bson::DocumentView filter, const FindOptions& options) const {
+// Whether `projection` only keeps or drops fields: every value a number or a boolean and no
+// `$` in a path (no positional projection, $slice, $elemMatch, $meta or computed field). The
+// stored document then holds every field it keeps, with the same value.
+bool only_selects(bson::DocumentView projection) {
+  for (const bson::Element& e : projection) {
+    if (e.key.find('$') != std::string_view::npos) return false;
+    if (!e.value.is_number() && e.value.type() != bson::BsonType::kBool) return false;
+  }
+  return true;
+}
+
+PreparedFind Collection::prepare_find(bson::DocumentView filter, const FindOptions& options,
+                                      VisitedDocuments visited) const {
   std::shared_ptr<const engine::PreparedFind> compiled =
       client_->compile_find(db_, name_, filter, options);
+  std::shared_ptr<const engine::PreparedFind> visit = compiled;
+  if (compiled && visited == VisitedDocuments::kStoredWhenOnlySelecting &&
+      !options.projection.empty() && only_selects(options.projection)) {
+    FindOptions whole = options;
+    whole.projection = bson::Document();
+    visit = client_->compile_find(db_, name_, filter, whole);
+  }
   return PreparedFind(client_, db_, name_, bson::Document::copy_of(filter), options,
-                      std::move(compiled));
+                      std::move(compiled), std::move(visit));
 }
 
 std::unique_ptr<Cursor> PreparedFind::find() const {
@@ -73,16 +92,21 @@ std::unique_ptr<Cursor> PreparedFind::find(bson::DocumentView filter) const {
   return client_->find(db_, coll_, filter, options_);
 }
 
+std::unique_ptr<Cursor> PreparedFind::visit_run(const bson::DocumentView* filter) const {
+  if (!visited_) return filter != nullptr ? find(*filter) : find();
+  return client_->find_compiled(*visited_, filter);
+}
+
 }  // namespace mongostore::client
 
 namespace mongostore::client {
 
 void PreparedFind::for_each(DocumentVisitor visit) const {
-  visit_all(*find(), visit);
+  visit_all(*visit_run(nullptr), visit);
 }
 
 void PreparedFind::for_each(bson::DocumentView filter, DocumentVisitor visit) const {
-  visit_all(*find(filter), visit);
+  visit_all(*visit_run(&filter), visit);
 }
 
 }  // namespace mongostore::client

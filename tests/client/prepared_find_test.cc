@@ -3,7 +3,8 @@
 // indexes, the collection dropped and created again under another default collation); a run
 // with another filter keeps the projection and options; invalid specs fail with find's code;
 // runs from several threads at once are independent; for_each visits, in order, the documents
-// find returns, and a visitor's exception ends the run and propagates.
+// find returns (or, where asked and the projection only selects fields, the stored documents
+// on the embedded backends), and a visitor's exception ends the run and propagates.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -241,6 +242,50 @@ TEST_P(PreparedFindContract, ForEachVisitsWhatFindReturns) {
     const Document other = make_document("n", make_document("$lte", 3));
     EXPECT_EQ(visited(prepared, &other), ids(items().find(other, options)))
         << shape.filter.to_json();
+  }
+}
+
+TEST_P(PreparedFindContract, StoredDocumentsAreVisitedOnlyWhereAskedAndTheProjectionSelects) {
+  for (int i = 0; i < 6; ++i) {
+    items().insert_one(make_document("_id", i, "n", i % 3, "x", "v" + std::to_string(i), "a",
+                                     make_array(1, 2, 3)));
+  }
+  items().create_index(make_document("n", 1));
+  const bool embedded = GetParam() != Backend::kRemote;
+  const Document filter = make_document("n", make_document("$lte", 1));
+  const Document other = make_document("n", 2);
+  FindOptions sorted;
+  sorted.sort = make_document("_id", 1);
+  const std::vector<std::string> stored = ids(items().find(filter, sorted));
+  const std::vector<std::string> stored_other = ids(items().find(other, sorted));
+  struct Case {
+    Document projection;
+    bool selects;  // only keeps or drops fields
+  };
+  for (const Case& c : std::vector<Case>{
+           {make_document("n", 1, "x", true), true},
+           {make_document("x", 0, "_id", false), true},
+           {make_document("n", 1, "a", make_document("$slice", 1)), false},
+           {make_document("n", 1, "a", make_document("$elemMatch", make_document("$gt", 1))),
+            false},
+       }) {
+    SCOPED_TRACE(c.projection.to_json());
+    FindOptions options = sorted;
+    options.projection = c.projection;
+    const PreparedFind as_found = items().prepare_find(filter, options);
+    const PreparedFind as_stored =
+        items().prepare_find(filter, options, VisitedDocuments::kStoredWhenOnlySelecting);
+    const std::vector<std::string> projected = ids(items().find(filter, options));
+    const std::vector<std::string> projected_other = ids(items().find(other, options));
+    ASSERT_EQ(projected.size(), 4u);
+    ASSERT_NE(projected, stored);
+    EXPECT_EQ(visited(as_found), projected);
+    // find() returns what the plain find returns whatever the visitor was promised.
+    EXPECT_EQ(ids(as_stored.find()), projected);
+    EXPECT_EQ(ids(as_stored.find(other)), projected_other);
+    const bool whole = embedded && c.selects;
+    EXPECT_EQ(visited(as_stored), whole ? stored : projected);
+    EXPECT_EQ(visited(as_stored, &other), whole ? stored_other : projected_other);
   }
 }
 

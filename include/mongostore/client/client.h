@@ -44,6 +44,19 @@ class Database;
 class Collection;
 class PreparedFind;
 
+/// What PreparedFind::for_each hands its visitor (Collection::prepare_find).
+enum class VisitedDocuments {
+  /// Each document as find() returns it.
+  kProjected,
+  /// For a visitor that reads only fields the projection keeps, each by name. When the
+  /// projection only keeps or drops fields (every value a number or a boolean, no `$` in a
+  /// path), the embedded backend hands the visitor the stored document: it holds each kept
+  /// field with the value the projection would keep, and building the projected copy is
+  /// skipped. Otherwise, and on the remote backend (where the projection saves bytes on the
+  /// wire), the projected document. find() returns projected documents either way.
+  kStoredWhenOnlySelecting,
+};
+
 /// A collection's validation options (MongoDB's create / collMod fields `validator`,
 /// `validationLevel`, `validationAction`). Unset fields are not sent: create leaves them at
 /// MongoDB's defaults (no validator, "strict", "error"), modify_collection leaves them as
@@ -249,8 +262,10 @@ class Collection {
     return client_->find(db_, name_, filter, options);
   }
   /// A find to run many times (mongostore/client/prepared_find.h): compiled once where the
-  /// backend can, same results as find(filter, options) at each run.
-  PreparedFind prepare_find(bson::DocumentView filter, const FindOptions& options = {}) const;
+  /// backend can, same results as find(filter, options) at each run. `visited`: what its
+  /// for_each hands the visitor.
+  PreparedFind prepare_find(bson::DocumentView filter, const FindOptions& options = {},
+                            VisitedDocuments visited = VisitedDocuments::kProjected) const;
   /// `replacement` holds no $-operators; the stored `_id` is kept (changing it fails
   /// ImmutableField 66).
   UpdateResult replace_one(bson::DocumentView filter, bson::DocumentView replacement,

@@ -67,12 +67,14 @@ class PreparedFind {
   std::unique_ptr<Cursor> find(bson::DocumentView filter) const;
 
   /// Runs the prepared find (or with `filter` in its place) and calls `visit` with each
-  /// document find() would return, in the same order, without building a vector of them:
-  /// the caller reads what it needs in place. The view lives only during its call to
-  /// `visit` (copy what must outlive it). The documents are read batch by batch as a cursor
-  /// reads them; a document the visitor writes may or may not be seen by a later batch, as
-  /// with any cursor. Errors: find's, thrown from for_each; an exception thrown by `visit`
-  /// ends the run (its cursor is closed) and propagates unchanged.
+  /// document find() would return (or the stored document it is projected from, when
+  /// prepared with VisitedDocuments::kStoredWhenOnlySelecting), in the same order, without
+  /// building a vector of them: the caller reads what it needs in place. The view lives
+  /// only during its call to `visit` (copy what must outlive it). The documents are read
+  /// batch by batch as a cursor reads them; a document the visitor writes may or may not be
+  /// seen by a later batch, as with any cursor. Errors: find's, thrown from for_each; an
+  /// exception thrown by `visit` ends the run (its cursor is closed) and propagates
+  /// unchanged.
   void for_each(DocumentVisitor visit) const;
   void for_each(bson::DocumentView filter, DocumentVisitor visit) const;
 
@@ -84,19 +86,27 @@ class PreparedFind {
   friend class Collection;
   PreparedFind(std::shared_ptr<Client> client, std::string db, std::string coll,
                bson::Document filter, FindOptions options,
-               std::shared_ptr<const engine::PreparedFind> compiled)
+               std::shared_ptr<const engine::PreparedFind> compiled,
+               std::shared_ptr<const engine::PreparedFind> visited)
       : client_(std::move(client)),
         db_(std::move(db)),
         coll_(std::move(coll)),
         filter_(std::move(filter)),
         options_(std::move(options)),
-        compiled_(std::move(compiled)) {}
+        compiled_(std::move(compiled)),
+        visited_(std::move(visited)) {}
+
+  // What for_each runs: visited_ when the backend compiled it, else find()'s run.
+  std::unique_ptr<Cursor> visit_run(const bson::DocumentView* filter) const;
 
   std::shared_ptr<Client> client_;
   std::string db_, coll_;
   bson::Document filter_;
   FindOptions options_;
   std::shared_ptr<const engine::PreparedFind> compiled_;  // null: the plain find each run
+  // for_each's compiled find: compiled_, or the same find without its projection when the
+  // caller asked for stored documents and the projection only selects fields.
+  std::shared_ptr<const engine::PreparedFind> visited_;
 };
 
 }  // namespace mongostore::client
