@@ -21,17 +21,24 @@ constexpr size_t kFirstCapacity = 16;
 std::optional<double> collect_due(bson::DocumentView doc, double now, std::vector<DueTimer>& due,
                                   bson::Value* bound) {
   std::optional<double> earliest;
-  bson::Value id, timers;
+  bson::Value id, timers, next_fire_at;
   bson::Element e;
-  for (bson::RawElements top(doc); top.next(e);) {
-    if (e.key == "_id") {
+  // The first of each field, as DocumentView::get reads it; the walk ends once all three are
+  // found. The sweep hands the stored document (~2 KB of other fields), not a projection.
+  int found = 0;
+  for (bson::RawElements top(doc); found < 3 && top.next(e);) {
+    if (id.is_missing() && e.key == "_id") {
       id = e.value;
-    } else if (e.key == "timers") {
+      ++found;
+    } else if (timers.is_missing() && e.key == "timers") {
       timers = e.value;
-    } else if (e.key == "next_fire_at") {
-      *bound = e.value;
+      ++found;
+    } else if (next_fire_at.is_missing() && e.key == "next_fire_at") {
+      next_fire_at = e.value;
+      ++found;
     }
   }
+  if (!next_fire_at.is_missing()) *bound = next_fire_at;
   if (!timers.is_document()) return earliest;
   // Where this document's first due timer went: the later ones copy its execution id.
   size_t first_due = due.size();

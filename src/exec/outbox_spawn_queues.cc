@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "bson/raw_elements.h"
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
 #include "mongostore/exec/execution_store.h"
@@ -41,9 +42,11 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
   // Each document read in place: only the entries are copied out of it.
   find.for_each([&](DocumentView doc) {
     // `_id` and the array in one pass over the document (the first of a repeated key, as
-    // DocumentView::get finds).
+    // DocumentView::get finds), ended once both are found: the sweep hands the stored
+    // document, ~2 KB of other fields, not a projection.
     bson::Value id, array;
-    for (const bson::Element& e : doc) {
+    bson::Element e;
+    for (bson::RawElements top(doc); (id.is_missing() || array.is_missing()) && top.next(e);) {
       if (id.is_missing() && e.key == "_id") {
         id = e.value;
       } else if (array.is_missing() && e.key == field) {
