@@ -304,31 +304,35 @@ bson::DocumentView CommitPlan::guard_in(std::vector<uint8_t>& buffer, int64_t ol
 
 bson::Document CommitPlan::insert() const {
   CommitWriter w(plan_bytes(*this));
+  // The fields the sweeps read come first, before the ~1 KB of data and the trace: a sweep's
+  // visitor walks the stored document's top-level fields until it has found its own
+  // (collect_due, pending_entries). Updates keep this order; documents another writer laid
+  // out otherwise are read the same, only walked further.
   w.append("_id", execution_id);
   w.append("definition_id", definition_id);
   w.append("version", new_version);
-  w.append("data", data);
-  append_promoted(w, *this);
   // Always a number: +infinity stands for "no timer", so a missing or null bound can only
   // come from another writer, and due_timers finds those through the index's null key.
   w.append("next_fire_at", earliest_armed_timer().value_or(kNoTimer));
+  w.open_document("timers");
+  for (const TimerChange& t : timers) {
+    if (t.fire_at) w.append(t.key(), *t.fire_at);  // a cancel of a timer that never existed
+  }
+  w.close();
   w.open_array("outbox");
   for (const OutboxItem& item : outbox) push_outbox_item(w, item);
   w.close();
   w.open_array("spawns");
   for (const bson::Document& s : spawns) w.append(w.next_index(), s.view());
   w.close();
+  w.append("data", data);
+  append_promoted(w, *this);
   w.open_array("trace");
   if (trace_step) w.append(w.next_index(), *trace_step);
   w.close();
   if (count_trace) w.append(kTraceNext, int64_t{trace_step ? 1 : 0});
   w.open_array("processed");
   if (processed_event) w.append(w.next_index(), *processed_event);
-  w.close();
-  w.open_document("timers");
-  for (const TimerChange& t : timers) {
-    if (t.fire_at) w.append(t.key(), *t.fire_at);  // a cancel of a timer that never existed
-  }
   w.close();
   return w.finish();
 }

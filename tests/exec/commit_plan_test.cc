@@ -141,6 +141,9 @@ TEST(CommitPlan, UpdateOfAnEmptyBatch) {
   expect_same(plan.update(), b.finish());
 }
 
+// The first save's document: the fields the sweeps read (next_fire_at, timers, outbox,
+// spawns) before the data and the trace, so that a sweep's walk of the stored document ends
+// early (collect_due, pending_entries).
 TEST(CommitPlan, InsertSeedsEveryField) {
   Fixture f;
   CommitPlan plan;
@@ -150,18 +153,7 @@ TEST(CommitPlan, InsertSeedsEveryField) {
   b.append("_id", "e1")
       .append("definition_id", "def")
       .append("version", int64_t{1})
-      .append("data", plan.data)
-      .append("status", "running")
-      .append("parent_id", bson::Null{})
       .append("next_fire_at", 20.0);
-  b.open_array("outbox");
-  b.push(make_document("seq", int64_t{41}, "target_id", f.target, "event", f.event_a));
-  b.push(make_document("seq", int64_t{42}, "target_id", bson::Null{}, "event", f.event_b));
-  b.close();
-  b.open_array("spawns").push(f.spawn).close();
-  b.open_array("trace").push(f.step).close();
-  b.append(kTraceNext, int64_t{1});
-  b.open_array("processed").push(f.mark).close();
   b.open_document("timers")
       .append(
           "Fork\xEF\xBC\x8E"
@@ -169,6 +161,15 @@ TEST(CommitPlan, InsertSeedsEveryField) {
           30.0)
       .append("C", 20.0)
       .close();
+  b.open_array("outbox");
+  b.push(make_document("seq", int64_t{41}, "target_id", f.target, "event", f.event_a));
+  b.push(make_document("seq", int64_t{42}, "target_id", bson::Null{}, "event", f.event_b));
+  b.close();
+  b.open_array("spawns").push(f.spawn).close();
+  b.append("data", plan.data).append("status", "running").append("parent_id", bson::Null{});
+  b.open_array("trace").push(f.step).close();
+  b.append(kTraceNext, int64_t{1});
+  b.open_array("processed").push(f.mark).close();
   expect_same(plan.insert(), b.finish());
 }
 
@@ -184,15 +185,13 @@ TEST(CommitPlan, InsertOfAnEmptyBatch) {
   b.append("_id", "e2")
       .append("definition_id", "def")
       .append("version", int64_t{1})
-      .append("data", "{}")
-      .append("status", "created")
-      .append("parent_id", "p")
       .append("next_fire_at", kNoTimer);
+  b.open_document("timers").close();
   b.open_array("outbox").close();
   b.open_array("spawns").close();
+  b.append("data", "{}").append("status", "created").append("parent_id", "p");
   b.open_array("trace").close();
   b.open_array("processed").close();
-  b.open_document("timers").close();
   expect_same(plan.insert(), b.finish());
 }
 
