@@ -2,7 +2,8 @@
 // key set: every plan shape (forward, reverse, bounded, unbounded, empty and inverted
 // ranges, a prefix-free point) visits the same keys in the same order, and a walk stopped
 // after every k entries and resumed from its position (IndexScanPosition, as the next batch
-// does) visits them once each. The scan reads each entry's key once for both its range check
+// does) visits them once each; a range that follows the one before it is read on from where
+// that walk ended. The scan reads each entry's key once for both its range check
 // and the position it records; this pins that it still stops and resumes where it did.
 #include <gtest/gtest.h>
 #include <wiredtiger.h>
@@ -119,6 +120,31 @@ TEST_F(ScanRangesResume, EachPlanShapeMatchesTheReference) {
     plan.ranges = {range("0", "a"), range("abc", "abd"), range("e", "f")};
     expect_same(plan);
   }
+}
+
+TEST_F(ScanRangesResume, ARangeAfterAnotherStartsWhereTheWalkBeforeItEnded) {
+  // A forward walk that ends at a key at or past its range's end goes on from that key when
+  // the next range holds it, without a search. Every way the next range can lie: touching
+  // the last one, beyond a gap the key after the last one is in, beyond a gap it is not in,
+  // after the end of the table, and out of order (not a planner's shape).
+  IndexPlan plan;
+  for (const std::vector<KeyRange>& ranges : std::vector<std::vector<KeyRange>>{
+           {range("a", "ab"), range("ab", "b"), range("b", "c"), from("c")},
+           {range("a", "aa"), range("aaa", "abc"), range("abd", "b"), range("b", "bb")},
+           {range("a", "ab"), range("c", "d"), range("d", "e")},
+           {range("da", "e"), range("e", "f"), range("f", "g"), range("x", "z"), from("z")},
+           {range("0", "1"), range("1", "2"), range("a", "ab")},
+           {range("c", "d"), range("a", "b"), range("b", "ba"), range("ba", "c")},
+           {range("b", "b"), range("a", "b"), range("ab", "ab"), range("b", "c")},
+       }) {
+    plan.ranges = ranges;
+    SCOPED_TRACE(::testing::PrintToString(reference(plan)));
+    expect_same(plan);
+  }
+  // With prefix-free points between walks: a point read by an exact search leaves the
+  // cursor where the range after it must search again.
+  plan.ranges = {range("a", "ab"), range("bb", "bc"), range("c", "d"), range("e", "f"), from("f")};
+  expect_same(plan, /*prefix_free=*/true);
 }
 
 TEST_F(ScanRangesResume, PrefixFreePointsMatchTheReference) {

@@ -85,12 +85,24 @@ class IndexTable {
       return std::string_view(static_cast<const char*>(k.data), k.size);
     };
     size_t n = plan.ranges.size();
+    // Forward: where the walk of the last range ended. A walk that stops at a key at or past
+    // its range's end leaves the cursor on the first key >= that end; when the next range
+    // starts at or after that end and the key is in it, it is the first key of the next
+    // range too (no key lies between), and the walk goes on from it without a search (a
+    // sweep's null key, then [-inf, now]). A walk that ran off the table leaves nothing
+    // after that end. Null: the cursor is not known to stand anywhere useful.
+    const std::string* walked_past = nullptr;
+    bool table_ended = false;
     for (; pos.step < n; ++pos.step, pos.has_after_key = false) {
       const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - pos.step : pos.step];
       if (!r.end_unbounded && r.end <= r.start) continue;
+      bool follows = walked_past != nullptr && *walked_past <= r.start;
+      if (follows && table_ended) continue;  // and so are the later ranges, further on
+      walked_past = nullptr;
       if (prefix_free && is_prefix_range(r)) {
         if (pos.has_after_key && pos.after_key == r.start) continue;  // read before a stop
         if (!pos.has_after_key) {
+          follows = false;  // the search moves the cursor
           WT_ITEM k = item_of(r.start.data(), r.start.size());
           ic->set_key(ic, &k);
           int found = ic->search(ic);
@@ -113,11 +125,15 @@ class IndexTable {
         if (!plan.reverse && rc == 0 && exact <= 0) rc = ic->next(ic);
         if (plan.reverse && rc == 0 && exact >= 0) rc = ic->prev(ic);
       } else if (!plan.reverse) {
-        WT_ITEM k = item_of(r.start.data(), r.start.size());
-        ic->set_key(ic, &k);
-        int exact = 0;
-        rc = ic->search_near(ic, &exact);
-        if (rc == 0 && exact < 0) rc = ic->next(ic);
+        if (follows && !(key_of(ic) < std::string_view(r.start))) {
+          rc = 0;  // on the first key of r already
+        } else {
+          WT_ITEM k = item_of(r.start.data(), r.start.size());
+          ic->set_key(ic, &k);
+          int exact = 0;
+          rc = ic->search_near(ic, &exact);
+          if (rc == 0 && exact < 0) rc = ic->next(ic);
+        }
       }
       if (!plan.reverse) {
         while (rc == 0) {
@@ -125,6 +141,10 @@ class IndexTable {
           if (!r.end_unbounded && !(key < std::string_view(r.end))) break;
           if (!visit(ic, key)) return;
           rc = ic->next(ic);
+        }
+        if (!r.end_unbounded && (rc == 0 || rc == WT_NOTFOUND)) {
+          walked_past = &r.end;
+          table_ended = rc == WT_NOTFOUND;
         }
       } else {
         if (pos.has_after_key) {
