@@ -42,6 +42,17 @@ void visit_all(Cursor& cursor, DocumentVisitor visit) {
   }
 }
 
+// Whether `projection` only keeps or drops fields: every value a number or a boolean and no
+// `$` in a path (no positional projection, $slice, $elemMatch, $meta or computed field). The
+// stored document then holds every field it keeps, with the same value.
+bool only_selects(bson::DocumentView projection) {
+  for (const bson::Element& e : projection) {
+    if (e.key.find('$') != std::string_view::npos) return false;
+    if (!e.value.is_number() && e.value.type() != bson::BsonType::kBool) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<const engine::PreparedFind> Client::compile_find(std::string_view, std::string_view,
@@ -54,17 +65,6 @@ std::unique_ptr<Cursor> Client::find_compiled(const engine::PreparedFind&,
                                               const bson::DocumentView*) {
   throw Error(ErrorCode::kInternalError,
               "find_compiled: backend '" + std::string(backend_name()) + "' compiles no finds");
-}
-
-// Whether `projection` only keeps or drops fields: every value a number or a boolean and no
-// `$` in a path (no positional projection, $slice, $elemMatch, $meta or computed field). The
-// stored document then holds every field it keeps, with the same value.
-bool only_selects(bson::DocumentView projection) {
-  for (const bson::Element& e : projection) {
-    if (e.key.find('$') != std::string_view::npos) return false;
-    if (!e.value.is_number() && e.value.type() != bson::BsonType::kBool) return false;
-  }
-  return true;
 }
 
 PreparedFind Collection::prepare_find(bson::DocumentView filter, const FindOptions& options,
