@@ -6,9 +6,15 @@
 // order). concurrent_channel is safe to use from any thread.
 #pragma once
 
+// A standard library header before Asio's: Asio decides once per translation unit whether
+// to allocate with std::aligned_alloc by a macro of libstdc++'s configuration, defined only
+// once some standard header is in. A unit that includes Asio first would free with
+// operator delete what another unit allocated with aligned_alloc (the same inline
+// functions, two definitions), which AddressSanitizer reports as an alloc-dealloc mismatch.
+#include <cstddef>
+
 #include <asio.hpp>
 #include <asio/experimental/concurrent_channel.hpp>
-#include <cstddef>
 
 namespace mongostore::exec {
 
@@ -22,7 +28,9 @@ class InFlightLimiter {
     co_await tokens_.async_send(asio::error_code{}, 0, asio::use_awaitable);
   }
   /// Frees a slot taken by acquire().
-  void release() { tokens_.try_receive([](asio::error_code, int) {}); }
+  void release() {
+    tokens_.try_receive([](asio::error_code, int) {});
+  }
 
  private:
   // The token carries an int only because Asio 1.22 cannot instantiate a channel whose

@@ -22,6 +22,13 @@
 // Short strings and scalars are unaffected in practice; documents and option structs are not.
 #pragma once
 
+// A standard library header before Asio's: Asio decides once per translation unit whether
+// to allocate with std::aligned_alloc by a macro of libstdc++'s configuration, defined only
+// once some standard header is in. A unit that includes Asio first would free with
+// operator delete what another unit allocated with aligned_alloc (the same inline
+// functions, two definitions), which AddressSanitizer reports as an alloc-dealloc mismatch.
+#include <cstddef>
+
 #include <asio.hpp>
 #include <functional>
 #include <memory>
