@@ -27,6 +27,27 @@ UpdateResult Collection::update_many(bson::DocumentView filter, bson::DocumentVi
   return client_->update_many(db_, name_, filter, update, options);
 }
 
+namespace {
+
+// cacheSizeMB: whole MiB from 1 to WiredTiger's largest cache (10 TiB).
+size_t cache_size_mb(std::string_view value) {
+  constexpr size_t kMaxMb = size_t{10} << 20;
+  size_t mb = 0;
+  bool ok = !value.empty() && value.size() <= 8;
+  for (char c : value) {
+    if (c < '0' || c > '9') ok = false;
+    if (ok) mb = mb * 10 + size_t(c - '0');
+  }
+  if (!ok || mb == 0 || mb > kMaxMb) {
+    throw Error(ErrorCode::kBadValue,
+                "connect: cacheSizeMB must be a whole number of MiB from 1 to " +
+                    std::to_string(kMaxMb) + ", not '" + std::string(value) + "'");
+  }
+  return mb;
+}
+
+}  // namespace
+
 std::shared_ptr<Client> connect(std::string_view uri) {
   if (uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
     return connect_remote(uri);
@@ -54,9 +75,13 @@ std::shared_ptr<Client> connect(std::string_view uri) {
     std::string_view value = eq == std::string_view::npos ? "" : option.substr(eq + 1);
     if (name == "durability") {
       engine::Durability d = engine::parse_durability(value);
+      if (rest == "memory" && d != engine::Durability::kInMemory) {
+        throw Error(ErrorCode::kBadValue, "connect: durability=" + std::string(value) +
+                                              " does not apply to embedded:memory");
+      }
       if (rest != "memory") options.durability = d;
     } else if (name == "cacheSizeMB") {
-      options.cache_size_mb = std::stoul(std::string(value));
+      options.cache_size_mb = cache_size_mb(value);
     } else {
       throw Error(ErrorCode::kBadValue, "connect: unknown URI option '" + std::string(name) + "'");
     }

@@ -319,10 +319,29 @@ TEST(Connect, UrisAreDocumentedAndCheckedLoudly) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), 6) << e.what();
   }
-  EXPECT_THROW(connect("mongodb://127.0.0.1:notaport"), Error);
-  EXPECT_THROW(connect("embedded:memory?bogus=1"), Error);
-  EXPECT_THROW(connect("embedded:/tmp/x?durability=sometimes"), Error);
-  EXPECT_THROW(connect(""), Error);
+  // Each malformed URI fails BadValue, naming what is wrong; none is opened with a default.
+  auto bad_value = [](const std::string& uri, const std::string& named) {
+    try {
+      connect(uri);
+      ADD_FAILURE() << uri << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), 2) << uri << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << uri << ": " << e.what();
+    }
+  };
+  bad_value("mongodb://127.0.0.1:notaport", "");
+  bad_value("embedded:memory?bogus=1", "bogus");
+  bad_value("embedded:/tmp/x?durability=sometimes", "sometimes");
+  bad_value("embedded:memory?durability=durable", "embedded:memory");
+  bad_value("embedded:memory?cacheSizeMB=lots", "'lots'");
+  bad_value("embedded:memory?cacheSizeMB=0", "'0'");
+  bad_value("embedded:memory?cacheSizeMB=-5", "'-5'");
+  bad_value("embedded:memory?cacheSizeMB=10485761", "'10485761'");
+  bad_value("embedded:memory?cacheSizeMB=99999999999999999999", "cacheSizeMB");
+  bad_value("embedded:memory?cacheSizeMB=", "cacheSizeMB");
+  bad_value("", "empty");
+  EXPECT_EQ(connect("embedded:memory?cacheSizeMB=64&durability=in-memory")->backend_name(),
+            "embedded");
   auto memory = connect("embedded:memory");
   EXPECT_EQ(memory->backend_name(), "embedded");
   memory->ping();

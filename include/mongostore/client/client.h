@@ -358,15 +358,29 @@ class Collection {
 
 /// Opens a client from a URI:
 ///
-/// | URI                                   | backend                                       |
-/// |---------------------------------------|-----------------------------------------------|
-/// | `embedded:memory`                     | embedded engine, in memory (tests)            |
-/// | `embedded:/path/dir`                  | embedded engine on a durable data directory   |
-/// | `embedded:/path/dir?durability=journaled` | ... acknowledging before fsync (see durability.h)
-/// | | `mongodb://...`                       | a MongoDB deployment (not yet built: fails with
-/// NotImplemented) |
+/// | URI                                  | backend                                          |
+/// |--------------------------------------|--------------------------------------------------|
+/// | `embedded:memory`                    | the embedded engine, in memory                   |
+/// | `embedded:/path/dir`                 | the embedded engine on a durable data directory  |
+/// | `mongodb://...`, `mongodb+srv://...` | a MongoDB deployment (or `mongostore serve`), through
+/// libmongoc |
 ///
-/// A bare path (no scheme) means `embedded:<path>`.
+/// A bare path (no scheme) means `embedded:<path>`. An embedded URI takes these options after
+/// a `?` (joined by `&`): `durability=durable|journaled|in-memory` (see engine/durability.h;
+/// on `embedded:memory` only `in-memory`) and `cacheSizeMB=<1 to 10485760>` (WiredTiger's
+/// cache, for `embedded:memory` also the most data it holds; default 512). A remote URI
+/// takes MongoDB's URI options, as libmongoc reads them.
+///
+/// Errors: BadValue (2) for an empty URI, an unknown or malformed option, or a remote URI
+/// libmongoc cannot parse; HostUnreachable (6) when no server of a remote URI answered within
+/// serverSelectionTimeoutMS; DataDirectoryInvalid (Engine::open's) for an embedded directory
+/// that cannot be created, is not writable, is held by another process or is not a mongostore
+/// data directory.
+///
+/// Thread safety: the client is safe to share between threads. Releasing the last reference
+/// to a remote client takes up to 500 ms: libmongoc 1.23's monitor thread looks for
+/// cancellation once per 500 ms while it awaits the server's next `hello` reply. Keep one
+/// client for a program's life rather than one per operation.
 std::shared_ptr<Client> connect(std::string_view uri);
 
 /// The embedded backend over an engine opened with `options`.
