@@ -1,6 +1,6 @@
 // Inline walks of a document's elements over its bytes, for the paths that run on every write
 // (the update language binding and applying, the write path's diff of two versions and its
-// `_id` guard check).
+// `_id` guard check) and for readers of a few named fields (first_values).
 //
 // DocumentView's iterator does the same per element, but out of line: begin() and end() are
 // calls that each load an element, and every step is a call; for the few elements of an
@@ -11,6 +11,8 @@
 // views over borrowed bytes.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -50,5 +52,26 @@ class RawElements {
   const uint8_t* pos_;
   const uint8_t* end_;
 };
+
+/// The values of `keys` in `doc`, each the first element with its key (missing if none), as
+/// DocumentView::get returns them, in one walk that ends once every key is found. For readers
+/// of a few named fields of a document, where N calls of get() would each walk from the start.
+/// The keys must be distinct.
+template <size_t N>
+std::array<Value, N> first_values(DocumentView doc, const std::array<std::string_view, N>& keys) {
+  std::array<Value, N> out;
+  size_t left = N;
+  Element e;
+  for (RawElements elements(doc); left > 0 && elements.next(e);) {
+    for (size_t i = 0; i < N; ++i) {
+      if (out[i].is_missing() && e.key == keys[i]) {
+        out[i] = e.value;
+        --left;
+        break;
+      }
+    }
+  }
+  return out;
+}
 
 }  // namespace mongostore::bson

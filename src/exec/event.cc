@@ -1,8 +1,11 @@
 #include "mongostore/exec/event.h"
 
+#include <array>
 #include <cstdint>
 #include <random>
+#include <string_view>
 
+#include "bson/raw_elements.h"
 #include "exec/field_reader.h"
 #include "exec/json_writer.h"
 #include "exec/model_json.h"
@@ -61,13 +64,19 @@ void write_event(JsonWriter& out, const Event& event) {
 }
 
 Event read_event(bson::DocumentView doc, const std::string& what) {
+  // The five fields in one walk of the document (a sweep of the outbox reads every pending
+  // entry's event): five get() calls walked it from the start each, ~1,000 instructions an
+  // event.
+  static constexpr std::array<std::string_view, 5> kFields = {"id", "kind", "created_time",
+                                                              "received_time", "data"};
+  const std::array<bson::Value, 5> v = bson::first_values(doc, kFields);
   FieldReader fields(doc, what);
   Event event;
-  event.id = fields.required_string("id");
-  event.kind = fields.required_string("kind");
-  event.created_time = fields.optional_string("created_time");
-  event.received_time = fields.optional_string("received_time");
-  event.data = bson::Document::copy_of(fields.document("data"));
+  event.id = fields.required_string(kFields[0], v[0]);
+  event.kind = fields.required_string(kFields[1], v[1]);
+  event.created_time = fields.optional_string(kFields[2], v[2]);
+  event.received_time = fields.optional_string(kFields[3], v[3]);
+  event.data = bson::Document::copy_of(fields.document(kFields[4], v[4]));
   return event;
 }
 

@@ -12,7 +12,10 @@ void FieldReader::fail(std::string_view key, std::string_view problem) const {
 }
 
 std::string FieldReader::required_string(std::string_view key) const {
-  bson::Value v = doc_.get(key);
+  return required_string(key, doc_.get(key));
+}
+
+std::string FieldReader::required_string(std::string_view key, const bson::Value& v) const {
   if (v.is_missing()) fail(key, "missing");
   if (!v.is_string()) fail(key, "expected a string, got " + std::string(type_alias(v.type())));
   return std::string(v.as_string());
@@ -26,7 +29,11 @@ std::string FieldReader::string(std::string_view key, std::string_view fallback)
 }
 
 std::optional<std::string> FieldReader::optional_string(std::string_view key) const {
-  bson::Value v = doc_.get(key);
+  return optional_string(key, doc_.get(key));
+}
+
+std::optional<std::string> FieldReader::optional_string(std::string_view key,
+                                                        const bson::Value& v) const {
   if (v.is_missing() || v.is_null()) return std::nullopt;
   if (!v.is_string()) {
     fail(key, "expected a string or null, got " + std::string(type_alias(v.type())));
@@ -48,14 +55,17 @@ int64_t FieldReader::integer(std::string_view key, int64_t fallback) const {
   if (v.is_missing()) return fallback;
   int64_t out = 0;
   if (!v.is_number() || !v.number_as_exact_int64(&out)) {
-    fail(key, "expected an integer, got " + (v.is_number() ? v.to_json()
-                                                            : std::string(type_alias(v.type()))));
+    fail(key, "expected an integer, got " +
+                  (v.is_number() ? v.to_json() : std::string(type_alias(v.type()))));
   }
   return out;
 }
 
 bson::DocumentView FieldReader::document(std::string_view key) const {
-  bson::Value v = doc_.get(key);
+  return document(key, doc_.get(key));
+}
+
+bson::DocumentView FieldReader::document(std::string_view key, const bson::Value& v) const {
   if (v.is_missing() || v.is_null()) return bson::DocumentView();
   if (!v.is_document()) fail(key, "expected an object, got " + std::string(type_alias(v.type())));
   return v.as_document();

@@ -1,9 +1,9 @@
 // FieldReader: typed reads of a parsed model document (an Execution, Event or child state),
 // failing with FailedToParse (9) that names the model and the field.
 //
-// Execution and Event JSON is parsed by libbson into a BSON document first; this class then
-// checks each field's type. A missing field takes the model's default (as pydantic fills
-// defaults); only a field with the wrong type is an error.
+// Execution and Event JSON is parsed into a BSON document first (bson::Document::from_json);
+// this class then checks each field's type. A missing field takes the model's default (as pydantic
+// fills defaults); only a field with the wrong type is an error.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "mongostore/bson/document.h"
+#include "mongostore/bson/value.h"
 
 namespace mongostore::exec {
 
@@ -32,6 +33,12 @@ class FieldReader {
   bson::DocumentView document(std::string_view key) const;
   /// An array (null and missing read as []).
   bson::DocumentView array(std::string_view key) const;
+
+  // The same checks of a value already read (e.g. by bson::first_values, one walk for several
+  // fields); `key` names it in errors.
+  std::string required_string(std::string_view key, const bson::Value& v) const;
+  std::optional<std::string> optional_string(std::string_view key, const bson::Value& v) const;
+  bson::DocumentView document(std::string_view key, const bson::Value& v) const;
 
   /// An error naming the field.
   [[noreturn]] void fail(std::string_view key, std::string_view problem) const;

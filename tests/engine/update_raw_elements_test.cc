@@ -1,9 +1,12 @@
 // RawElements (bson/raw_elements.h), the inline walk the update paths use instead of
 // DocumentView's iterator, yields the same elements (keys, types, payload bytes) in the same
-// order, for every BSON type and for empty and nested documents.
+// order, for every BSON type and for empty and nested documents; first_values reads what get()
+// does.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bson/raw_elements.h"
@@ -53,6 +56,26 @@ TEST(UpdateRawElements, WalksWhatTheIteratorWalks) {
     "": "empty key"
   })json";
   expect_same_walk(J(kAllTypes).view());
+}
+
+// first_values reads what get() reads for each key: the first of a repeated key, missing for
+// an absent one, whatever order the keys are asked in.
+TEST(UpdateRawElements, FirstValuesAreWhatGetReturns) {
+  const bson::Document doc = J(R"({"a": 1, "b": "x", "a": 2, "c": {"d": 3}, "b": null, "": 4})");
+  auto expect_as_get = [&](bson::DocumentView d, const auto& keys) {
+    const auto values = bson::first_values(d, keys);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const bson::Value want = d.get(keys[i]);
+      EXPECT_EQ(values[i].type(), want.type()) << keys[i];
+      EXPECT_EQ(values[i].data(), want.data()) << keys[i];
+      EXPECT_EQ(values[i].size(), want.size()) << keys[i];
+    }
+  };
+  expect_as_get(doc.view(), std::array<std::string_view, 4>{"a", "b", "c", ""});
+  expect_as_get(doc.view(), std::array<std::string_view, 3>{"", "missing", "a"});
+  expect_as_get(doc.view(), std::array<std::string_view, 2>{"d", "c"});
+  expect_as_get(bson::Document().view(), std::array<std::string_view, 2>{"a", "b"});
+  EXPECT_EQ(bson::first_values(doc.view(), std::array<std::string_view, 1>{"a"})[0].as_int32(), 1);
 }
 
 }  // namespace
