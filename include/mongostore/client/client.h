@@ -362,8 +362,7 @@ class Collection {
 /// |--------------------------------------|--------------------------------------------------|
 /// | `embedded:memory`                    | the embedded engine, in memory                   |
 /// | `embedded:/path/dir`                 | the embedded engine on a durable data directory  |
-/// | `mongodb://...`, `mongodb+srv://...` | a MongoDB deployment (or `mongostore serve`), through
-/// libmongoc |
+/// | `mongodb://...`, `mongodb+srv://...` | MongoDB or `mongostore serve`, through libmongoc |
 ///
 /// A bare path (no scheme) means `embedded:<path>`. An embedded URI takes these options after
 /// a `?` (joined by `&`): `durability=durable|journaled|in-memory` (see engine/durability.h;
