@@ -58,6 +58,19 @@ DispatcherOptions dispatcher_options(const ServerOptions& options) {
   return out;
 }
 
+// Counts a connection as holding an awaitable hello for as long as it lives: across the
+// coroutine's wait, and undone however the wait ends (timer, cancellation, exception).
+class AwaitingTopologyChange {
+ public:
+  explicit AwaitingTopologyChange(std::atomic<int64_t>& count) : count_(count) { ++count_; }
+  ~AwaitingTopologyChange() { --count_; }
+  AwaitingTopologyChange(const AwaitingTopologyChange&) = delete;
+  AwaitingTopologyChange& operator=(const AwaitingTopologyChange&) = delete;
+
+ private:
+  std::atomic<int64_t>& count_;
+};
+
 }  // namespace
 
 class Server::Impl {
@@ -385,6 +398,7 @@ class Server::Impl {
         c->message_started.reset();
         info.open_connections = open_connections_.load();
         info.total_connections = next_connection_id_.load();
+        info.awaiting_topology_changes = awaiting_topology_changes_.load();
         std::vector<uint8_t> reply;
         ReplyPlan plan;
         try {
@@ -409,6 +423,7 @@ class Server::Impl {
         if (plan.hold.count() > 0 && !draining_) {
           // An awaitable hello: the reply waits until the topology changes (never, on one
           // node) or maxAwaitTimeMS passes, on a timer, so no thread waits with it.
+          AwaitingTopologyChange counted(awaiting_topology_changes_);
           c->hello_wait.expires_after(plan.hold);
           co_await c->hello_wait.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
         }
@@ -428,6 +443,7 @@ class Server::Impl {
         bool stream_failed = false;
         while (plan.next_hello) {
           if (!draining_) {  // stopping: the last reply goes at once
+            AwaitingTopologyChange counted(awaiting_topology_changes_);
             c->hello_wait.expires_after(plan.stream_hold);
             co_await c->hello_wait.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
           }
@@ -632,6 +648,9 @@ class Server::Impl {
   uint16_t port_ = 0;
   std::atomic<size_t> open_connections_{0};
   std::atomic<int64_t> next_connection_id_{0};
+  /// Connections holding an awaitable hello's reply (serverStatus's
+  /// connections.awaitingTopologyChanges).
+  std::atomic<int64_t> awaiting_topology_changes_{0};
   std::atomic<int32_t> next_request_id_{0};
   std::mutex stop_mutex_, log_mutex_;
   bool stopped_ = false;

@@ -5,6 +5,7 @@
 // keeping the standalone answers. Spoken over a plain socket, so every field is the server's.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -27,6 +28,24 @@ bson::Timestamp operation_time(const Document& reply) {
   return reply.get("operationTime").type() == bson::BsonType::kTimestamp
              ? reply.get("operationTime").as_timestamp()
              : bson::Timestamp{};
+}
+
+// serverStatus's connections.awaitingTopologyChanges, asked on a connection of its own.
+int64_t awaiting_topology_changes(int port) {
+  WireConnection conn(port);
+  return int_at(run(conn, make_document("serverStatus", 1, "$db", "admin")),
+                "connections.awaitingTopologyChanges");
+}
+
+// Waits until `port`'s server holds `n` awaitable hellos (a held hello's reply is written only
+// later, so a test can act on a hello known to be held); false after 30 s.
+bool await_held_hellos(int port, int64_t n) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (awaiting_topology_changes(port) != n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 class ReplicaSetTopologyTest : public ::testing::Test {
@@ -188,7 +207,9 @@ TEST_F(ReplicaSetTopologyTest, AnAwaitableHelloIsHeldWithoutHoldingANetworkThrea
   ASSERT_TRUE(monitor.send(op_msg(monitor.next_request_id(),
                                   make_document("hello", 1, "topologyVersion", version,
                                                 "maxAwaitTimeMS", int64_t{1500}, "$db", "admin"))));
-  // Other connections (more than there are network threads) are answered meanwhile.
+  // Other connections (more than there are network threads) are answered meanwhile, and
+  // serverStatus counts the held hello until its reply is written.
+  ASSERT_TRUE(await_held_hellos(server_->port(), 1));
   for (int i = 0; i < 4; ++i) {
     WireConnection other(server_->port());
     EXPECT_TRUE(other.ping());
@@ -196,6 +217,7 @@ TEST_F(ReplicaSetTopologyTest, AnAwaitableHelloIsHeldWithoutHoldingANetworkThrea
   auto held = monitor.receive();
   ASSERT_TRUE(held.has_value());
   EXPECT_EQ(ok_of(held->body), 1.0) << held->body.to_json();
+  EXPECT_EQ(awaiting_topology_changes(server_->port()), 0);
   // A topologyVersion from another process is answered at once (well before its minute).
   Document stale = make_document("processId", bson::ObjectId::generate(), "counter", int64_t{0});
   auto answered = monitor.command(make_document("hello", 1, "topologyVersion", stale,
@@ -212,6 +234,9 @@ TEST(ReplicaSetShutdown, AnAwaitableHelloIsAnsweredWhenTheServerStops) {
       monitor.next_request_id(),
       make_document("hello", 1, "topologyVersion", first.get("topologyVersion").as_document(),
                     "maxAwaitTimeMS", int64_t{60000}, "$db", "admin"))));
+  // Stopped once the hello is held: one that has not reached the server when it stops is
+  // another case (its connection closes without a reply).
+  ASSERT_TRUE(await_held_hellos(server.port(), 1));
   std::thread stopper([&] { server.stop(); });
   auto reply = monitor.receive();  // within the 30 s read timeout, not the 60 s wait
   stopper.join();

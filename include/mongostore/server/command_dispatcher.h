@@ -62,6 +62,9 @@ struct ConnectionInfo {
   int64_t total_connections = 0;
   /// The server's connection bound (serverStatus.connections.available is what is left).
   size_t max_connections = 0;
+  /// Connections whose awaitable hello is being held for a topology change or its
+  /// maxAwaitTimeMS (serverStatus.connections.awaitingTopologyChanges).
+  int64_t awaiting_topology_changes = 0;
   /// Who the connection authenticated as (saslStart / saslContinue), shared by its commands.
   /// Null: the connection cannot authenticate (authentication commands fail).
   std::shared_ptr<auth::AuthSession> auth;

@@ -63,6 +63,7 @@ void server_status(const CommandContext& ctx, DocumentBuilder& b) {
                                                       ? c.max_connections - c.open_connections
                                                       : 0))
         .append("totalCreated", c.total_connections)
+        .append("awaitingTopologyChanges", c.awaiting_topology_changes)
         .close();
   }
   if (wants("opcounters")) {
