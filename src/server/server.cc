@@ -345,7 +345,10 @@ class Server::Impl {
       }
       for (;;) {
         c->busy = false;
-        if (draining_) {
+        // Stopping: a message already received is still served (as stop() leaves it to be),
+        // even when this loop comes back here only after stop() has looked.
+        asio::error_code unread_ec;
+        if (draining_ && !(c->socket.available(unread_ec) > 0 && !unread_ec)) {
           reason = "server shutting down";
           break;
         }
