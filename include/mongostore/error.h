@@ -69,6 +69,7 @@ enum class ErrorCode : int32_t {
   kQueryFeatureNotAllowed = 224,
   kNotImplemented = 238,  // "NotImplemented": a feature mongostore does not support
   kInvalidBSON = 22,
+  kDataCorruptionDetected = 12,  // stored bytes that cannot be what mongostore wrote
   kHostUnreachable = 6,
   kHostNotFound = 7,
   kUnknownError = 8,

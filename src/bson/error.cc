@@ -61,6 +61,8 @@ std::string_view code_name(int32_t code) {
       return "IllegalOperation";
     case 22:
       return "InvalidBSON";
+    case 12:
+      return "DataCorruptionDetected";
     case 26:
       return "NamespaceNotFound";
     case 27:

@@ -1,6 +1,7 @@
 #include "mongostore/client/prepared_find.h"
 
 #include "mongostore/engine/document_batch.h"
+#include "mongostore/engine/projection.h"
 #include "mongostore/error.h"
 
 namespace mongostore::client {
@@ -42,17 +43,6 @@ void visit_all(Cursor& cursor, DocumentVisitor visit) {
   }
 }
 
-// Whether `projection` only keeps or drops fields: every value a number or a boolean and no
-// `$` in a path (no positional projection, $slice, $elemMatch, $meta or computed field). The
-// stored document then holds every field it keeps, with the same value.
-bool only_selects(bson::DocumentView projection) {
-  for (const bson::Element& e : projection) {
-    if (e.key.find('$') != std::string_view::npos) return false;
-    if (!e.value.is_number() && e.value.type() != bson::BsonType::kBool) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::shared_ptr<const engine::PreparedFind> Client::compile_find(std::string_view, std::string_view,
@@ -73,10 +63,10 @@ PreparedFind Collection::prepare_find(bson::DocumentView filter, const FindOptio
       client_->compile_find(db_, name_, filter, options);
   std::shared_ptr<const engine::PreparedFind> visit = compiled;
   if (compiled && visited == VisitedDocuments::kStoredWhenOnlySelecting &&
-      !options.projection.empty() && only_selects(options.projection)) {
-    FindOptions whole = options;
-    whole.projection = bson::Document();
-    visit = client_->compile_find(db_, name_, filter, whole);
+      !options.projection.empty() && engine::Projection::only_selects(options.projection)) {
+    FindOptions more = options;
+    more.results_may_hold_more_fields = true;
+    visit = client_->compile_find(db_, name_, filter, more);
   }
   return PreparedFind(client_, db_, name_, bson::Document::copy_of(filter), options,
                       std::move(compiled), std::move(visit));

@@ -1,5 +1,6 @@
 #include "engine/index_descriptor.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "mongostore/bson/builder.h"
@@ -17,6 +18,43 @@ std::string direction_text(const bson::Value& v) {
   double d = v.number_as_double();
   if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
   return v.to_json();
+}
+
+// The storedFields option: distinct top-level field names, checked before any entry is written
+// (a name with a dot or a leading `$` could never match a stored document's field).
+std::vector<std::string> parse_stored_fields(const bson::Value& v, const IndexDescriptor& d) {
+  if (!v.is_array()) {
+    throw Error(ErrorCode::kTypeMismatch,
+                "storedFields must be an array of field names, not " + v.to_json());
+  }
+  if (d.is_id_index()) {
+    throw Error(ErrorCode::kCannotCreateIndex, "the _id index cannot have storedFields");
+  }
+  std::vector<std::string> fields;
+  for (const bson::Element& e : v.as_array()) {
+    if (!e.value.is_string()) {
+      throw Error(ErrorCode::kTypeMismatch,
+                  "storedFields must hold field names (strings), not " + e.value.to_json());
+    }
+    std::string name(e.value.as_string());
+    if (name.empty() || name[0] == '$' || name.find('.') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
+      throw Error(ErrorCode::kCannotCreateIndex,
+                  "storedFields takes top-level field names (no dot, no leading '$'): " +
+                      e.value.to_json());
+    }
+    if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
+      throw Error(ErrorCode::kCannotCreateIndex, "storedFields repeats field '" + name + "'");
+    }
+    if (fields.size() == IndexDescriptor::kMaxStoredFields) {
+      throw Error(ErrorCode::kCannotCreateIndex,
+                  "storedFields holds at most " +
+                      std::to_string(IndexDescriptor::kMaxStoredFields) + " fields");
+    }
+    fields.push_back(std::move(name));
+  }
+  if (fields.empty()) throw Error(ErrorCode::kCannotCreateIndex, "storedFields is empty");
+  return fields;
 }
 
 bool option_bool(bson::DocumentView options, std::string_view name) {
@@ -79,7 +117,7 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
   for (const bson::Element& e : options) {
     if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
         e.key == "partialFilterExpression" || e.key == "v" || e.key == "key" ||
-        e.key == "background" || e.key == "collation") {
+        e.key == "background" || e.key == "collation" || e.key == "storedFields") {
       continue;
     }
     throw Error(ErrorCode::kInvalidOptions,
@@ -108,6 +146,8 @@ IndexDescriptor IndexDescriptor::parse(bson::DocumentView key_pattern, bson::Doc
   if (d.is_id_index() && !(d.fields_.size() == 1 && d.fields_[0].path == "_id")) {
     throw Error(ErrorCode::kBadValue, "The index name '_id_' is reserved for the _id index");
   }
+  bson::Value stored = options.get("storedFields");
+  if (!stored.is_missing()) d.stored_fields_ = parse_stored_fields(stored, d);
   return d;
 }
 
@@ -115,7 +155,7 @@ IndexDescriptor IndexDescriptor::from_catalog(bson::DocumentView spec) {
   bson::DocumentBuilder options;
   for (const bson::Element& e : spec) {
     if (e.key == "name" || e.key == "unique" || e.key == "sparse" ||
-        e.key == "partialFilterExpression" || e.key == "collation") {
+        e.key == "partialFilterExpression" || e.key == "collation" || e.key == "storedFields") {
       options.append(e.key, e.value);
     }
   }
@@ -132,6 +172,11 @@ bson::Document IndexDescriptor::to_document() const {
   if (sparse_) b.append("sparse", true);
   if (partial_) b.append("partialFilterExpression", partial_expression_.view());
   if (collation_) b.append("collation", collation_->spec().view());
+  if (!stored_fields_.empty()) {
+    b.open_array("storedFields");
+    for (const std::string& f : stored_fields_) b.push(f);
+    b.close();
+  }
   return b.finish();
 }
 
@@ -161,7 +206,17 @@ bool IndexDescriptor::same_key_pattern(const IndexDescriptor& other) const {
 bool IndexDescriptor::same_options(const IndexDescriptor& other) const {
   return unique_ == other.unique_ && sparse_ == other.sparse_ &&
          partial_.has_value() == other.partial_.has_value() &&
-         partial_expression_.view() == other.partial_expression_.view();
+         partial_expression_.view() == other.partial_expression_.view() &&
+         stored_fields_ == other.stored_fields_;
+}
+
+bool IndexDescriptor::stores_all(const std::vector<std::string>& fields) const {
+  for (const std::string& f : fields) {
+    if (std::find(stored_fields_.begin(), stored_fields_.end(), f) == stored_fields_.end()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace mongostore::engine

@@ -2,7 +2,8 @@
 //
 // A descriptor is parsed from a createIndexes key pattern and options, checked the way
 // mongod checks them, and written back in MongoDB's listIndexes shape
-// ({v: 2, key, name, unique, sparse, partialFilterExpression, collation}). The catalog record adds
+// ({v: 2, key, name, unique, sparse, partialFilterExpression, collation}), plus mongostore's own
+// `storedFields` (below). The catalog record adds
 // two private fields per index: `table` (the WiredTiger table holding the entries) and `multikey`
 // (whether some document produced more than one key, which limits the planner).
 #pragma once
@@ -25,8 +26,10 @@ struct IndexField {
 class IndexDescriptor {
  public:
   /// Parses a key pattern ({a: 1, "b.c": -1}) and createIndexes options ({name, unique,
-  /// sparse, partialFilterExpression, collation}); throws CannotCreateIndex (67), BadValue or
-  /// InvalidOptions (72) for what mongod rejects (a bad collation: Collation::parse's errors).
+  /// sparse, partialFilterExpression, collation, storedFields}); throws CannotCreateIndex (67),
+  /// BadValue or InvalidOptions (72) for what mongod rejects (a bad collation:
+  /// Collation::parse's errors), and TypeMismatch (14) or CannotCreateIndex for a storedFields
+  /// that is not an array of 1 to kMaxStoredFields distinct top-level field names.
   /// A missing name is MongoDB's default ("a_1_b.c_-1"). Without a `collation` option the
   /// index takes `default_collation` (the collection's; null: simple); `{locale: "simple"}`
   /// asks for the simple one whatever the collection's default.
@@ -50,6 +53,16 @@ class IndexDescriptor {
   /// The collation its string keys are stored under (ICU sort keys); null: simple (bytes).
   const Collation* collation() const { return collation_.get(); }
 
+  /// mongostore's `storedFields` option (not MongoDB's: a real mongod refuses it): top-level
+  /// fields whose values each entry of the index carries beside the record id, so that a
+  /// find reading only these fields is answered from the index without reading the
+  /// documents (a covered read, index_entry_value.h). Every write that changes one of them
+  /// rewrites the document's entries. Empty: an ordinary index.
+  const std::vector<std::string>& stored_fields() const { return stored_fields_; }
+  static constexpr size_t kMaxStoredFields = 32;
+  /// Whether every one of `fields` (top-level names) is a stored field.
+  bool stores_all(const std::vector<std::string>& fields) const;
+
   /// The listIndexes document {v: 2, key, name, ...options}.
   bson::Document to_document() const;
   /// to_document() plus the private catalog fields.
@@ -60,7 +73,8 @@ class IndexDescriptor {
   bool same_key(const IndexDescriptor& other) const;
   /// Same key pattern, whatever the collations (what dropIndexes by key pattern matches).
   bool same_key_pattern(const IndexDescriptor& other) const;
-  /// Same options that matter for IndexOptionsConflict (unique, sparse, partial filter).
+  /// Same options that matter for IndexOptionsConflict (unique, sparse, partial filter,
+  /// stored fields).
   bool same_options(const IndexDescriptor& other) const;
 
  private:
@@ -72,6 +86,7 @@ class IndexDescriptor {
   bson::Document partial_expression_;
   std::optional<Matcher> partial_;
   std::shared_ptr<const Collation> collation_;
+  std::vector<std::string> stored_fields_;
 };
 
 }  // namespace mongostore::engine

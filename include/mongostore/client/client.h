@@ -50,10 +50,12 @@ enum class VisitedDocuments {
   kProjected,
   /// For a visitor that reads only fields the projection keeps, each by name. When the
   /// projection only keeps or drops fields (every value a number or a boolean, no `$` in a
-  /// path), the embedded backend hands the visitor the stored document: it holds each kept
-  /// field with the value the projection would keep, and building the projected copy is
-  /// skipped. Otherwise, and on the remote backend (where the projection saves bytes on the
-  /// wire), the projected document. find() returns projected documents either way.
+  /// path), the embedded backend hands the visitor the stored document, or the fields an
+  /// index stores when the read is covered (FindOptions::results_may_hold_more_fields): it
+  /// holds each kept field with the value the projection would keep, and building the
+  /// projected copy is skipped. Otherwise, and on the remote backend (where the projection
+  /// saves bytes on the wire), the projected document. find() returns projected documents
+  /// either way.
   kStoredWhenOnlySelecting,
 };
 
@@ -330,7 +332,8 @@ class Collection {
     return client_->aggregate(db_, name_, pipeline, options);
   }
   /// Creates an index ({a: 1, b: -1}; options: name, unique, sparse,
-  /// partialFilterExpression) and returns its name; see Engine::create_index.
+  /// partialFilterExpression, collation, and on the embedded engine storedFields) and returns
+  /// its name; see Engine::create_index.
   std::string create_index(bson::DocumentView keys,
                            bson::DocumentView options = bson::DocumentView()) const {
     return client_->create_index(db_, name_, keys, options);

@@ -71,6 +71,13 @@ struct IndexHint {
 struct FindOptions {
   /// Fields to return (MongoDB projection); empty returns whole documents.
   bson::Document projection;
+  /// The caller reads the results' fields by name, and only fields `projection` keeps: the
+  /// cursor may then return documents holding more fields than the projection keeps, each
+  /// with the value the projection would keep (the stored document as it is, or the fields an
+  /// index stores for a covered read), and so skip building projected copies. For a
+  /// projection that only keeps or drops plain fields (every value a number or a boolean, no
+  /// `$` in a path); BadValue (2) otherwise.
+  bool results_may_hold_more_fields = false;
   /// Sort specification ({a: 1, b: -1}); empty means `_id` order. MongoDB's sort order:
   /// for an array field, ascending uses its smallest element and descending its largest;
   /// missing sorts as null.
@@ -542,8 +549,13 @@ class Engine {
 
   /// Creates an index (the collection is created if missing) and returns its name.
   /// `keys` is the key pattern ({a: 1, b: -1}); `options` takes MongoDB's createIndexes
-  /// fields: name (default "a_1_b_-1"), unique, sparse, partialFilterExpression. An existing
-  /// identical index is a no-op; the same name with another key pattern fails
+  /// fields: name (default "a_1_b_-1"), unique, sparse, partialFilterExpression, collation,
+  /// and mongostore's own storedFields: an array of top-level field names whose values each
+  /// entry carries (IndexDescriptor::stored_fields), so that a find through the index whose
+  /// filter and plain-inclusion projection read only those fields never reads the documents
+  /// (a covered read; explain shows PROJECTION_COVERED and no FETCH). A real mongod refuses
+  /// storedFields. An existing identical index is a no-op; the same name with another key
+  /// pattern fails
   /// IndexKeySpecsConflict (86); the same name or key with other options fails
   /// IndexOptionsConflict (85). Built from a scan of the collection; a duplicate key fails
   /// with DuplicateKeyError (11000) and leaves nothing behind.

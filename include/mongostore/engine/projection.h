@@ -33,6 +33,14 @@ class Projection {
   static Projection compile(bson::DocumentView spec, const Matcher* query = nullptr);
 
   bool is_identity() const;
+  /// Whether `spec` only keeps or drops plain fields: every value a number or a boolean and no
+  /// `$` in a path (no positional projection, $slice, $elemMatch, $meta or computed field).
+  /// A stored document then holds every field it keeps, with the same value.
+  static bool only_selects(bson::DocumentView spec);
+  /// The top-level fields apply() copies when it keeps whole top-level fields and nothing
+  /// else ({a: 1, b: 1}; `_id` among them unless excluded), in no particular order. Empty
+  /// otherwise: apply() may then read any field of the document.
+  const std::vector<std::string>& included_top_level_fields() const { return flat_fields_; }
   /// Whether apply() reads the query it was compiled with (the positional operator): a
   /// projection compiled for one query must then not be applied to another's results.
   bool uses_query() const { return query_ != nullptr; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/index_key_generator.h"
+#include "engine/storage/index_entry_value.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/storage/wiredtiger_connection.h"
@@ -211,7 +212,12 @@ void IndexCatalog::build(OperationContext& op, const CollectionEntry& entry, Ind
         bool multikey = false;
         generator.generate(doc, &keys, &multikey);
         if (multikey) ix.multikey.store(true);
-        for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, batch_last);
+        const std::string stored = ix.descriptor.stored_fields().empty()
+                                       ? std::string()
+                                       : IndexEntryValue::stored_fields_of(ix.descriptor, doc);
+        for (const GeneratedKey& g : keys) {
+          table.insert(entry.db, entry.coll, g, batch_last, stored);
+        }
         ++n;
         rc = c->next(c.get());
       }

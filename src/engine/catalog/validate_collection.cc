@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/index_key_generator.h"
+#include "engine/storage/index_entry_value.h"
 #include "engine/storage/wiredtiger_cursor.h"
 #include "engine/write_conflict_retry.h"
 
@@ -20,10 +21,10 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
       uint64_t expected_print = 0, actual_print = 0;
     };
     std::vector<Tally> tallies(indexes->size());
-    auto print = [](std::string_view key, std::string_view primary) {
+    auto print = [](std::string_view key, std::string_view value) {
       std::string joined(key);
       joined.push_back('\0');
-      joined.append(primary);
+      joined.append(value);
       return static_cast<uint64_t>(std::hash<std::string>{}(joined));
     };
     CursorHandle c(s, entry.table_uri);
@@ -44,11 +45,17 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
                                   e.what());
           continue;
         }
+        // An entry's value: the stored fields (if any), then the record id.
+        std::string value;
+        if (!ix.descriptor.stored_fields().empty()) {
+          value = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
+        }
+        value += primary;
         for (const GeneratedKey& g : keys) {
           std::string key = g.bytes;
           if (!ix.descriptor.unique()) key += primary;
           ++tallies[i].expected;
-          tallies[i].expected_print += print(key, primary);
+          tallies[i].expected_print += print(key, value);
         }
       }
     }
@@ -61,9 +68,9 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
       while (ic && ic->next(ic.get()) == 0) {
         WT_ITEM v{};
         ic->get_value(ic.get(), &v);
-        std::string_view primary(static_cast<const char*>(v.data), v.size);
+        std::string_view value(static_cast<const char*>(v.data), v.size);
         ++tallies[i].actual;
-        tallies[i].actual_print += print(current_key(ic.get()), primary);
+        tallies[i].actual_print += print(current_key(ic.get()), value);
       }
       result.keys_per_index.emplace_back(ix.descriptor.name(), tallies[i].actual);
       if (tallies[i].actual != tallies[i].expected) {

@@ -415,6 +415,14 @@ Projection Projection::compile(bson::DocumentView spec, const Matcher* query) {
   return p;
 }
 
+bool Projection::only_selects(bson::DocumentView spec) {
+  for (const bson::Element& e : spec) {
+    if (e.key.find('$') != std::string_view::npos) return false;
+    if (!e.value.is_number() && e.value.type() != bson::BsonType::kBool) return false;
+  }
+  return true;
+}
+
 bool Projection::is_identity() const {
   return root_ == nullptr && !inclusion_ && flat_fields_.empty();
 }

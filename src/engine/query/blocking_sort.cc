@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/aggregate_runner.h"
+#include "engine/query/covered_read.h"
 #include "engine/query/document_scan.h"
 #include "engine/query/find_cursor.h"
 #include "engine/query/query_executor.h"
@@ -67,6 +68,7 @@ std::vector<bson::Document> QueryExecutor::query_results(
     size_t bytes = 0;
     uint64_t seq = 0;
     int64_t to_skip = std::max<int64_t>(skip, 0);
+    const bool covered = read_is_covered(plan, matcher, projection, sort_spec);
     scan(
         op, *entry, matcher, plan,
         [&](const std::string&, bson::DocumentView doc, const MatchDetails&) {
@@ -102,7 +104,7 @@ std::vector<bson::Document> QueryExecutor::query_results(
           }
           return true;
         },
-        &local);
+        &local, covered);
   });
   if (!streaming) {
     std::sort(rows.begin(), rows.end());

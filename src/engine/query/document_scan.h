@@ -1,8 +1,9 @@
-// The scans of a planned query, inside the caller's unit of work: IDHACK (one record
-// lookup), `_id` index scan (the record table over key ranges), index scan (IndexTable ranges, each
-// entry fetched from the record table and re-checked against the whole filter, a multikey index
-// deduplicated), OR plan (or_stage.h) and collection scan (the record table in `_id` order).
-// Templates, so the visitor inlines on the hot path.
+// The scans of a planned query, inside the caller's unit of work: IDHACK (one record lookup),
+// `_id` index scan (the record table over key ranges), index scan (IndexTable ranges, each
+// entry fetched from the record table, or read from the entry's stored fields when covered,
+// and re-checked against the whole filter, a multikey index deduplicated), OR plan
+// (or_stage.h) and collection scan (the record table in `_id` order). Templates, so the
+// visitor inlines on the hot path.
 //
 // An index plan is checked again after its scan: a plan made before the snapshot began may
 // have trusted tight bounds on an index that became multikey, or read an index dropped (and
@@ -23,6 +24,7 @@
 #include "engine/query/or_stage.h"
 #include "engine/query/planned_query.h"
 #include "engine/sort_spec.h"
+#include "engine/storage/index_entry_value.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/storage/wiredtiger_cursor.h"
@@ -37,31 +39,43 @@ struct Match {
   std::optional<size_t> array_index;
 };
 
-/// Reads the index entries of `plan` from `ic` (resuming at `*resume` when given), fetches
-/// each document through `primary` and calls `visit(key, doc, details)` for those `matcher`
-/// accepts (all of them, unchecked, when the plan's bounds are exact), until `visit` returns
-/// false. With `positions`, the visitor reads `details.array_index` (an update's positional
-/// `$`), which only the matcher finds: exact bounds on a multikey index are then re-checked.
+/// Reads the index entries of `plan` from `ic` (an index described by `index`; resuming at
+/// `*resume` when given), fetches each document through `primary` and calls
+/// `visit(key, doc, details)` for those `matcher` accepts (all of them, unchecked, when the
+/// plan's bounds are exact), until `visit` returns false. With `positions`, the visitor reads
+/// `details.array_index` (an update's positional `$`), which only the matcher finds: exact
+/// bounds on a multikey index are then re-checked.
+///
+/// `covered`: the caller reads only fields `index` stores, and so does `matcher` (see
+/// covers_read): the document visited is then the entry's stored fields
+/// (index_entry_value.h) and no document is fetched (docs_examined stays 0).
 template <class Visit>
-void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const Matcher& matcher,
-                const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
-                IndexScanPosition* resume = nullptr, bool positions = true) {
+void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const IndexDescriptor& index,
+                const Matcher& matcher, const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
+                IndexScanPosition* resume = nullptr, bool positions = true, bool covered = false) {
   const bool check = !plan.exact || (plan.multikey && positions);
   IndexScanPosition fresh;
   IndexScanPosition& pos = resume != nullptr ? *resume : fresh;
+  // Most indexes store no fields: their value is the record id, read without a split.
+  const bool stores = !index.stored_fields().empty();
   // Returns false to stop the whole scan.
   auto fetch = [&](WT_CURSOR* cursor) -> bool {
     ++stats->keys_examined;
-    WT_ITEM pk{};
-    cursor->get_value(cursor, &pk);
-    std::string key(static_cast<const char*>(pk.data), pk.size);
+    WT_ITEM v{};
+    cursor->get_value(cursor, &v);
+    const IndexEntryValue value =
+        stores ? IndexEntryValue::read(index, v) : IndexEntryValue::of_record_id(v);
+    std::string key(value.record_id);
+    bson::DocumentView doc = value.stored;
     // A multikey index may list one document several times.
     if (plan.multikey && !pos.seen.insert(key)) return true;
-    int rc = RecordTable::search(primary, key);
-    if (rc == WT_NOTFOUND) return true;
-    check_in_transaction(rc, "search", s);
-    ++stats->docs_examined;
-    bson::DocumentView doc = current_value(primary);
+    if (!covered) {
+      int rc = RecordTable::search(primary, key);
+      if (rc == WT_NOTFOUND) return true;
+      check_in_transaction(rc, "search", s);
+      ++stats->docs_examined;
+      doc = current_value(primary);
+    }
     MatchDetails details;
     if (check && !matcher.matches(doc, &details)) return true;
     return static_cast<bool>(visit(key, doc, details));
@@ -89,10 +103,12 @@ void id_index_scan(WT_SESSION* s, WT_CURSOR* records, const Matcher& matcher, co
 }
 
 /// Visits matching documents in plan order (`_id` order for a collection scan) until
-/// `visit(key, doc, details)` returns false. See the file comment for stale plans.
+/// `visit(key, doc, details)` returns false. See the file comment for stale plans. `covered`:
+/// a plan reading one secondary index visits its entries' stored fields (index_scan).
 template <class Visit>
 void scan(OperationContext& op, const CollectionEntry& entry, const Matcher& matcher,
-          PlannedQuery& plan, Visit&& visit, ExecutionStats* stats = nullptr) {
+          PlannedQuery& plan, Visit&& visit, ExecutionStats* stats = nullptr,
+          bool covered = false) {
   WT_SESSION* s = op.session();
   ExecutionStats local;
   if (stats == nullptr) stats = &local;
@@ -129,7 +145,8 @@ void scan(OperationContext& op, const CollectionEntry& entry, const Matcher& mat
   if (plan.index_plan) {
     CursorHandle ic(s, plan.index->table_uri);
     if (ic) {
-      index_scan(s, c.get(), ic.get(), matcher, *plan.index_plan, visit, stats);
+      index_scan(s, c.get(), ic.get(), plan.index->descriptor, matcher, *plan.index_plan, visit,
+                 stats, /*resume=*/nullptr, /*positions=*/true, covered);
       if (!plan_still_valid(entry, plan)) {
         plan = plan_for(entry, matcher, plan.sort.view(), plan.hint);
         throw WriteConflictException{};

@@ -1,5 +1,6 @@
 // QueryExecutor::explain_find: runs the find and describes it as MongoDB's
 // explain("executionStats") does.
+#include "engine/query/covered_read.h"
 #include "engine/query/query_executor.h"
 #include "mongostore/bson/builder.h"
 
@@ -50,7 +51,10 @@ bson::Document QueryExecutor::explain_find(OperationContext& op, std::string_vie
     w.append("stage", "IDHACK");
   } else if (plan.index_plan) {
     const IndexDescriptor& d = plan.id_index ? id_index_descriptor() : plan.index->descriptor;
-    w.append("stage", "FETCH");
+    // A covered read (covered_read.h) reads the index entries alone, as query_results did.
+    const bool covered = read_is_covered(plan, matcher, projection, options.sort.view());
+    w.append("stage", covered ? "PROJECTION_COVERED" : "FETCH");
+    if (covered) w.append("transformBy", options.projection.view());
     w.open_document("inputStage");
     ixscan(w, d, *plan.index_plan);
     w.close();

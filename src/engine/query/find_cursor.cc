@@ -59,13 +59,14 @@ std::vector<bson::Document> FindCursor::read_next_batch(OperationContext& op, Do
     const bool exact =
         !planned.is_or() && !planned.id_key && planned.index_plan && planned.index_plan->exact;
     const Matcher& m = exact ? matcher_ : matcher();
+    const Projection& reads = reads_ != nullptr ? *reads_ : projection_;
     if (into != nullptr) {
-      executor_.read_index_batch(op, m, projection_, &*index_cursor_, &skip_, &remaining_,
+      executor_.read_index_batch(op, m, projection_, reads, &*index_cursor_, &skip_, &remaining_,
                                  batch_size_, &done_, into);
       return {};
     }
-    return executor_.read_index_batch(op, m, projection_, &*index_cursor_, &skip_, &remaining_,
-                                      batch_size_, &done_);
+    return executor_.read_index_batch(op, m, projection_, reads, &*index_cursor_, &skip_,
+                                      &remaining_, batch_size_, &done_);
   }
   matcher();  // every other read filters through it
   if (!started_ && !sort_.empty() && allow_disk_use_ && remaining_ < 0) {

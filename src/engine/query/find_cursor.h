@@ -53,6 +53,12 @@ class FindCursor final : public Cursor {
         remaining_(options.limit > 0 ? options.limit : -1),
         batch_size_(options.batch_size == 0 ? 101 : options.batch_size) {}
 
+  /// The caller reads the results through `reads` (an only-selecting projection) and takes
+  /// results holding more fields (FindOptions::results_may_hold_more_fields): the
+  /// constructor's projection is then the identity, and `reads` says which fields an index's
+  /// stored fields must hold for a covered read. Before the first batch only.
+  void read_through(std::shared_ptr<const Projection> reads) { reads_ = std::move(reads); }
+
   /// Takes its index plan from `cache` (a prepared find's, engine/query/prepared_find.h)
   /// while it is valid, and leaves the plan it makes there. Before the first batch only.
   void use_plan_cache(std::shared_ptr<PlanCache> cache) { plan_cache_ = std::move(cache); }
@@ -100,7 +106,10 @@ class FindCursor final : public Cursor {
     bson::Document collation;
   };
   std::optional<Deferred> deferred_;
-  Projection projection_;
+  Projection projection_;  // what each result is made of
+  // The projection the caller reads through (read_through); null: projection_. Shared with a
+  // prepared find's runs, not copied into each.
+  std::shared_ptr<const Projection> reads_;
   SortSpec sort_;
   // The find's sort and hint, held only when given: a cursor without them (most) copies no
   // document, since even an empty one allocates. Read through sort_spec() and hint().

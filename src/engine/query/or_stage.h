@@ -29,6 +29,7 @@
 #include "engine/query/execution_stats.h"
 #include "engine/query/planned_query.h"
 #include "engine/sort_spec.h"
+#include "engine/storage/index_entry_value.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/storage/wiredtiger_cursor.h"
@@ -77,9 +78,10 @@ void or_scan(WT_SESSION* s, WT_CURSOR* primary, const std::deque<CursorHandle>& 
       *key = current_key(c);
       *doc = current_value(c);
     } else {
-      WT_ITEM pk{};
-      c->get_value(c, &pk);
-      key->assign(static_cast<const char*>(pk.data), pk.size);
+      WT_ITEM v{};
+      c->get_value(c, &v);
+      const IndexEntryValue value = IndexEntryValue::read(branch.index->descriptor, v);
+      key->assign(value.record_id);
       if (branch.plan.multikey && !pos.branches[b].seen.insert(*key)) return false;
       int rc = RecordTable::search(primary, *key);
       if (rc == WT_NOTFOUND) return false;

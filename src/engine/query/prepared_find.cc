@@ -112,6 +112,10 @@ std::shared_ptr<const CompiledFind> compile_find(std::string_view db, std::strin
   find->sort = SortSpec::compile(resolved.sort.view(), find->matcher.collation());
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
   if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
+  check_results_may_hold_more_fields(options);
+  if (options.results_may_hold_more_fields) {
+    find->reads = std::make_shared<const Projection>(find->projection);
+  }
   if (std::optional<RebindableRange> range = read_rebindable_range(find->filter.view())) {
     const bson::Value number = range->value;
     find->range_number = CompiledFind::RangeNumber{
@@ -161,7 +165,9 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
   }
   // Only the positional operator's projection holds the query; an $elemMatch projection's
   // own filter is compiled without a collation (Projection::compile), so it stays valid.
-  Projection projection = find.projection;
+  // Results that may hold more fields are handed out as read; an only-selecting projection
+  // never holds the query.
+  Projection projection = find.reads ? Projection() : find.projection;
   if (projection.uses_query() && (filter != nullptr || !same_collation)) {
     projection = Projection::compile(resolved.projection.view(), &matcher);
   }
@@ -170,6 +176,7 @@ std::unique_ptr<Cursor> run_compiled_find(std::shared_ptr<const void> keep_alive
   auto cursor = std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction),
                                              executor, find.db, find.coll, std::move(matcher),
                                              std::move(projection), std::move(sort), resolved);
+  if (find.reads) cursor->read_through(find.reads);
   if (defer) cursor->defer_matcher(bson::Document::copy_of(*filter), resolved.collation);
   // The kept plan is for the prepared collation: of the prepared filter, or of a filter it
   // can be rebound to (another filter would only replace it).

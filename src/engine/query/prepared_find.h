@@ -73,6 +73,9 @@ struct CompiledFind final : PreparedFind {
   bson::Document collation;  // the one the parts below were compiled under
   Matcher matcher;
   Projection projection;
+  // With FindOptions::results_may_hold_more_fields: `projection` shared, for the cursors to
+  // read through (FindCursor::read_through), whose own projection is then the identity.
+  std::shared_ptr<const Projection> reads;
   SortSpec sort;
   // For runs under the collation it was compiled with: of the prepared filter, and of
   // filters its kept plan can be rebound to (PlanCache).

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "engine/path_values.h"
+#include "engine/query/covered_read.h"
 #include "engine/query/document_scan.h"
 #include "engine/query/find_cursor.h"
 #include "engine/storage/record_table.h"
@@ -32,6 +34,15 @@ void check_not_dropped(const CollectionEntry& entry) {
 
 }  // namespace
 
+void check_results_may_hold_more_fields(const FindOptions& options) {
+  if (options.results_may_hold_more_fields && !Projection::only_selects(options.projection)) {
+    throw Error(ErrorCode::kBadValue,
+                "results_may_hold_more_fields needs a projection that only keeps or drops plain "
+                "fields, not " +
+                    options.projection.to_json());
+  }
+}
+
 std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_alive,
                                             std::shared_ptr<MultiDocumentTransaction> transaction,
                                             std::string_view db, std::string_view coll,
@@ -41,9 +52,17 @@ std::unique_ptr<Cursor> QueryExecutor::find(std::shared_ptr<const void> keep_ali
   SortSpec sort = SortSpec::compile(options.sort.view(), matcher.collation());
   if (options.skip < 0) throw Error(ErrorCode::kBadValue, "skip value must be non-negative");
   if (options.limit < 0) throw Error(ErrorCode::kBadValue, "limit value must be non-negative");
-  return std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction), *this,
-                                      std::string(db), std::string(coll), std::move(matcher),
-                                      std::move(projection), std::move(sort), options);
+  check_results_may_hold_more_fields(options);
+  // Results that may hold more fields are handed out as read (no projection applied).
+  std::shared_ptr<const Projection> reads;
+  if (options.results_may_hold_more_fields) {
+    reads = std::make_shared<const Projection>(std::exchange(projection, Projection()));
+  }
+  auto cursor = std::make_unique<FindCursor>(std::move(keep_alive), std::move(transaction), *this,
+                                             std::string(db), std::string(coll), std::move(matcher),
+                                             std::move(projection), std::move(sort), options);
+  if (reads) cursor->read_through(std::move(reads));
+  return cursor;
 }
 
 std::optional<bson::Document> QueryExecutor::find_by_id(OperationContext& op, std::string_view db,
@@ -274,8 +293,9 @@ struct DocumentBatchSink {
 
 template <class Sink>
 void read_index_batch_into(OperationContext& op, const Matcher& matcher,
-                           const Projection& projection, IndexCursorState* cursor, int64_t* skip,
-                           int64_t* remaining, size_t batch_size, bool* done, Sink& out) {
+                           const Projection& projection, const Projection& reads,
+                           IndexCursorState* cursor, int64_t* skip, int64_t* remaining,
+                           size_t batch_size, bool* done, Sink& out) {
   const std::shared_ptr<CollectionEntry>& entry = cursor->collection;
   check_not_dropped(*entry);
   IndexScanPosition position;
@@ -283,6 +303,8 @@ void read_index_batch_into(OperationContext& op, const Matcher& matcher,
   int64_t to_skip = 0, left = 0;
   bool finished = false;
   const PlannedQuery& plan = *cursor->plan;
+  // Asked once a batch, and only of an index with stored fields (most have none).
+  const bool covered = read_is_covered(plan, matcher, reads);
   write_conflict_retry(op, kRead, [&] {
     WT_SESSION* s = op.session();
     out.clear();
@@ -335,8 +357,8 @@ void read_index_batch_into(OperationContext& op, const Matcher& matcher,
       id_index_scan(s, c.get(), matcher, *plan.index_plan, visit, &stats, &position);
     } else {
       // A find's projection finds its positional element itself (Projection::apply).
-      index_scan(s, c.get(), ic->get(), matcher, *plan.index_plan, visit, &stats, &position,
-                 /*positions=*/false);
+      index_scan(s, c.get(), ic->get(), plan.index->descriptor, matcher, *plan.index_plan, visit,
+                 &stats, &position, /*positions=*/false, covered);
     }
   });
   cursor->position = std::move(position);
@@ -350,19 +372,22 @@ void read_index_batch_into(OperationContext& op, const Matcher& matcher,
 
 std::vector<bson::Document> QueryExecutor::read_index_batch(
     OperationContext& op, const Matcher& matcher, const Projection& projection,
-    IndexCursorState* cursor, int64_t* skip, int64_t* remaining, size_t batch_size, bool* done) {
+    const Projection& reads, IndexCursorState* cursor, int64_t* skip, int64_t* remaining,
+    size_t batch_size, bool* done) {
   std::vector<bson::Document> out;
   DocumentVectorSink sink{out};
-  read_index_batch_into(op, matcher, projection, cursor, skip, remaining, batch_size, done, sink);
+  read_index_batch_into(op, matcher, projection, reads, cursor, skip, remaining, batch_size, done,
+                        sink);
   return out;
 }
 
 void QueryExecutor::read_index_batch(OperationContext& op, const Matcher& matcher,
-                                     const Projection& projection, IndexCursorState* cursor,
-                                     int64_t* skip, int64_t* remaining, size_t batch_size,
-                                     bool* done, DocumentBatch* batch) {
+                                     const Projection& projection, const Projection& reads,
+                                     IndexCursorState* cursor, int64_t* skip, int64_t* remaining,
+                                     size_t batch_size, bool* done, DocumentBatch* batch) {
   DocumentBatchSink sink{*batch};
-  read_index_batch_into(op, matcher, projection, cursor, skip, remaining, batch_size, done, sink);
+  read_index_batch_into(op, matcher, projection, reads, cursor, skip, remaining, batch_size, done,
+                        sink);
 }
 
 }  // namespace mongostore::engine

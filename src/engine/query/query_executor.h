@@ -45,6 +45,10 @@ struct IndexCursorState {
   OrScanPosition or_position;  // for an OR plan
 };
 
+/// BadValue (2) when `options` asks for results_may_hold_more_fields with a projection that
+/// does more than keep or drop plain fields.
+void check_results_may_hold_more_fields(const FindOptions& options);
+
 class QueryExecutor {
  public:
   QueryExecutor(WiredTigerConnection& connection, CollectionCatalog& collections)
@@ -101,17 +105,22 @@ class QueryExecutor {
                                                      const Matcher& matcher,
                                                      bson::DocumentView sort_spec,
                                                      const IndexHint& hint);
-  /// One batch of an index cursor, resuming at its position.
+  /// One batch of an index cursor, resuming at its position: each result is `projection`
+  /// of a document. `reads` is the projection the caller reads the results through (usually
+  /// `projection` itself; wider than an identity `projection` when the results may hold more
+  /// fields): when the index's stored fields hold every field it and `matcher` read, the
+  /// batch is read from the index entries alone (covered_read.h).
   std::vector<bson::Document> read_index_batch(OperationContext& op, const Matcher& matcher,
                                                const Projection& projection,
-                                               IndexCursorState* cursor, int64_t* skip,
-                                               int64_t* remaining, size_t batch_size, bool* done);
+                                               const Projection& reads, IndexCursorState* cursor,
+                                               int64_t* skip, int64_t* remaining, size_t batch_size,
+                                               bool* done);
   /// The same batch into `batch` (cleared first), its documents end to end in the batch's
   /// buffer: no allocation per document. Copied out of the snapshot like the other, so a
   /// retried snapshot leaves only its last attempt's documents.
   void read_index_batch(OperationContext& op, const Matcher& matcher, const Projection& projection,
-                        IndexCursorState* cursor, int64_t* skip, int64_t* remaining,
-                        size_t batch_size, bool* done, DocumentBatch* batch);
+                        const Projection& reads, IndexCursorState* cursor, int64_t* skip,
+                        int64_t* remaining, size_t batch_size, bool* done, DocumentBatch* batch);
 
  private:
   WiredTigerConnection& connection_;

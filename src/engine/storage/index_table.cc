@@ -21,28 +21,31 @@ std::string lower_hex(std::string_view bytes) {
   return out;
 }
 
-// An entry's key: the index key, then the primary key for a non-unique index. WiredTiger copies
-// a key it stores, so the bytes are put together on the stack when they fit (an index key and a
-// record key are each a few dozen bytes at most, usually): no allocation per entry written.
-class EntryKey {
+// Two byte strings end to end: an entry's key (the index key, then the primary key for a
+// non-unique index) or value (the stored fields, if any, then the primary key). WiredTiger
+// copies what it stores, so the bytes are put together on the stack when they fit (an index
+// key and a record key are each a few dozen bytes at most, usually): no allocation per entry
+// written.
+class JoinedBytes {
  public:
-  EntryKey(std::string_view index_key, std::string_view primary_key) {
-    size_ = index_key.size() + primary_key.size();
+  JoinedBytes(std::string_view first, std::string_view second) {
+    size_ = first.size() + second.size();
     char* out = small_;
     if (size_ > sizeof(small_)) {
       large_.resize(size_);
       out = large_.data();
     }
-    // An empty view may hold a null pointer (a unique index's entry has no primary key part),
-    // and memcpy's arguments must not be null even for 0 bytes.
-    if (!index_key.empty()) std::memcpy(out, index_key.data(), index_key.size());
-    if (!primary_key.empty()) {
-      std::memcpy(out + index_key.size(), primary_key.data(), primary_key.size());
+    // An empty view may hold a null pointer (a unique index's key has no primary key part, an
+    // ordinary index's value no stored fields), and memcpy's arguments must not be null even for 0
+    // bytes.
+    if (!first.empty()) std::memcpy(out, first.data(), first.size());
+    if (!second.empty()) {
+      std::memcpy(out + first.size(), second.data(), second.size());
     }
     data_ = out;
   }
-  EntryKey(const EntryKey&) = delete;
-  EntryKey& operator=(const EntryKey&) = delete;
+  JoinedBytes(const JoinedBytes&) = delete;
+  JoinedBytes& operator=(const JoinedBytes&) = delete;
 
   WT_ITEM item() const { return item_of(data_, size_); }
 
@@ -93,15 +96,17 @@ void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
 }
 
 void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
-                        const std::string& primary_key) {
+                        const std::string& primary_key, std::string_view stored) {
   WT_CURSOR* c = cursor();
   if (c == nullptr) {
     throw Error(ErrorCode::kNamespaceNotFound,
                 "index " + d_.name() + " was dropped during the write");
   }
-  const EntryKey key(g.bytes, d_.unique() ? std::string_view() : std::string_view(primary_key));
+  const JoinedBytes key(g.bytes, d_.unique() ? std::string_view() : std::string_view(primary_key));
   WT_ITEM k = key.item();
-  WT_ITEM v = item_of(primary_key.data(), primary_key.size());
+  // The value is the stored fields then the record id: the same joining as a key's.
+  const JoinedBytes value(stored, primary_key);
+  WT_ITEM v = value.item();
   c->set_key(c, &k);
   c->set_value(c, &v);
   int rc = c->insert(c);
@@ -114,10 +119,34 @@ void IndexTable::insert(std::string_view db, std::string_view coll, const Genera
   check_in_transaction(rc, "index insert", s_);
 }
 
+void IndexTable::rewrite(const std::string& index_key, const std::string& primary_key,
+                         std::string_view stored) {
+  WT_CURSOR* c = cursor();
+  if (c == nullptr) {
+    throw Error(ErrorCode::kNamespaceNotFound,
+                "index " + d_.name() + " was dropped during the write");
+  }
+  const JoinedBytes key(index_key,
+                        d_.unique() ? std::string_view() : std::string_view(primary_key));
+  WT_ITEM k = key.item();
+  const JoinedBytes value(stored, primary_key);
+  WT_ITEM v = value.item();
+  c->set_key(c, &k);
+  c->set_value(c, &v);
+  // overwrite=false: update() requires the entry to be there.
+  int rc = c->update(c);
+  if (rc == WT_NOTFOUND) {
+    throw Error(ErrorCode::kInternalError,
+                "index " + d_.name() + " lacks the entry of a document being updated");
+  }
+  check_in_transaction(rc, "index update", s_);
+}
+
 void IndexTable::remove(const std::string& index_key, const std::string& primary_key) {
   WT_CURSOR* c = cursor();
   if (c == nullptr) return;
-  const EntryKey key(index_key, d_.unique() ? std::string_view() : std::string_view(primary_key));
+  const JoinedBytes key(index_key,
+                        d_.unique() ? std::string_view() : std::string_view(primary_key));
   WT_ITEM k = key.item();
   c->set_key(c, &k);
   int rc = c->remove(c);

@@ -4,6 +4,7 @@
 
 #include "engine/document_validation.h"
 #include "engine/index_key_generator.h"
+#include "engine/storage/index_entry_value.h"
 #include "engine/storage/index_table.h"
 #include "engine/storage/record_table.h"
 #include "engine/write/index_key_delta.h"
@@ -61,6 +62,20 @@ void check_updated_depth(const TopLevelDiff& diff) {
   });
 }
 
+// What each entry of `d` carries for `doc` (IndexEntryValue): nothing for an ordinary index.
+std::string stored_fields(const IndexDescriptor& d, bson::DocumentView doc) {
+  if (d.stored_fields().empty()) return {};
+  return IndexEntryValue::stored_fields_of(d, doc);
+}
+
+// Whether the update changes a field whose value `d`'s entries carry.
+bool stored_fields_changed(const IndexDescriptor& d, const TopLevelDiff& diff) {
+  for (const std::string& f : d.stored_fields()) {
+    if (!diff.before(f).identical(diff.after(f))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void validate_write(const CollectionEntry& entry, bson::DocumentView document,
@@ -89,7 +104,8 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
     std::vector<GeneratedKey> keys;
     generate_keys(op, durable, entry, *ix, doc, &keys);
     IndexTable table(s, ix->table_uri, ix->descriptor);
-    for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, key);
+    const std::string stored = stored_fields(ix->descriptor, doc);
+    for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, key, stored);
   }
 }
 
@@ -110,33 +126,48 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
   }
   WT_SESSION* s = op.session();
   // Index entries: remove the keys only the old version had, add the ones only the new
-  // version has (both lists are sorted by bytes).
+  // version has (both lists are sorted by bytes). An index with stored fields also rewrites
+  // the entries both versions have when a stored field changed.
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
-    if (index_data != nullptr && !index_data->affects(ix->descriptor)) continue;
-    IndexKeyDelta delta = index_key_delta(ix->descriptor, diff);
-    if (delta.kind == IndexKeyDelta::Kind::kUnchanged) continue;
-    if (delta.kind == IndexKeyDelta::Kind::kAppended) {
+    const IndexDescriptor& d = ix->descriptor;
+    if (index_data != nullptr && !index_data->affects(d)) continue;
+    const bool restore = stored_fields_changed(d, diff);
+    IndexKeyDelta delta = index_key_delta(d, diff);
+    if (delta.kind == IndexKeyDelta::Kind::kUnchanged) {
+      if (!restore) continue;
+      // The same keys, new stored fields: each entry's value is rewritten in place.
+      std::vector<GeneratedKey> keys;
+      generate_keys(op, durable, entry, *ix, after, &keys);
+      IndexTable table(s, ix->table_uri, d);
+      const std::string stored = stored_fields(d, after);
+      for (const GeneratedKey& g : keys) table.rewrite(g.bytes, key, stored);
+      continue;
+    }
+    if (delta.kind == IndexKeyDelta::Kind::kAppended && !restore) {
       // Only the added elements' keys; the index is non-unique, so one the old elements
       // already had is a no-op insert.
       std::vector<GeneratedKey> added;
       generate_keys(op, durable, entry, *ix, delta.appended->view(), &added);
-      IndexTable table(s, ix->table_uri, ix->descriptor);
-      for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key);
+      IndexTable table(s, ix->table_uri, d);
+      const std::string stored = stored_fields(d, after);
+      for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key, stored);
       continue;
     }
     std::vector<GeneratedKey> old_keys, new_keys;
     bool ignored = false;
-    IndexKeyGenerator(ix->descriptor).generate(before, &old_keys, &ignored);
+    IndexKeyGenerator(d).generate(before, &old_keys, &ignored);
     generate_keys(op, durable, entry, *ix, after, &new_keys);
-    IndexTable table(s, ix->table_uri, ix->descriptor);
+    IndexTable table(s, ix->table_uri, d);
+    const std::string stored = stored_fields(d, after);
     size_t i = 0, j = 0;
     while (i < old_keys.size() || j < new_keys.size()) {
       if (j == new_keys.size() || (i < old_keys.size() && old_keys[i].bytes < new_keys[j].bytes)) {
         table.remove(old_keys[i++].bytes, key);
       } else if (i == old_keys.size() || new_keys[j].bytes < old_keys[i].bytes) {
-        table.insert(entry.db, entry.coll, new_keys[j++], key);
+        table.insert(entry.db, entry.coll, new_keys[j++], key, stored);
       } else {
+        if (restore) table.rewrite(new_keys[j].bytes, key, stored);
         ++i;
         ++j;
       }

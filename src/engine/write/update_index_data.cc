@@ -3,6 +3,8 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/filter_paths.h"
+
 namespace mongostore::engine {
 
 namespace {
@@ -27,33 +29,14 @@ bool UpdateIndexData::affects_path(std::string_view path) const {
   return false;
 }
 
-namespace {
-
-// Calls `on_path` for each field path `filter` reads; false when the filter has a top-level
-// operator other than $and / $or / $nor over documents (its paths are not known).
-template <typename F>
-bool for_each_filter_path(bson::DocumentView filter, const F& on_path) {
-  for (const bson::Element& e : filter) {
-    if (e.key.empty() || e.key[0] != '$') {
-      if (on_path(e.key)) return true;
-      continue;
-    }
-    if (e.key != "$and" && e.key != "$or" && e.key != "$nor") return false;
-    if (!e.value.is_array()) return false;
-    for (const bson::Element& clause : e.value.as_array()) {
-      if (!clause.value.is_document()) return false;
-      if (!for_each_filter_path(clause.value.as_document(), on_path)) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 bool UpdateIndexData::affects(const IndexDescriptor& index) const {
   if (!modified_) return true;
   for (const IndexField& f : index.fields()) {
     if (affects_path(f.path)) return true;
+  }
+  // The entries carry these fields' values (index_entry_value.h).
+  for (const std::string& f : index.stored_fields()) {
+    if (affects_path(f)) return true;
   }
   if (!index.partial_filter()) return false;
   // A document may enter or leave a partial index when a path its filter reads changes.

@@ -1,7 +1,8 @@
 // UpdateIndexData: which indexes an update can affect (MongoDB's UpdateIndexData idea).
 //
-// An operator update changes only the paths its operators name; an index whose key paths and
-// partialFilterExpression paths are all unrelated to them keeps exactly the keys it had, so
+// An operator update changes only the paths its operators name; an index whose key paths,
+// partialFilterExpression paths and stored fields are all unrelated to them keeps exactly the
+// entries it had, so
 // the write path need not generate them twice and diff them (about two thirds of an indexed
 // update's index cost). Paths relate by prefix on whole components: "a.b" modified affects
 // indexes on "a", "a.b" and "a.b.c", not "a.bc". A modified path is cut before its first
@@ -34,7 +35,8 @@ class UpdateIndexData {
       : modified_(modified ? std::make_shared<const std::vector<std::string>>(std::move(*modified))
                            : nullptr) {}
 
-  /// False only when no document's keys (or membership) in `index` can change.
+  /// False only when no document's keys (or membership, or stored fields) in `index` can
+  /// change.
   bool affects(const IndexDescriptor& index) const;
 
  private:

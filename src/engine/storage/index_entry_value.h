@@ -1,0 +1,62 @@
+// IndexEntryValue: the value of one secondary index entry.
+//
+// An ordinary index's value is the record id (the document's key in its RecordTable), as it
+// always was. An index with stored fields (IndexDescriptor::stored_fields) puts before it a
+// BSON document of those fields as the indexed document holds them:
+//
+//   value = {<stored field>: <value>, ...} (BSON, self-delimiting) then the record id
+//
+// The fields come in the document's order, each the first top-level field of that name (what
+// DocumentView::get reads); a field the document lacks is left out. A reader that needs only
+// these fields takes them from the entry and never reads the document: a covered read. The
+// write path keeps them true: a write that changes one of them rewrites the document's entries
+// in the same unit of work (collection_write_path.cc).
+//
+// Pure functions over bytes; thread-safe.
+#pragma once
+
+#include <wiredtiger.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "engine/index_descriptor.h"
+#include "mongostore/bson/document.h"
+#include "mongostore/error.h"
+
+namespace mongostore::engine {
+
+struct IndexEntryValue {
+  std::string_view record_id;
+  /// The stored fields; the empty document for an ordinary index.
+  bson::DocumentView stored;
+
+  /// Splits the value `v` of an entry of `d`'s table. DataCorruptionDetected (12) when an
+  /// index with stored fields holds a value that does not start with a whole BSON document.
+  static IndexEntryValue read(const IndexDescriptor& d, const WT_ITEM& v) {
+    const char* data = static_cast<const char*>(v.data);
+    if (d.stored_fields().empty()) return {std::string_view(data, v.size), bson::DocumentView()};
+    uint32_t n = 0;
+    if (v.size >= sizeof n) std::memcpy(&n, data, sizeof n);  // BSON's length: little-endian
+    if (v.size < sizeof n || n < 5 || n > v.size) {
+      throw Error(ErrorCode::kDataCorruptionDetected,
+                  "index " + d.name() + " has an entry whose stored fields are cut short");
+    }
+    return {std::string_view(data + n, v.size - n),
+            bson::DocumentView(reinterpret_cast<const uint8_t*>(data), n)};
+  }
+
+  /// The value `v` of an entry of an index without stored fields, with no check: the record
+  /// id, and `stored` a view of nothing (not to be read).
+  static IndexEntryValue of_record_id(const WT_ITEM& v) {
+    return {std::string_view(static_cast<const char*>(v.data), v.size),
+            bson::DocumentView(nullptr, 0)};
+  }
+
+  /// The stored fields of `doc` for `d` (an index with stored fields), as a BSON document.
+  static std::string stored_fields_of(const IndexDescriptor& d, bson::DocumentView doc);
+};
+
+}  // namespace mongostore::engine

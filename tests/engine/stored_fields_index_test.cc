@@ -1,0 +1,322 @@
+// Indexes with stored fields (createIndexes' storedFields, a mongostore option): the option's
+// checks and persistence, the entries kept true by every write path and the index build, and
+// covered reads (no document fetched) that answer exactly what reading the documents answers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "mongostore/bson/builder.h"
+#include "mongostore/engine/engine.h"
+#include "support/error_code.h"
+#include "support/explain.h"
+#include "support/memory_engine.h"
+#include "support/temp_dir.h"
+
+namespace mongostore::engine {
+namespace {
+
+using bson::Document;
+using bson::make_array;
+using bson::make_document;
+using testing::code_of;
+
+Document stored(std::initializer_list<const char*> names) {
+  bson::DocumentBuilder b;
+  b.open_array("storedFields");
+  for (const char* n : names) b.push(std::string_view(n));
+  b.close();
+  return b.finish();
+}
+
+FindOptions projecting(const Document& projection) {
+  FindOptions o;
+  o.projection = projection;
+  return o;
+}
+
+// The same find read from the documents: a collection scan, whatever the indexes.
+FindOptions from_documents(FindOptions o) {
+  o.hint.keys = make_document("$natural", 1);
+  return o;
+}
+
+std::string json_of(const std::vector<Document>& docs) {
+  std::string out;
+  for (const Document& d : docs) out += d.to_json() + "\n";
+  return out;
+}
+
+class StoredFieldsIndex : public ::testing::Test {
+ protected:
+  void SetUp() override { e_ = testing::memory_engine(); }
+
+  std::vector<Document> find(const Document& filter, const FindOptions& o) {
+    return e_->find("db", "c", filter, o)->to_vector();
+  }
+  // The find through the index (covered, as explain says) and through the documents give the
+  // same documents, byte for byte, in the same order (both sorted by `sort`).
+  void expect_covered_same(const Document& filter, const Document& projection,
+                           const Document& sort = Document()) {
+    FindOptions o = projecting(projection);
+    o.sort = sort;
+    Document ex = e_->explain_find("db", "c", filter, o);
+    const char* covered_at = testing::plan_stage(ex) == "SORT"
+                                 ? "queryPlanner.winningPlan.inputStage.stage"
+                                 : "queryPlanner.winningPlan.stage";
+    EXPECT_EQ(ex.get_path(covered_at).to_json(), "\"PROJECTION_COVERED\"") << ex.to_json();
+    EXPECT_EQ(testing::plan_stat(ex, "totalDocsExamined"), 0);
+    FindOptions scan = from_documents(o);
+    if (sort.empty()) scan.sort = make_document("a", 1, "_id", 1);
+    FindOptions indexed = o;
+    if (sort.empty()) indexed.sort = make_document("a", 1, "_id", 1);
+    EXPECT_EQ(json_of(find(filter, indexed)), json_of(find(filter, scan)))
+        << "filter " << filter.to_json() << " projection " << projection.to_json();
+    // The cursor's batches (the index read) as well as explain's read.
+    std::vector<Document> batched;
+    FindOptions small = o;
+    small.batch_size = 2;
+    auto cursor = e_->find("db", "c", filter, small);
+    while (!cursor->exhausted()) {
+      for (Document& d : cursor->next_batch()) batched.push_back(std::move(d));
+    }
+    if (sort.empty()) {
+      // Index order: a, then the record id; the scan sorted by a, then _id, agrees when every
+      // `a` is distinct, and the tests that read this way keep them distinct.
+      EXPECT_EQ(json_of(batched), json_of(find(filter, scan)));
+    }
+  }
+  void expect_valid() {
+    ValidateResult r = e_->validate_collection("db", "c");
+    EXPECT_TRUE(r.valid()) << (r.errors.empty() ? "" : r.errors.front());
+  }
+  std::shared_ptr<Engine> e_;
+};
+
+TEST_F(StoredFieldsIndex, TheOptionIsCheckedAndListed) {
+  EXPECT_EQ(e_->create_index("db", "c", make_document("a", 1), stored({"b", "_id", "a"})), "a_1");
+  auto indexes = e_->list_indexes("db", "c");
+  ASSERT_EQ(indexes.size(), 2u);
+  EXPECT_EQ(Document::copy_of(indexes[1].get("storedFields").as_array()),
+            Document::copy_of(make_array("b", "_id", "a").view()));
+  // The same again is a no-op; other stored fields on the same key conflict, as other options.
+  EXPECT_EQ(e_->create_index("db", "c", make_document("a", 1), stored({"b", "_id", "a"})), "a_1");
+  EXPECT_EQ(code_of([&] { e_->create_index("db", "c", make_document("a", 1), stored({"b"})); }),
+            static_cast<int32_t>(ErrorCode::kIndexOptionsConflict));
+  EXPECT_EQ(code_of([&] { e_->create_index("db", "c", make_document("a", 1)); }),
+            static_cast<int32_t>(ErrorCode::kIndexOptionsConflict));
+
+  auto code = [&](const Document& options) {
+    return code_of([&] { e_->create_index("db", "d", make_document("x", 1), options); });
+  };
+  EXPECT_EQ(code(make_document("storedFields", "b")), 14);
+  EXPECT_EQ(code(make_document("storedFields", make_array("b", 1))), 14);
+  EXPECT_EQ(code(make_document("storedFields", make_array())), 67);
+  EXPECT_EQ(code(make_document("storedFields", make_array("b.c"))), 67);
+  EXPECT_EQ(code(make_document("storedFields", make_array("$b"))), 67);
+  EXPECT_EQ(code(make_document("storedFields", make_array(""))), 67);
+  EXPECT_EQ(code(make_document("storedFields", make_array("b", "b"))), 67);
+  bson::DocumentBuilder many;
+  many.open_array("storedFields");
+  for (int i = 0; i <= 32; ++i) many.push("f" + std::to_string(i));
+  many.close();
+  EXPECT_EQ(code(many.finish()), 67);
+  EXPECT_FALSE(e_->collection_exists("db", "d"));  // nothing was made
+  try {
+    e_->create_index("db", "d", make_document("x", 1), make_document("storedFields", "b"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("storedFields"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(StoredFieldsIndex, ACoveredFindReadsNoDocumentAndAnswersTheSame) {
+  e_->create_index("db", "c", make_document("a", 1), stored({"_id", "a", "b"}));
+  for (int i = 0; i < 40; ++i) {
+    e_->insert_one("db", "c",
+                   make_document("_id", i, "z", "first", "b", make_document("x", i, "y", "s"), "a",
+                                 i * 1.5, "c", std::string(200, 'c')));
+  }
+  expect_covered_same(make_document("a", make_document("$gte", 12)), make_document("a", 1, "b", 1));
+  expect_covered_same(make_document("a", make_document("$lt", 9)), make_document("b", 1));
+  expect_covered_same(make_document("a", make_document("$gte", 3), "b.x", make_document("$lt", 20)),
+                      make_document("b", 1, "_id", 0));
+  expect_covered_same(
+      make_document(
+          "$or", make_array(make_document("a", 3), make_document("a", make_document("$gt", 50)))),
+      make_document("a", 1));
+  // A blocking sort on a stored field reads the entries too.
+  expect_covered_same(make_document("a", make_document("$gte", 0)), make_document("a", 1, "b", 1),
+                      make_document("b.x", -1));
+
+  // Whatever reads a field the entries lack reads the documents.
+  auto stage = [&](const Document& filter, const Document& projection,
+                   const Document& sort = Document()) {
+    FindOptions o = projecting(projection);
+    o.sort = sort;
+    return testing::plan_stage(e_->explain_find("db", "c", filter, o));
+  };
+  const Document in_range = make_document("a", make_document("$gte", 12));
+  EXPECT_EQ(stage(in_range, make_document("a", 1, "c", 1)), "FETCH");
+  EXPECT_EQ(stage(in_range, Document()), "FETCH");               // the whole document
+  EXPECT_EQ(stage(in_range, make_document("c", 0)), "FETCH");    // an exclusion
+  EXPECT_EQ(stage(in_range, make_document("b.x", 1)), "FETCH");  // not a whole field
+  EXPECT_EQ(stage(make_document("a", 3, "c", "x"), make_document("a", 1)), "FETCH");
+  EXPECT_EQ(stage(make_document("a", 3, "$comment", "x"), make_document("a", 1)), "FETCH");
+  EXPECT_EQ(stage(make_document("a", 3, "$expr", make_document("$eq", make_array("$c", "x"))),
+                  make_document("a", 1)),
+            "FETCH");
+  EXPECT_EQ(stage(in_range, make_document("a", 1), make_document("c", 1)), "SORT");
+  // The documents' answers there are the ones a fetch gives.
+  EXPECT_EQ(find(in_range, projecting(make_document("a", 1, "c", 1))).size(), 32u);
+}
+
+TEST_F(StoredFieldsIndex, ResultsMayHoldMoreFieldsHandsOutTheStoredFields) {
+  e_->create_index("db", "c", make_document("a", 1), stored({"_id", "a", "b"}));
+  e_->insert_one("db", "c", make_document("_id", 1, "b", 7, "a", 2, "c", 3));
+  FindOptions o = projecting(make_document("a", 1));
+  o.results_may_hold_more_fields = true;
+  auto docs = find(make_document("a", 2), o);
+  ASSERT_EQ(docs.size(), 1u);
+  // The entry's fields in the document's order: more than the projection keeps, each as kept.
+  EXPECT_EQ(docs[0], make_document("_id", 1, "b", 7, "a", 2));
+  // Read from the documents (no covering index), the stored document itself.
+  o.hint.keys = make_document("$natural", 1);
+  docs = find(make_document("a", 2), o);
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0].get("c").as_int32(), 3);
+  // Only for a projection that keeps or drops plain fields.
+  FindOptions bad = projecting(make_document("b", make_document("$slice", 1)));
+  bad.results_may_hold_more_fields = true;
+  EXPECT_EQ(code_of([&] { find(make_document("a", 2), bad); }), 2);
+}
+
+// Every write path keeps the entries' stored fields what the documents hold: after each of a
+// seeded mix of writes, the covered read of every document answers as the documents do, and
+// validate finds the entries exactly as the documents give them.
+TEST_F(StoredFieldsIndex, EveryWriteKeepsTheEntriesTrue) {
+  e_->create_index("db", "c", make_document("a", 1), stored({"_id", "a", "b", "t"}));
+  // A multikey index: one document's several entries each carry its fields.
+  e_->create_index("db", "c", make_document("t", 1), stored({"t", "n", "_id"}));
+  std::mt19937 rng(29);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  auto all = make_document("a", make_document("$gte", -1000000));
+  for (int step = 0; step < 300; ++step) {
+    const int id = pick(12);
+    const Document by_id = make_document("_id", id);
+    switch (pick(10)) {
+      case 0:
+        e_->replace_one("db", "c", by_id,
+                        make_document("a", id * 10 + pick(3), "b", pick(5), "n", pick(4)),
+                        /*upsert=*/true);
+        break;
+      case 1:
+        e_->update_one("db", "c", by_id, make_document("$set", make_document("b", pick(100))));
+        break;
+      case 2:  // the key changes, the stored fields with it
+        e_->update_one("db", "c", by_id, make_document("$inc", make_document("a", 1000)));
+        break;
+      case 3:
+        e_->update_one("db", "c", by_id,
+                       make_document("$push", make_document("t", "t" + std::to_string(pick(6)))));
+        break;
+      case 4:  // a field the entries of t_1 carry, not its key
+        e_->update_one("db", "c", by_id, make_document("$set", make_document("n", pick(9))));
+        break;
+      case 5:
+        e_->update_one("db", "c", by_id, make_document("$unset", make_document("b", "")));
+        break;
+      case 6:
+        e_->delete_one("db", "c", by_id);
+        break;
+      case 7: {
+        FindAndModifyOptions o;
+        o.upsert = true;
+        e_->find_one_and_update(
+            "db", "c", by_id,
+            make_document("$set", make_document("b", make_document("k", pick(3)), "a", id * 10)),
+            o);
+        break;
+      }
+      case 8: {
+        UpdateOptions o;
+        o.update_is_pipeline = true;
+        e_->update_one("db", "c", by_id,
+                       make_array(make_document("$set", make_document("b", "$n"))).view(), o);
+        break;
+      }
+      default:  // a field no entry carries
+        e_->update_many("db", "c", Document(),
+                        make_document("$set", make_document("other", pick(50))));
+        break;
+    }
+    // Two documents may share `a` here: sort by a, then _id on both sides.
+    FindOptions covered = projecting(make_document("a", 1, "b", 1, "t", 1));
+    covered.sort = make_document("a", 1, "_id", 1);
+    ASSERT_EQ(json_of(find(all, covered)), json_of(find(all, from_documents(covered))))
+        << "after step " << step;
+    FindOptions tags = projecting(make_document("t", 1, "n", 1));
+    tags.sort = make_document("_id", 1);
+    auto tagged = make_document("t", make_document("$gte", ""));
+    ASSERT_EQ(json_of(find(tagged, tags)), json_of(find(tagged, from_documents(tags))))
+        << "after step " << step;
+  }
+  FindOptions covered = projecting(make_document("a", 1, "b", 1));
+  EXPECT_EQ(testing::plan_stage(e_->explain_find("db", "c", all, covered)), "PROJECTION_COVERED");
+  expect_valid();
+}
+
+TEST_F(StoredFieldsIndex, ABuildOverExistingDocumentsStoresTheirFields) {
+  for (int i = 0; i < 12; ++i) {
+    e_->insert_one("db", "c", make_document("_id", i, "a", i, "b", make_array(i, "x")));
+  }
+  e_->create_index("db", "c", make_document("a", 1), stored({"a", "b", "_id"}));
+  expect_covered_same(make_document("a", make_document("$gt", 4)), make_document("b", 1));
+  expect_valid();
+}
+
+TEST_F(StoredFieldsIndex, ATransactionReadsItsOwnWritesCovered) {
+  e_->create_index("db", "c", make_document("a", 1), stored({"a", "b"}));
+  e_->insert_one("db", "c", make_document("_id", 1, "a", 1, "b", "before"));
+  auto txn = e_->begin_transaction();
+  txn->engine().update_one("db", "c", make_document("_id", 1),
+                           make_document("$set", make_document("b", "inside")));
+  auto read = [&](Engine& on) {
+    FindOptions o = projecting(make_document("b", 1, "_id", 0));
+    auto docs = on.find("db", "c", make_document("a", 1), o)->to_vector();
+    return docs.empty() ? std::string() : std::string(docs[0].get("b").as_string());
+  };
+  EXPECT_EQ(read(txn->engine()), "inside");
+  EXPECT_EQ(read(*e_), "before");  // not committed
+  txn->commit();
+  EXPECT_EQ(read(*e_), "inside");
+}
+
+TEST(StoredFieldsIndexDurable, TheOptionAndTheEntriesSurviveReopen) {
+  testing::TempDir dir;
+  EngineOptions o;
+  o.path = dir.path();
+  {
+    auto e = Engine::open(o);
+    e->create_index("db", "c", make_document("a", 1), stored({"a", "b"}));
+    e->insert_one("db", "c", make_document("_id", 1, "a", 5, "b", "kept"));
+  }
+  auto e = Engine::open(o);
+  EXPECT_EQ(Document::copy_of(e->list_indexes("db", "c")[1].get("storedFields").as_array()),
+            Document::copy_of(make_array("a", "b").view()));
+  FindOptions f = projecting(make_document("b", 1, "_id", 0));
+  Document ex = e->explain_find("db", "c", make_document("a", 5), f);
+  EXPECT_EQ(testing::plan_stage(ex), "PROJECTION_COVERED");
+  auto docs = e->find("db", "c", make_document("a", 5), f)->to_vector();
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0], make_document("b", "kept"));
+  // The write path still knows the option after the reopen.
+  e->update_one("db", "c", make_document("_id", 1),
+                make_document("$set", make_document("b", "new")));
+  docs = e->find("db", "c", make_document("a", 5), f)->to_vector();
+  EXPECT_EQ(docs[0], make_document("b", "new"));
+  EXPECT_TRUE(e->validate_collection("db", "c").valid());
+}
+
+}  // namespace
+}  // namespace mongostore::engine
