@@ -1,6 +1,7 @@
 #include "mongostore/exec/execution_store.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -99,7 +100,7 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // The sweeps read through these too: pending_outbox / pending_spawns scan the seq
     // indexes (only documents with pending entries have keys in range), due_timers scans
     // next_fire_at up to now. 100,000 idle executions cost nothing.
-    executions_.create_index(make_document("next_fire_at", 1));
+    create_timer_index();
     // Archived dedupe marks are found by (execution, mark): one multikey point lookup, however
     // many marks the execution has archived.
     processed_.create_index(make_document("execution_id", 1, "marks", 1));
@@ -113,6 +114,44 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
   // commit beside one handing out a block would put an execution's emits out of order.
   if (client_->backend_name() == "embedded") {
     seq_blocks_ = SeqBlocks::for_client(client_, options_.database);
+  }
+}
+
+void ExecutionStore::create_timer_index() {
+  const Document keys = make_document("next_fire_at", 1);
+  if (client_->backend_name() != "embedded") {
+    // A server that is the embedded engine (mongostore serve) may already hold the covering
+    // index an embedded store made: it serves the sweep as well as a plain one.
+    try {
+      executions_.create_index(keys);
+    } catch (const Error& e) {
+      if (e.code() != static_cast<int32_t>(ErrorCode::kIndexOptionsConflict)) throw;
+    }
+    return;
+  }
+  // The embedded engine's entries carry the fields due_timers reads (storedFields, a
+  // mongostore option): the sweep reads the index alone, not each due document. A plain index
+  // on the key (an older store's, or one made through a server) is replaced. Only this process
+  // opens its data directory, and its stores take turns here: none drops the index another
+  // has just made, under that other's sweep.
+  static std::mutex turns;
+  std::lock_guard<std::mutex> lock(turns);
+  const Document options =
+      make_document("storedFields", bson::make_array("_id", "next_fire_at", "timers"));
+  for (int attempt = 0;; ++attempt) {
+    try {
+      executions_.create_index(keys, options);
+      return;
+    } catch (const Error& e) {
+      if (e.code() != static_cast<int32_t>(ErrorCode::kIndexOptionsConflict) || attempt == 2) {
+        throw;
+      }
+    }
+    try {
+      executions_.drop_index(keys.view());
+    } catch (const Error& e) {
+      if (e.code() != static_cast<int32_t>(ErrorCode::kIndexNotFound)) throw;
+    }
   }
 }
 

@@ -52,6 +52,15 @@ const client::FindOptions& timer_fields() {
   return options;
 }
 
+const client::FindOptions& due_fields() {
+  static const client::FindOptions options = [] {
+    client::FindOptions o;
+    o.projection = make_document("timers", 1, "next_fire_at", 1);
+    return o;
+  }();
+  return options;
+}
+
 std::shared_ptr<const SweepQueries> SweepQueries::prepare(const client::Collection& executions) {
   // The sweeps' visitors read their fields by name: on the embedded engine they read the
   // stored document and no projected copy is built (~1,100 instructions a document); remote,
@@ -60,7 +69,7 @@ std::shared_ptr<const SweepQueries> SweepQueries::prepare(const client::Collecti
   constexpr auto kStored = client::VisitedDocuments::kStoredWhenOnlySelecting;
   return std::make_shared<const SweepQueries>(SweepQueries{
       executions.prepare_find(make_document("next_fire_at", bson::Null{}), timer_fields()),
-      executions.prepare_find(due_filter(0), timer_fields(), kStored),
+      executions.prepare_find(due_filter(0), due_fields(), kStored),
       executions.prepare_find(any_seq_in("outbox.seq"), only("outbox"), kStored),
       executions.prepare_find(any_seq_in("spawns.seq"), only("spawns"), kStored),
   });

@@ -16,9 +16,9 @@ struct SweepQueries {
   /// {next_fire_at: null}: documents another writer left without a bound (read when the
   /// store opens).
   client::PreparedFind unbounded_timers;
-  /// {$or: [{next_fire_at: null}, {next_fire_at: {$lte: now}}]}: run with each sweep's own
-  /// `now` (due_filter). One scan of the next_fire_at index over two intervals, the null key
-  /// and [-inf, now], whose plan the embedded engine keeps and rebinds to each `now`.
+  /// {$or: [{next_fire_at: null}, {next_fire_at: {$lte: now}}]} (due_fields): run with each
+  /// sweep's own `now` (due_filter). One scan of the next_fire_at index over two intervals, the
+  /// null key and [-inf, now], whose plan the embedded engine keeps and rebinds to each `now`.
   client::PreparedFind due_timers;
   /// {outbox.seq: {$gte: -inf}} / {spawns.seq: ...}: documents with pending entries.
   client::PreparedFind pending_outbox;
@@ -30,5 +30,9 @@ bson::Document due_filter(double now);
 
 /// The fields a timer read needs: timers, next_fire_at, version (and _id).
 const client::FindOptions& timer_fields();
+
+/// The fields due_timers reads: timers and next_fire_at (and _id), all of them stored in the
+/// embedded engine's next_fire_at index (ExecutionStore::create_timer_index).
+const client::FindOptions& due_fields();
 
 }  // namespace mongostore::exec

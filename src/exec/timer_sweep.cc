@@ -101,17 +101,27 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // each document comes once. Both kinds are repaired after the read, so that no write moves
   // a document within the range the cursor still reads; the documents are read in place (no
   // copy each) and only those to repair are copied.
+  //
+  // The read keeps only _id, timers and next_fire_at, which the embedded engine's index
+  // stores: it reads no document (create_timer_index). A repair is guarded on `version` too,
+  // so the few documents to repair are read again, whole, by _id.
   std::vector<DueTimer> due;
-  std::vector<Document> repair;
+  std::vector<bson::OwnedValue> repair;
   sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {
     bson::Value bound;
     std::optional<double> earliest = collect_due(doc, now, due, &bound);
     // Unbounded (null or missing: every timer it holds counted above), or stale.
     if (!bound.is_number() || earliest.value_or(kNoTimer) > bound.number_as_double()) {
-      repair.push_back(Document::copy_of(doc));
+      repair.emplace_back(doc.get("_id"));
     }
   });
-  for (const Document& doc : repair) repair_timer_bound(doc);
+  for (const bson::OwnedValue& id : repair) {
+    DocumentBuilder filter;
+    filter.append("_id", id.view());
+    if (std::optional<Document> doc = executions_.find_one(filter.finish(), timer_fields())) {
+      repair_timer_bound(*doc);
+    }
+  }
   sort_timers(due);
   // The read goes batch by batch, each in its own snapshot: a document another sweeper
   // repaired between two batches has moved further up the scan (from the null key, or from a

@@ -182,6 +182,10 @@ class ExecutionStore {
   };
   std::optional<DedupeProbe> dedupe_probe(std::string_view execution_id, std::string_view event_id,
                                           bool with_snapshot);
+  /// Creates the next_fire_at index due_timers reads: on the embedded engine one whose
+  /// entries store `_id`, `next_fire_at` and `timers` (a covered read), replacing a plain one;
+  /// elsewhere a plain one, unless an index on the key is there already.
+  void create_timer_index();
   /// Sets `next_fire_at` of a document read with its `timers`, `next_fire_at` and `version`
   /// to its earliest timer (+infinity when it has none), unless a commit has changed it since.
   void repair_timer_bound(bson::DocumentView doc);
