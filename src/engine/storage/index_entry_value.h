@@ -24,6 +24,7 @@
 
 #include "engine/index_descriptor.h"
 #include "mongostore/bson/document.h"
+#include "mongostore/bson/value.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -53,6 +54,41 @@ struct IndexEntryValue {
   static IndexEntryValue of_record_id(const WT_ITEM& v) {
     return {std::string_view(static_cast<const char*>(v.data), v.size),
             bson::DocumentView(nullptr, 0)};
+  }
+
+  /// The same bytes as stored_fields_of, from `value_of(name)`: the first top-level value of
+  /// that name in one document (missing when absent), a view into that document's bytes, as
+  /// TopLevelDiff::after and DocumentView::get return it. For a caller that has the document's
+  /// fields at hand already: no walk of the document.
+  template <class ValueOf>
+  static std::string stored_fields_from(const IndexDescriptor& d, ValueOf&& value_of) {
+    // Each value's element starts before it: its type byte and its name with the name's NUL
+    // (BSON's layout). The elements are copied in the document's order, as stored_fields_of
+    // walks them.
+    struct Span {
+      const uint8_t* begin;
+      const uint8_t* end;
+    };
+    Span spans[IndexDescriptor::kMaxStoredFields];
+    size_t n = 0, bytes = 5;
+    for (const std::string& name : d.stored_fields()) {
+      const bson::Value v = value_of(std::string_view(name));
+      if (v.is_missing()) continue;
+      Span span{v.data() - name.size() - 2, v.data() + v.size()};
+      size_t i = n++;
+      for (; i > 0 && spans[i - 1].begin > span.begin; --i) spans[i] = spans[i - 1];
+      spans[i] = span;
+      bytes += static_cast<size_t>(span.end - span.begin);
+    }
+    std::string out(bytes, '\0');
+    char* p = out.data() + 4;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t len = static_cast<size_t>(spans[i].end - spans[i].begin);
+      std::memcpy(p, spans[i].begin, len);
+      p += len;
+    }
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(bytes >> (8 * i));  // little-endian
+    return out;
   }
 
   /// The stored fields of `doc` for `d` (an index with stored fields), as a BSON document.

@@ -133,7 +133,8 @@ void IndexTable::rewrite(const std::string& index_key, const std::string& primar
   WT_ITEM v = value.item();
   c->set_key(c, &k);
   c->set_value(c, &v);
-  // overwrite=false: update() requires the entry to be there.
+  // A unique index's cursor (overwrite=false) requires the entry to be there; another's
+  // writes it either way.
   int rc = c->update(c);
   if (rc == WT_NOTFOUND) {
     throw Error(ErrorCode::kInternalError,

@@ -68,6 +68,12 @@ std::string stored_fields(const IndexDescriptor& d, bson::DocumentView doc) {
   return IndexEntryValue::stored_fields_of(d, doc);
 }
 
+// The same for the new version of an updated document, from the fields `diff` has read.
+std::string stored_fields(const IndexDescriptor& d, const TopLevelDiff& diff) {
+  if (d.stored_fields().empty()) return {};
+  return IndexEntryValue::stored_fields_from(d, [&](std::string_view f) { return diff.after(f); });
+}
+
 // Whether the update changes a field whose value `d`'s entries carry.
 bool stored_fields_changed(const IndexDescriptor& d, const TopLevelDiff& diff) {
   for (const std::string& f : d.stored_fields()) {
@@ -140,7 +146,7 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
       std::vector<GeneratedKey> keys;
       generate_keys(op, durable, entry, *ix, after, &keys);
       IndexTable table(s, ix->table_uri, d);
-      const std::string stored = stored_fields(d, after);
+      const std::string stored = stored_fields(d, diff);
       for (const GeneratedKey& g : keys) table.rewrite(g.bytes, key, stored);
       continue;
     }
@@ -150,7 +156,7 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
       std::vector<GeneratedKey> added;
       generate_keys(op, durable, entry, *ix, delta.appended->view(), &added);
       IndexTable table(s, ix->table_uri, d);
-      const std::string stored = stored_fields(d, after);
+      const std::string stored = stored_fields(d, diff);
       for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key, stored);
       continue;
     }
@@ -159,7 +165,7 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
     IndexKeyGenerator(d).generate(before, &old_keys, &ignored);
     generate_keys(op, durable, entry, *ix, after, &new_keys);
     IndexTable table(s, ix->table_uri, d);
-    const std::string stored = stored_fields(d, after);
+    const std::string stored = stored_fields(d, diff);
     size_t i = 0, j = 0;
     while (i < old_keys.size() || j < new_keys.size()) {
       if (j == new_keys.size() || (i < old_keys.size() && old_keys[i].bytes < new_keys[j].bytes)) {
