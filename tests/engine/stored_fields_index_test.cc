@@ -328,9 +328,10 @@ TEST(StoredFieldsIndexDurable, TheOptionAndTheEntriesSurviveReopen) {
 namespace mongostore::engine {
 namespace {
 
-// The write path builds an entry's stored fields from the fields an update's diff has read;
-// the index build and validate walk the document. Both must give the same bytes, or validate
-// reports every updated entry.
+// An update builds an entry's stored fields from the fields its diff has read; an insert, the
+// index build and validate look them up in the document. Both must give the same bytes (the
+// document's first field of each name, in the document's order), or validate reports every
+// updated entry.
 TEST(IndexEntryValueBytes, FromTheDiffAsFromTheDocument) {
   IndexDescriptor d =
       IndexDescriptor::parse(make_document("a", 1).view(), stored({"z", "a", "n", "gone"}).view());

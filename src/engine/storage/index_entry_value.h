@@ -56,15 +56,15 @@ struct IndexEntryValue {
             bson::DocumentView(nullptr, 0)};
   }
 
-  /// The same bytes as stored_fields_of, from `value_of(name)`: the first top-level value of
-  /// that name in one document (missing when absent), a view into that document's bytes, as
-  /// TopLevelDiff::after and DocumentView::get return it. For a caller that has the document's
-  /// fields at hand already: no walk of the document.
+  /// The stored fields of a document for `d` (an index with stored fields), as a BSON
+  /// document, from `value_of(name)`: the first top-level value of that name in the document
+  /// (missing when absent), a view into its bytes, as DocumentView::get and TopLevelDiff::after
+  /// return it. An update's write path has its fields at hand in its TopLevelDiff already.
   template <class ValueOf>
   static std::string stored_fields_from(const IndexDescriptor& d, ValueOf&& value_of) {
     // Each value's element starts before it: its type byte and its name with the name's NUL
-    // (BSON's layout). The elements are copied in the document's order, as stored_fields_of
-    // walks them.
+    // (BSON's layout). The elements are copied in the document's order, whatever the order of
+    // the names.
     struct Span {
       const uint8_t* begin;
       const uint8_t* end;
@@ -91,8 +91,10 @@ struct IndexEntryValue {
     return out;
   }
 
-  /// The stored fields of `doc` for `d` (an index with stored fields), as a BSON document.
-  static std::string stored_fields_of(const IndexDescriptor& d, bson::DocumentView doc);
+  /// The same, each field looked up in `doc` (a walk from its start per field).
+  static std::string stored_fields_of(const IndexDescriptor& d, bson::DocumentView doc) {
+    return stored_fields_from(d, [&](std::string_view name) { return doc.get(name); });
+  }
 };
 
 }  // namespace mongostore::engine

@@ -95,21 +95,28 @@ void throw_duplicate_key(const std::string& ns, const IndexDescriptor& d,
                           bson::Document::copy_of(collation->spec().view()));
 }
 
-void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
-                        const std::string& primary_key, std::string_view stored) {
+template <class Write>
+int IndexTable::write_entry(std::string_view index_key, const std::string& primary_key,
+                            std::string_view stored, Write&& write) {
   WT_CURSOR* c = cursor();
   if (c == nullptr) {
     throw Error(ErrorCode::kNamespaceNotFound,
                 "index " + d_.name() + " was dropped during the write");
   }
-  const JoinedBytes key(g.bytes, d_.unique() ? std::string_view() : std::string_view(primary_key));
+  const JoinedBytes key(index_key,
+                        d_.unique() ? std::string_view() : std::string_view(primary_key));
   WT_ITEM k = key.item();
   // The value is the stored fields then the record id: the same joining as a key's.
   const JoinedBytes value(stored, primary_key);
   WT_ITEM v = value.item();
   c->set_key(c, &k);
   c->set_value(c, &v);
-  int rc = c->insert(c);
+  return write(c);  // while the bytes the cursor points at are still here
+}
+
+void IndexTable::insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
+                        const std::string& primary_key, std::string_view stored) {
+  int rc = write_entry(g.bytes, primary_key, stored, [](WT_CURSOR* c) { return c->insert(c); });
   if (rc == WT_DUPLICATE_KEY && d_.unique()) {
     std::string ns;
     ns.append(db).append(".").append(coll);
@@ -121,21 +128,9 @@ void IndexTable::insert(std::string_view db, std::string_view coll, const Genera
 
 void IndexTable::rewrite(const std::string& index_key, const std::string& primary_key,
                          std::string_view stored) {
-  WT_CURSOR* c = cursor();
-  if (c == nullptr) {
-    throw Error(ErrorCode::kNamespaceNotFound,
-                "index " + d_.name() + " was dropped during the write");
-  }
-  const JoinedBytes key(index_key,
-                        d_.unique() ? std::string_view() : std::string_view(primary_key));
-  WT_ITEM k = key.item();
-  const JoinedBytes value(stored, primary_key);
-  WT_ITEM v = value.item();
-  c->set_key(c, &k);
-  c->set_value(c, &v);
   // A unique index's cursor (overwrite=false) requires the entry to be there; another's
   // writes it either way.
-  int rc = c->update(c);
+  int rc = write_entry(index_key, primary_key, stored, [](WT_CURSOR* c) { return c->update(c); });
   if (rc == WT_NOTFOUND) {
     throw Error(ErrorCode::kInternalError,
                 "index " + d_.name() + " lacks the entry of a document being updated");

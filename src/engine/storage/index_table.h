@@ -195,6 +195,13 @@ class IndexTable {
   }
 
  private:
+  // Sets the cursor on the entry of `index_key` for `primary_key` with the value `stored` +
+  // `primary_key`, and returns `write(cursor)` (insert or update), the bytes still alive.
+  // NamespaceNotFound (26) when the table is gone.
+  template <class Write>
+  int write_entry(std::string_view index_key, const std::string& primary_key,
+                  std::string_view stored, Write&& write);
+
   // The table's cursor, opened on first use; nullptr when the table is gone. A unique index's
   // is "overwrite=false": an insert of an existing key fails, which is the unique check. A
   // non-unique index's key holds the record id, so an existing key is this document's own
