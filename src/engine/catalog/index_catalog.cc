@@ -212,9 +212,7 @@ void IndexCatalog::build(OperationContext& op, const CollectionEntry& entry, Ind
         bool multikey = false;
         generator.generate(doc, &keys, &multikey);
         if (multikey) ix.multikey.store(true);
-        const std::string stored = ix.descriptor.stored_fields().empty()
-                                       ? std::string()
-                                       : IndexEntryValue::stored_fields_of(ix.descriptor, doc);
+        const std::string stored = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
         for (const GeneratedKey& g : keys) {
           table.insert(entry.db, entry.coll, g, batch_last, stored);
         }

@@ -46,10 +46,7 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
           continue;
         }
         // An entry's value: the stored fields (if any), then the record id.
-        std::string value;
-        if (!ix.descriptor.stored_fields().empty()) {
-          value = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
-        }
+        std::string value = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
         value += primary;
         for (const GeneratedKey& g : keys) {
           std::string key = g.bytes;

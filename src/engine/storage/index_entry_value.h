@@ -56,12 +56,14 @@ struct IndexEntryValue {
             bson::DocumentView(nullptr, 0)};
   }
 
-  /// The stored fields of a document for `d` (an index with stored fields), as a BSON
-  /// document, from `value_of(name)`: the first top-level value of that name in the document
-  /// (missing when absent), a view into its bytes, as DocumentView::get and TopLevelDiff::after
-  /// return it. An update's write path has its fields at hand in its TopLevelDiff already.
+  /// What each entry of `d` carries for a document: its stored fields as a BSON document, or
+  /// nothing for an index without stored fields. From `value_of(name)`: the first top-level value
+  /// of that name in the document (missing when absent), a view into its bytes, as
+  /// DocumentView::get and TopLevelDiff::after return it. An update's write path has its fields at
+  /// hand in its TopLevelDiff already.
   template <class ValueOf>
   static std::string stored_fields_from(const IndexDescriptor& d, ValueOf&& value_of) {
+    if (d.stored_fields().empty()) return {};
     // Each value's element starts before it: its type byte and its name with the name's NUL
     // (BSON's layout). The elements are copied in the document's order, whatever the order of
     // the names.

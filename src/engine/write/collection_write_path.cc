@@ -62,15 +62,9 @@ void check_updated_depth(const TopLevelDiff& diff) {
   });
 }
 
-// What each entry of `d` carries for `doc` (IndexEntryValue): nothing for an ordinary index.
-std::string stored_fields(const IndexDescriptor& d, bson::DocumentView doc) {
-  if (d.stored_fields().empty()) return {};
-  return IndexEntryValue::stored_fields_of(d, doc);
-}
-
-// The same for the new version of an updated document, from the fields `diff` has read.
+// What each entry of `d` carries for the new version of an updated document, from the fields
+// `diff` has read (IndexEntryValue): nothing for an ordinary index.
 std::string stored_fields(const IndexDescriptor& d, const TopLevelDiff& diff) {
-  if (d.stored_fields().empty()) return {};
   return IndexEntryValue::stored_fields_from(d, [&](std::string_view f) { return diff.after(f); });
 }
 
@@ -110,7 +104,7 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
     std::vector<GeneratedKey> keys;
     generate_keys(op, durable, entry, *ix, doc, &keys);
     IndexTable table(s, ix->table_uri, ix->descriptor);
-    const std::string stored = stored_fields(ix->descriptor, doc);
+    const std::string stored = IndexEntryValue::stored_fields_of(ix->descriptor, doc);
     for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, key, stored);
   }
 }
