@@ -54,10 +54,10 @@ class IndexDescriptor {
   const Collation* collation() const { return collation_.get(); }
 
   /// mongostore's `storedFields` option (not MongoDB's: a real mongod refuses it): top-level
-  /// fields whose values each entry of the index carries beside the record id, so that a
+  /// fields whose values each document's first entry carries beside the record id, so that a
   /// find reading only these fields is answered from the index without reading the
   /// documents (a covered read, index_entry_value.h). Every write that changes one of them
-  /// rewrites the document's entries. Empty: an ordinary index.
+  /// rewrites the document's first entry, which alone carries them. Empty: an ordinary index.
   const std::vector<std::string>& stored_fields() const { return stored_fields_; }
   static constexpr size_t kMaxStoredFields = 32;
   /// Whether every one of `fields` (top-level names) is a stored field.

@@ -205,6 +205,30 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
   for (auto& k : keys) out->push_back(std::move(k));
 }
 
+std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc) const {
+  const IndexDescriptor& d = *descriptor_;
+  const auto& fields = d.fields();
+  if (fields.size() != 1) {
+    std::vector<GeneratedKey> keys;
+    bool ignored = false;
+    generate(doc, &keys, &ignored);
+    if (keys.empty()) return std::nullopt;
+    return std::move(keys.front().bytes);
+  }
+  // One field: its values' keys compared as they are encoded, none kept but the smallest.
+  if (d.partial_filter() && !d.partial_filter()->matches(doc)) return std::nullopt;
+  FieldValues fv;
+  bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
+  walk(root, fields[0].path, fields[0].path, &fv);
+  if (d.sparse() && !fv.present) return std::nullopt;
+  std::optional<std::string> first;
+  for (const bson::Value& v : fv.values) {
+    std::string key = index_key_of(d, v, fields[0].descending);
+    if (!first || key < *first) first = std::move(key);
+  }
+  return first;
+}
+
 std::string describe_key(const IndexDescriptor& descriptor,
                          const std::vector<bson::Value>& values) {
   std::string out = "{ ";

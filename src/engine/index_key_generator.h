@@ -13,6 +13,7 @@
 // can never be read back as the string it came from.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class IndexKeyGenerator {
   /// document reached an array through some field. Adds nothing for a document the index
   /// skips (sparse or partial).
   void generate(bson::DocumentView doc, std::vector<GeneratedKey>* out, bool* multikey) const;
+  /// The smallest of the document's keys (the bytes generate() lists first), without listing
+  /// the others; nullopt when it has none. For a writer that needs only a document's first
+  /// entry (an index with stored fields: index_entry_value.h).
+  std::optional<std::string> first_key(bson::DocumentView doc) const;
 
  private:
   const IndexDescriptor* descriptor_;

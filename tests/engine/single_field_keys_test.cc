@@ -93,5 +93,44 @@ TEST(SingleFieldKeys, AreTheCompoundKeysWithoutAConstantPart) {
   }
 }
 
+// first_key is the first key generate() lists, for the single-field path (random documents as
+// above) and the compound one, partial and sparse indexes skipping a document included.
+TEST(FirstKey, IsTheFirstKeyGenerateLists) {
+  std::mt19937 rng(31);
+  std::vector<IndexDescriptor> indexes;
+  for (const char* path : {"a", "a.b", "a.0", "a.b.a"}) {
+    for (int direction : {1, -1}) {
+      for (bool sparse : {false, true}) {
+        bson::DocumentBuilder pattern;
+        pattern.append(path, direction);
+        indexes.push_back(IndexDescriptor::parse(pattern.finish().view(),
+                                                 bson::make_document("sparse", sparse).view()));
+      }
+    }
+  }
+  indexes.push_back(
+      IndexDescriptor::parse(J(R"({"a.b": 1, "zz_not": -1})").view(), bson::Document().view()));
+  indexes.push_back(IndexDescriptor::parse(
+      J(R"({"a": 1})").view(),
+      J(R"({"partialFilterExpression": {"zz_not": {"$exists": true}}})").view()));
+  for (const IndexDescriptor& d : indexes) {
+    for (int round = 0; round < 300; ++round) {
+      bson::DocumentBuilder b;
+      if (rng() % 8) random_value(rng, b, "a", 0);
+      if (rng() % 2) b.append("zz_not", 1);
+      bson::Document doc = b.finish();
+      std::vector<GeneratedKey> keys;
+      bool multikey = false;
+      IndexKeyGenerator(d).generate(doc.view(), &keys, &multikey);
+      const std::optional<std::string> first = IndexKeyGenerator(d).first_key(doc.view());
+      const std::string where = d.name() + " " + doc.view().to_json();
+      ASSERT_EQ(first.has_value(), !keys.empty()) << where;
+      if (first) {
+        EXPECT_EQ(*first, keys.front().bytes) << where;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mongostore::engine

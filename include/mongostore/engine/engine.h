@@ -551,7 +551,8 @@ class Engine {
   /// `keys` is the key pattern ({a: 1, b: -1}); `options` takes MongoDB's createIndexes
   /// fields: name (default "a_1_b_-1"), unique, sparse, partialFilterExpression, collation,
   /// and mongostore's own storedFields: an array of top-level field names whose values each
-  /// entry carries (IndexDescriptor::stored_fields), so that a find through the index whose
+  /// document's first entry carries (IndexDescriptor::stored_fields; index_entry_value.h),
+  /// so that a find through the index whose
   /// filter and plain-inclusion projection read only those fields never reads the documents
   /// (a covered read; explain shows PROJECTION_COVERED and no FETCH). A real mongod refuses
   /// storedFields. An existing identical index is a no-op; the same name with another key

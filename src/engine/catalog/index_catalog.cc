@@ -213,8 +213,9 @@ void IndexCatalog::build(OperationContext& op, const CollectionEntry& entry, Ind
         generator.generate(doc, &keys, &multikey);
         if (multikey) ix.multikey.store(true);
         const std::string stored = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
-        for (const GeneratedKey& g : keys) {
-          table.insert(entry.db, entry.coll, g, batch_last, stored);
+        for (size_t i = 0; i < keys.size(); ++i) {
+          table.insert(entry.db, entry.coll, keys[i], batch_last,
+                       IndexEntryValue::stored_at(ix.descriptor, i, stored));
         }
         ++n;
         rc = c->next(c.get());

@@ -45,12 +45,14 @@ ValidateResult validate_collection(OperationContext& op, const CollectionEntry& 
                                   e.what());
           continue;
         }
-        // An entry's value: the stored fields (if any), then the record id.
-        std::string value = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
-        value += primary;
-        for (const GeneratedKey& g : keys) {
-          std::string key = g.bytes;
+        // An entry's value: the stored fields (if any, in the document's first entry), then
+        // the record id.
+        const std::string stored = IndexEntryValue::stored_fields_of(ix.descriptor, doc);
+        for (size_t k = 0; k < keys.size(); ++k) {
+          std::string key = keys[k].bytes;
           if (!ix.descriptor.unique()) key += primary;
+          std::string value(IndexEntryValue::stored_at(ix.descriptor, k, stored));
+          value += primary;
           ++tallies[i].expected;
           tallies[i].expected_print += print(key, value);
         }

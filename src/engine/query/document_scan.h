@@ -48,7 +48,8 @@ struct Match {
 ///
 /// `covered`: the caller reads only fields `index` stores, and so does `matcher` (see
 /// covers_read): the document visited is then the entry's stored fields
-/// (index_entry_value.h) and no document is fetched (docs_examined stays 0).
+/// (index_entry_value.h) and no document is fetched (docs_examined stays 0), except where the
+/// scan meets a multikey document at an entry other than its first, which does not carry them.
 template <class Visit>
 void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const IndexDescriptor& index,
                 const Matcher& matcher, const IndexPlan& plan, Visit& visit, ExecutionStats* stats,
@@ -69,7 +70,9 @@ void index_scan(WT_SESSION* s, WT_CURSOR* primary, WT_CURSOR* ic, const IndexDes
     bson::DocumentView doc = value.stored;
     // A multikey index may list one document several times.
     if (plan.multikey && !pos.seen.insert(key)) return true;
-    if (!covered) {
+    // A covered read reads the document only at an entry that does not carry its stored fields
+    // (not the document's first entry: index_entry_value.h).
+    if (!covered || !value.has_stored) {
       int rc = RecordTable::search(primary, key);
       if (rc == WT_NOTFOUND) return true;
       check_in_transaction(rc, "search", s);

@@ -1,7 +1,7 @@
 // IndexTable: the table of one secondary index. Key: the index key bytes (plus the primary
 // key for a non-unique index, so its entries are distinct); value: the primary key (the
-// document's key in its RecordTable), after the document's stored fields when the index has
-// any (index_entry_value.h).
+// document's key in its RecordTable), after the document's stored fields (in its first
+// entry; a zero length in the others) when the index has any (index_entry_value.h).
 //
 // Over (session, table uri, descriptor) like RecordTable, inside the caller's unit of work, on
 // the session's thread. Its one cursor is opened at the first insert or remove and closed with
@@ -48,9 +48,11 @@ class IndexTable {
   IndexTable& operator=(const IndexTable&) = delete;
 
   /// Adds the entry of key `g` for the document under `primary_key`, carrying `stored`
-  /// (IndexEntryValue::stored_fields_of the document; empty for an index without stored
-  /// fields). `db`.`coll` names the collection in a DuplicateKeyError. NamespaceNotFound (26)
-  /// when the table is gone. An entry already there is left as it is.
+  /// (IndexEntryValue::stored_at: the document's stored fields in its first entry,
+  /// kNotStoredHere in the others; empty for an index without stored fields). `db`.`coll`
+  /// names the collection in a DuplicateKeyError. NamespaceNotFound (26) when the table is
+  /// gone. A unique index's entry already there fails DuplicateKeyError; another index's is
+  /// overwritten with this value (its key holds the record id, so it is this document's own).
   void insert(std::string_view db, std::string_view coll, const GeneratedKey& g,
               const std::string& primary_key, std::string_view stored = {});
   /// Replaces the value of the existing entry of `index_key` for `primary_key` with

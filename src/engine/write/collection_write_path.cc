@@ -105,7 +105,10 @@ void insert_document(OperationContext& op, DurableCatalog& durable, const Collec
     generate_keys(op, durable, entry, *ix, doc, &keys);
     IndexTable table(s, ix->table_uri, ix->descriptor);
     const std::string stored = IndexEntryValue::stored_fields_of(ix->descriptor, doc);
-    for (const GeneratedKey& g : keys) table.insert(entry.db, entry.coll, g, key, stored);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      table.insert(entry.db, entry.coll, keys[i], key,
+                   IndexEntryValue::stored_at(ix->descriptor, i, stored));
+    }
   }
 }
 
@@ -126,32 +129,53 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
   }
   WT_SESSION* s = op.session();
   // Index entries: remove the keys only the old version had, add the ones only the new
-  // version has (both lists are sorted by bytes). An index with stored fields also rewrites
-  // the entries both versions have when a stored field changed.
+  // version has (both lists are sorted by bytes). An index with stored fields keeps them in
+  // the document's first entry alone (index_entry_value.h): that entry is rewritten when a
+  // stored field changed, and when the first key changed the new first entry takes them and
+  // the old one, if it stays, gives them up.
   auto indexes = entry.indexes();
   for (const auto& ix : *indexes) {
     const IndexDescriptor& d = ix->descriptor;
     if (index_data != nullptr && !index_data->affects(d)) continue;
-    const bool restore = stored_fields_changed(d, diff);
+    const bool stores = !d.stored_fields().empty();
+    const bool restore = stores && stored_fields_changed(d, diff);
     IndexKeyDelta delta = index_key_delta(d, diff);
     if (delta.kind == IndexKeyDelta::Kind::kUnchanged) {
       if (!restore) continue;
-      // The same keys, new stored fields: each entry's value is rewritten in place.
+      // The same keys, new stored fields: the first entry's value is rewritten in place.
       std::vector<GeneratedKey> keys;
       generate_keys(op, durable, entry, *ix, after, &keys);
+      if (keys.empty()) continue;
       IndexTable table(s, ix->table_uri, d);
-      const std::string stored = stored_fields(d, diff);
-      for (const GeneratedKey& g : keys) table.rewrite(g.bytes, key, stored);
+      table.rewrite(keys.front().bytes, key, stored_fields(d, diff));
       continue;
     }
-    if (delta.kind == IndexKeyDelta::Kind::kAppended && !restore) {
-      // Only the added elements' keys; the index is non-unique, so one the old elements
-      // already had is a no-op insert.
+    if (delta.kind == IndexKeyDelta::Kind::kAppended) {
+      // Only the added elements' keys are new; the index is non-unique, so one the old
+      // elements already had is a no-op insert.
       std::vector<GeneratedKey> added;
       generate_keys(op, durable, entry, *ix, delta.appended->view(), &added);
       IndexTable table(s, ix->table_uri, d);
+      if (!stores) {
+        for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key);
+        continue;
+      }
+      // The new version's keys are the old ones and the added ones: its first is the smaller
+      // of the two firsts. Of the old keys only the first is needed.
+      const std::optional<std::string> old_key = IndexKeyGenerator(d).first_key(before);
+      const std::string* old_first = old_key ? &*old_key : nullptr;
+      const bool added_first =
+          !added.empty() && (old_first == nullptr || added.front().bytes < *old_first);
       const std::string stored = stored_fields(d, diff);
-      for (const GeneratedKey& g : added) table.insert(entry.db, entry.coll, g, key, stored);
+      if (old_first != nullptr && (added_first || restore)) {
+        table.rewrite(*old_first, key, added_first ? IndexEntryValue::kNotStoredHere : stored);
+      }
+      for (size_t a = 0; a < added.size(); ++a) {
+        if (old_first != nullptr && added[a].bytes == *old_first) continue;  // written above
+        table.insert(
+            entry.db, entry.coll, added[a], key,
+            a == 0 && added_first ? std::string_view(stored) : IndexEntryValue::kNotStoredHere);
+      }
       continue;
     }
     std::vector<GeneratedKey> old_keys, new_keys;
@@ -165,9 +189,14 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
       if (j == new_keys.size() || (i < old_keys.size() && old_keys[i].bytes < new_keys[j].bytes)) {
         table.remove(old_keys[i++].bytes, key);
       } else if (i == old_keys.size() || new_keys[j].bytes < old_keys[i].bytes) {
-        table.insert(entry.db, entry.coll, new_keys[j++], key, stored);
+        table.insert(entry.db, entry.coll, new_keys[j], key,
+                     IndexEntryValue::stored_at(d, j, stored));
+        ++j;
       } else {
-        if (restore) table.rewrite(new_keys[j].bytes, key, stored);
+        // A key both versions have: its entry changes only if it is, or was, the first one.
+        if (stores && (j == 0 || i == 0) && (j != 0 || i != 0 || restore)) {
+          table.rewrite(new_keys[j].bytes, key, IndexEntryValue::stored_at(d, j, stored));
+        }
         ++i;
         ++j;
       }
