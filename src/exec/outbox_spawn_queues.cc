@@ -42,8 +42,9 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
   // Each document read in place: only the entries are copied out of it.
   find.for_each([&](DocumentView doc) {
     // `_id` and the array in one pass over the document (the first of a repeated key, as
-    // DocumentView::get finds), ended once both are found: the sweep hands the stored
-    // document, ~2 KB of other fields, not a projection.
+    // DocumentView::get finds), ended once both are found: the sweep may hand more than the
+    // projection keeps (the stored document, ~2 KB of other fields, or on the embedded engine
+    // usually the outbox index entry's stored `_id` and `outbox`).
     bson::Value id, array;
     bson::Element e;
     for (bson::RawElements top(doc); (id.is_missing() || array.is_missing()) && top.next(e);) {
@@ -58,7 +59,7 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
     const EntryAt at{source, kind};
     // Room for a sweep's few entries at once: each regrowth moves every entry decoded so far.
     if (entries.capacity() == 0) entries.reserve(kFirstEntries);
-    for (const bson::Element& e : array.as_array()) {
+    for (bson::RawElements elements(array.as_array()); elements.next(e);) {
       if (!e.value.is_document()) {
         throw Error(ErrorCode::kFailedToParse, at() + " is not a document");
       }
@@ -78,9 +79,11 @@ std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string
 OutboxEntry outbox_entry(DocumentView entry, const std::string& source, const EntryAt& at) {
   OutboxEntry out;
   // The three fields in one pass over the entry (the first of a repeated key, as
-  // DocumentView::get finds), checked in the same order as before.
+  // DocumentView::get finds), ended once all are found; checked in the same order as before.
   bson::Value seq, target, event;
-  for (const bson::Element& e : entry) {
+  bson::Element e;
+  for (bson::RawElements fields(entry);
+       (seq.is_missing() || target.is_missing() || event.is_missing()) && fields.next(e);) {
     if (seq.is_missing() && e.key == "seq") {
       seq = e.value;
     } else if (target.is_missing() && e.key == "target_id") {

@@ -32,7 +32,7 @@ bson::Document due_filter(double now);
 const client::FindOptions& timer_fields();
 
 /// The fields due_timers reads: timers and next_fire_at (and _id), all of them stored in the
-/// embedded engine's next_fire_at index (ExecutionStore::create_timer_index).
+/// embedded engine's next_fire_at index (ExecutionStore::create_covering_index).
 const client::FindOptions& due_fields();
 
 }  // namespace mongostore::exec

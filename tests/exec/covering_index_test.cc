@@ -1,7 +1,8 @@
-// The next_fire_at index due_timers reads (ExecutionStore::create_timer_index): on the
-// embedded engine its entries store `_id`, `next_fire_at` and `timers`, so the sweep reads no
-// execution document; a plain index an earlier store made is replaced; elsewhere the index is
-// plain, and a covering one already on the server is kept.
+// The indexes the sweeps read (ExecutionStore::create_covering_index): on the embedded engine
+// the entries of next_fire_at store `_id`, `next_fire_at` and `timers`, and those of outbox.seq
+// `_id` and `outbox`, so due_timers and pending_outbox read no execution document; a plain
+// index an earlier store made is replaced; elsewhere the indexes are plain, and a covering one
+// already on the server is kept.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,21 +25,33 @@ client::Collection executions(const std::shared_ptr<client::Client>& c) {
   return c->database("harel").collection("executions");
 }
 
-// The spec of the index on {next_fire_at: 1}, or an empty document when there is none.
-Document timer_index(const std::shared_ptr<client::Client>& c) {
+// The spec of the index on `keys`, or an empty document when there is none.
+Document index_on(const std::shared_ptr<client::Client>& c, const Document& keys) {
   for (Document& spec : executions(c).list_indexes()) {
-    if (spec.get("key").as_document() == make_document("next_fire_at", 1).view()) return spec;
+    if (spec.get("key").as_document() == keys.view()) return spec;
   }
   return Document();
+}
+
+Document timer_index(const std::shared_ptr<client::Client>& c) {
+  return index_on(c, make_document("next_fire_at", 1));
 }
 
 Document stored_fields() {
   return Document::copy_of(make_array("_id", "next_fire_at", "timers").view());
 }
 
-bool covering(const Document& spec) {
+bool covering(const Document& spec, const Document& fields = stored_fields()) {
   bson::Value v = spec.get("storedFields");
-  return v.is_array() && Document::copy_of(v.as_array()) == stored_fields();
+  return v.is_array() && Document::copy_of(v.as_array()) == fields;
+}
+
+Document outbox_index(const std::shared_ptr<client::Client>& c) {
+  return index_on(c, make_document("outbox.seq", 1));
+}
+
+Document outbox_fields() {
+  return Document::copy_of(make_array("_id", "outbox").view());
 }
 
 // An execution in the seed's layout (no next_fire_at) with one timer.
@@ -60,7 +73,7 @@ std::vector<std::string> due_ids(ExecutionStore& store, double now) {
   return out;
 }
 
-class TimerIndex : public ::testing::TestWithParam<Backend> {
+class CoveringIndex : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override { client_ = backend_.connect(GetParam()); }
   bool embedded() const { return GetParam() != Backend::kRemote; }
@@ -68,7 +81,7 @@ class TimerIndex : public ::testing::TestWithParam<Backend> {
   std::shared_ptr<client::Client> client_;
 };
 
-TEST_P(TimerIndex, TheSweepReadsACoveringIndexOnTheEmbeddedEngine) {
+TEST_P(CoveringIndex, TheSweepReadsACoveringIndexOnTheEmbeddedEngine) {
   ExecutionStore store(client_, ExecutionStoreOptions{});
   Document spec = timer_index(client_);
   ASSERT_FALSE(spec.empty());
@@ -85,7 +98,7 @@ TEST_P(TimerIndex, TheSweepReadsACoveringIndexOnTheEmbeddedEngine) {
   EXPECT_EQ(due_ids(store, 100), std::vector<std::string>{"e1/Wait.Here"});
 }
 
-TEST_P(TimerIndex, APlainIndexAnEarlierStoreMadeIsReplacedAndItsDocumentsStillFire) {
+TEST_P(CoveringIndex, APlainIndexAnEarlierStoreMadeIsReplacedAndItsDocumentsStillFire) {
   executions(client_).create_index(make_document("next_fire_at", 1));
   insert_seed_layout(client_, "old", 50);
   ExecutionStore store(client_, ExecutionStoreOptions{});
@@ -97,7 +110,7 @@ TEST_P(TimerIndex, APlainIndexAnEarlierStoreMadeIsReplacedAndItsDocumentsStillFi
   EXPECT_EQ(due_ids(again, 60), std::vector<std::string>{"old/wait"});
 }
 
-TEST_P(TimerIndex, StoresOpeningTogetherAgreeOnTheIndex) {
+TEST_P(CoveringIndex, StoresOpeningTogetherAgreeOnTheIndex) {
   executions(client_).create_index(make_document("next_fire_at", 1));
   insert_seed_layout(client_, "old", 50);
   // Each replaces the plain index, or finds it replaced, or races another's drop and create.
@@ -118,7 +131,7 @@ TEST_P(TimerIndex, StoresOpeningTogetherAgreeOnTheIndex) {
   EXPECT_EQ(covering(timer_index(client_)), embedded());
 }
 
-TEST_P(TimerIndex, ACoveringIndexAlreadyThereIsKept) {
+TEST_P(CoveringIndex, ACoveringIndexAlreadyThereIsKept) {
   // Made through the server when remote: `mongostore serve` is the embedded engine, so a data
   // directory an embedded store used may be served later, to stores that make a plain index.
   executions(client_).create_index(
@@ -130,7 +143,82 @@ TEST_P(TimerIndex, ACoveringIndexAlreadyThereIsKept) {
   EXPECT_EQ(due_ids(store, 60), std::vector<std::string>{"old/wait"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, TimerIndex, testing::all_backends(), testing::backend_test_name);
+// pending_outbox reads the outbox.seq index: each execution's pending entries from its first
+// index entry (index_entry_value.h), in seq order across executions, acknowledged entries gone.
+TEST_P(CoveringIndex, TheOutboxSweepReadsACoveringIndexOnTheEmbeddedEngine) {
+  // A document an earlier store (or the seed's) left with pending entries, under a plain index.
+  executions(client_).create_index(make_document("outbox.seq", 1));
+  executions(client_).insert_one(
+      make_document("_id", "old", "definition_id", "order", "version", 1, "outbox",
+                    make_array(make_document("seq", 0, "target_id", bson::Null{}, "event",
+                                             R"({"id": "ev-old", "kind": "Ping", "data": {}})"))));
+  ExecutionStore store(client_, ExecutionStoreOptions{});
+  Document spec = outbox_index(client_);
+  ASSERT_FALSE(spec.empty());
+  EXPECT_EQ(covering(spec, outbox_fields()), embedded()) << spec.to_json();
+  std::vector<Execution> exes;
+  for (const char* id : {"e1", "e2"}) {
+    NewExecution n;
+    n.id = id;
+    n.definition_id = "order";
+    exes.push_back(store.create(n));
+  }
+  // Interleaved emits: e1, e2, e1 (two in one commit), e2.
+  auto emit = [&](Execution& exe, std::vector<std::string> kinds) {
+    CommitBatch batch;
+    for (const std::string& kind : kinds) {
+      Event ev;
+      ev.id = exe.id + "-" + kind;
+      ev.kind = kind;
+      batch.emits.push_back({"target", ev});
+    }
+    store.commit(exe, batch);
+  };
+  emit(exes[0], {"A"});
+  emit(exes[1], {"B"});
+  emit(exes[0], {"C", "D"});
+  emit(exes[1], {"E"});
+  auto pending = [&] {
+    std::vector<std::string> out;
+    int64_t last = -1;
+    for (const OutboxEntry& e : store.pending_outbox()) {
+      EXPECT_GT(e.seq, last);
+      last = e.seq;
+      out.push_back(e.source_id + ":" + e.event.id);
+    }
+    return out;
+  };
+  using Ids = std::vector<std::string>;
+  EXPECT_EQ(pending(), (Ids{"old:ev-old", "e1:e1-A", "e2:e2-B", "e1:e1-C", "e1:e1-D", "e2:e2-E"}));
+  // Acknowledging an execution's first entry hands its stored outbox on to the next one.
+  std::vector<OutboxEntry> all = store.pending_outbox();
+  store.ack_outbox(all[1].seq);  // e1-A
+  store.ack_outbox(all[0].seq);  // the old document's only one
+  EXPECT_EQ(pending(), (Ids{"e2:e2-B", "e1:e1-C", "e1:e1-D", "e2:e2-E"}));
+  store.ack_outbox(all[4].seq);  // e1-D, not e1's first
+  emit(exes[0], {"F"});
+  EXPECT_EQ(pending(), (Ids{"e2:e2-B", "e1:e1-C", "e2:e2-E", "e1:e1-F"}));
+  // What the sweep read is what the documents hold: the same find through no index.
+  client::FindOptions by_scan;
+  by_scan.hint.keys = make_document("$natural", 1);
+  size_t entries = 0;
+  for (const Document& d : executions(client_)
+                               .find(make_document("outbox.seq", make_document("$gte", 0)), by_scan)
+                               ->to_vector()) {
+    entries += d.get("outbox").as_array().count();
+  }
+  EXPECT_EQ(entries, pending().size());
+}
+
+TEST_P(CoveringIndex, ACoveringOutboxIndexAlreadyThereIsKept) {
+  executions(client_).create_index(make_document("outbox.seq", 1),
+                                   make_document("storedFields", make_array("_id", "outbox")));
+  ExecutionStore store(client_, ExecutionStoreOptions{});
+  EXPECT_TRUE(covering(outbox_index(client_), outbox_fields()));
+  EXPECT_TRUE(store.pending_outbox().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CoveringIndex, testing::all_backends(), testing::backend_test_name);
 
 }  // namespace
 }  // namespace mongostore::exec

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <chrono>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -182,10 +183,12 @@ class ExecutionStore {
   };
   std::optional<DedupeProbe> dedupe_probe(std::string_view execution_id, std::string_view event_id,
                                           bool with_snapshot);
-  /// Creates the next_fire_at index due_timers reads: on the embedded engine one whose
-  /// entries store `_id`, `next_fire_at` and `timers` (a covered read), replacing a plain one;
-  /// elsewhere a plain one, unless an index on the key is there already.
-  void create_timer_index();
+  /// Creates the index on `keys` a sweep reads: on the embedded engine one whose entries store
+  /// the fields `stored` (a covered read: next_fire_at with `_id`, `next_fire_at` and `timers`
+  /// for due_timers, outbox.seq with `_id` and `outbox` for pending_outbox), replacing a plain
+  /// one; elsewhere a plain one, unless an index on the key is there already.
+  void create_covering_index(const bson::Document& keys,
+                             std::initializer_list<std::string_view> stored);
   /// Sets `next_fire_at` of a document read with its `timers`, `next_fire_at` and `version`
   /// to its earliest timer (+infinity when it has none), unless a commit has changed it since.
   void repair_timer_bound(bson::DocumentView doc);
