@@ -1,8 +1,9 @@
 // covers_read: whether a find through an index can be answered from the index's entries
 // alone (a covered read), without fetching the documents.
 //
-// An index with stored fields (IndexDescriptor::stored_fields) carries, in each entry, those
-// top-level fields of its document byte for byte (index_entry_value.h). A find whose filter
+// An index with stored fields (IndexDescriptor::stored_fields) carries, in each document's
+// first entry, those top-level fields of the document byte for byte (index_entry_value.h; a
+// scan that meets a document at a later entry first reads the document there). A find whose filter
 // reads only paths under them and whose result keeps only them gets the same answer from
 // that small document as from the stored one: the matcher and a blocking sort see the same
 // values at every path they read, and the projection copies the same elements in the same
