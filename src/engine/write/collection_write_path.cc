@@ -143,11 +143,10 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
     if (delta.kind == IndexKeyDelta::Kind::kUnchanged) {
       if (!restore) continue;
       // The same keys, new stored fields: the first entry's value is rewritten in place.
-      std::vector<GeneratedKey> keys;
-      generate_keys(op, durable, entry, *ix, after, &keys);
-      if (keys.empty()) continue;
+      const std::optional<std::string> first = IndexKeyGenerator(d).first_key(after);
+      if (!first) continue;
       IndexTable table(s, ix->table_uri, d);
-      table.rewrite(keys.front().bytes, key, stored_fields(d, diff));
+      table.rewrite(*first, key, stored_fields(d, diff));
       continue;
     }
     if (delta.kind == IndexKeyDelta::Kind::kAppended) {
