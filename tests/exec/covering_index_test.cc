@@ -218,7 +218,8 @@ TEST_P(CoveringIndex, ACoveringOutboxIndexAlreadyThereIsKept) {
   EXPECT_TRUE(store.pending_outbox().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CoveringIndex, testing::all_backends(), testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, CoveringIndex, testing::all_backends(),
+                         testing::backend_test_name);
 
 }  // namespace
 }  // namespace mongostore::exec

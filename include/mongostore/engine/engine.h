@@ -552,9 +552,9 @@ class Engine {
   /// fields: name (default "a_1_b_-1"), unique, sparse, partialFilterExpression, collation,
   /// and mongostore's own storedFields: an array of top-level field names whose values each
   /// document's first entry carries (IndexDescriptor::stored_fields; index_entry_value.h),
-  /// so that a find through the index whose
-  /// filter and plain-inclusion projection read only those fields never reads the documents
-  /// (a covered read; explain shows PROJECTION_COVERED and no FETCH). A real mongod refuses
+  /// so that a find through the index whose filter and plain-inclusion projection read only
+  /// those fields never reads the documents (a covered read; explain shows PROJECTION_COVERED
+  /// and no FETCH). A real mongod refuses
   /// storedFields. An existing identical index is a no-op; the same name with another key
   /// pattern fails
   /// IndexKeySpecsConflict (86); the same name or key with other options fails

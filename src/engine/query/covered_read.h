@@ -3,14 +3,13 @@
 //
 // An index with stored fields (IndexDescriptor::stored_fields) carries, in each document's
 // first entry, those top-level fields of the document byte for byte (index_entry_value.h; a
-// scan that meets a document at a later entry first reads the document there). A find whose filter
-// reads only paths under them and whose result keeps only them gets the same answer from
-// that small document as from the stored one: the matcher and a blocking sort see the same
-// values at every path they read, and the projection copies the same elements in the same
-// order. Anything less
-// certain reads the documents: an unknown filter shape (filter_paths.h), a projection that
-// is not a plain inclusion of top-level fields (an identity, exclusion, $slice, $elemMatch or
-// positional projection may read any field).
+// scan that meets a document at a later entry first reads the document there). A find whose
+// filter reads only paths under them and whose result keeps only them gets the same answer
+// from that small document as from the stored one: the matcher and a blocking sort see the
+// same values at every path they read, and the projection copies the same elements in the same
+// order. Anything less certain reads the documents: an unknown filter shape (filter_paths.h), a
+// projection that is not a plain inclusion of top-level fields (an identity, exclusion, $slice,
+// $elemMatch or positional projection may read any field).
 //
 // Pure; thread-safe.
 #pragma once

@@ -1,10 +1,9 @@
 // The scans of a planned query, inside the caller's unit of work: IDHACK (one record lookup),
 // `_id` index scan (the record table over key ranges), index scan (IndexTable ranges, each
 // entry fetched from the record table, or read from the entry's stored fields when covered and
-// the entry carries them,
-// and re-checked against the whole filter, a multikey index deduplicated), OR plan
-// (or_stage.h) and collection scan (the record table in `_id` order). Templates, so the
-// visitor inlines on the hot path.
+// the entry carries them, and re-checked against the whole filter, a multikey index
+// deduplicated), OR plan (or_stage.h) and collection scan (the record table in `_id` order).
+// Templates, so the visitor inlines on the hot path.
 //
 // An index plan is checked again after its scan: a plan made before the snapshot began may
 // have trusted tight bounds on an index that became multikey, or read an index dropped (and

@@ -83,10 +83,10 @@ struct IndexEntryValue {
   }
 
   /// What the first entry of `d` carries for a document (stored_at): its stored fields as a
-  /// BSON document, or nothing for an index without stored fields. From `value_of(name)`: the first
-  /// top-level value of that name in the document (missing when absent), a view into its bytes, as
-  /// DocumentView::get and TopLevelDiff::after return it. An update's write path has its fields at
-  /// hand in its TopLevelDiff already.
+  /// BSON document, or nothing for an index without stored fields. From `value_of(name)`: the
+  /// first top-level value of that name in the document (missing when absent), a view into its
+  /// bytes, as DocumentView::get and TopLevelDiff::after return it. An update's write path has
+  /// its fields at hand in its TopLevelDiff already.
   template <class ValueOf>
   static std::string stored_fields_from(const IndexDescriptor& d, ValueOf&& value_of) {
     if (d.stored_fields().empty()) return {};

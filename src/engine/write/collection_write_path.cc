@@ -62,8 +62,8 @@ void check_updated_depth(const TopLevelDiff& diff) {
   });
 }
 
-// What each entry of `d` carries for the new version of an updated document, from the fields
-// `diff` has read (IndexEntryValue): nothing for an ordinary index.
+// The stored fields the first entry of `d` carries for the new version of an updated document
+// (IndexEntryValue::stored_at), from the fields `diff` has read: nothing for an ordinary index.
 std::string stored_fields(const IndexDescriptor& d, const TopLevelDiff& diff) {
   return IndexEntryValue::stored_fields_from(d, [&](std::string_view f) { return diff.after(f); });
 }
