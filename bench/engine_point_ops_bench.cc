@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/storage/record_table.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/engine.h"
@@ -53,7 +54,8 @@ class RawWiredTiger {
     }
     WT_SESSION* s;
     conn_->open_session(conn_, nullptr, nullptr, &s);
-    s->create(s, "table:raw", "key_format=u,value_format=u");
+    s->create(s, "table:raw",
+              durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
     s->close(s, nullptr);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

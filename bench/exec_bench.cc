@@ -52,6 +52,7 @@
 
 #include "bench_args.h"
 #include "bench_paths.h"
+#include "engine/storage/record_table.h"
 #include "exec_workload.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
@@ -108,7 +109,8 @@ class RawWiredTiger {
     std::filesystem::create_directories(home);
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     WT_SESSION* s = session();
-    s->create(s, "table:raw", "key_format=u,value_format=u");
+    s->create(s, "table:raw",
+              durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
     s->close(s, nullptr);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

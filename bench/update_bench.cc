@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/storage/record_table.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/engine/engine.h"
@@ -114,7 +115,8 @@ class RawWiredTiger {
     std::filesystem::create_directories(home);
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     conn_->open_session(conn_, nullptr, "isolation=snapshot", &s_);
-    s_->create(s_, "table:raw", "key_format=u,value_format=u");
+    s_->create(s_, "table:raw",
+               durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
     s_->open_cursor(s_, "table:raw", nullptr, nullptr, &c_);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

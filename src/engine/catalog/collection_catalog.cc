@@ -241,7 +241,7 @@ std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_m
   entry->table_uri = durable_.new_table_uri("collection");
   if (validation) entry->set_validation(std::move(validation));
   entry->default_collation = std::move(default_collation);
-  connection_.create_table(entry->table_uri, kRecordTableConfig);
+  connection_.create_record_table(entry->table_uri);
   if (entry->default_collation) {
     // As mongod, the `_id` index has the collection's default collation: the record table is
     // keyed by the plain `_id`, so a unique `_id_` index of that collation is kept beside it
@@ -251,7 +251,7 @@ std::pair<std::shared_ptr<CollectionEntry>, bool> CollectionCatalog::create_if_m
         bson::make_document("_id", 1).view(),
         bson::make_document("name", "_id_", "unique", true).view(), entry->default_collation);
     id_index->table_uri = durable_.new_table_uri("index");
-    connection_.create_table(id_index->table_uri, kRecordTableConfig);
+    connection_.create_record_table(id_index->table_uri);
     entry->set_indexes(std::make_shared<const IndexList>(IndexList{id_index}));
   }
   bson::Document record = DurableCatalog::record(*entry, *entry->indexes());

@@ -69,7 +69,7 @@ std::string IndexCatalog::create(OperationContext& op, std::string_view db, std:
     auto ix = std::make_shared<IndexEntry>();
     ix->descriptor = d;
     ix->table_uri = durable_.new_table_uri("index");
-    connection_.create_table(ix->table_uri, kRecordTableConfig);
+    connection_.create_record_table(ix->table_uri);
     try {
       build(op, *entry, *ix);
       auto next = std::make_shared<IndexList>(*current);

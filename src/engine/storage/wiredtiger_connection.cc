@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/storage/record_table.h"
 #include "mongostore/error.h"
 
 namespace mongostore::engine {
@@ -151,6 +152,11 @@ void WiredTigerConnection::checkpoint() {
 void WiredTigerConnection::create_table(const std::string& uri, const char* config) {
   auto s = pool_->acquire();
   check_wiredtiger(s->create(s.get(), uri.c_str(), config), "create", s.get());
+}
+
+void WiredTigerConnection::create_record_table(const std::string& uri) {
+  create_table(
+      uri, durability_ == Durability::kInMemory ? kInMemoryRecordTableConfig : kRecordTableConfig);
 }
 
 void WiredTigerConnection::drop_table(const std::string& uri) {

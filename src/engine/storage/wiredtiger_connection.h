@@ -56,6 +56,9 @@ class WiredTigerConnection {
   /// Creates a table (outside any transaction: WiredTiger's schema operations are not
   /// transactional).
   void create_table(const std::string& uri, const char* config);
+  /// Creates a collection or index table: kRecordTableConfig, or kInMemoryRecordTableConfig
+  /// for an in-memory engine.
+  void create_record_table(const std::string& uri);
   /// Drops a table; if a cursor still holds it (EBUSY) the drop is kept for later.
   void drop_table(const std::string& uri);
   /// Drops the tables an earlier drop_table had to leave.
