@@ -37,12 +37,18 @@ configure_file(packaging/mongostore.pc.in ${PROJECT_BINARY_DIR}/mongostore.pc @O
 install(FILES ${PROJECT_BINARY_DIR}/mongostore.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The unit names the tool by its absolute path, known only at install time (cpack installs into
-# /usr, a plain install into CMAKE_INSTALL_PREFIX), so it is written then.
+# /usr, a plain install into CMAKE_INSTALL_PREFIX), so it is written then, into a directory of
+# the build tree named after the destination: cpack and a plain install of one build tree may
+# run at once (the packaging tests do), and one shared file let an install ship the unit the
+# other had just written, naming the other's path.
 install(CODE "
   set(MONGOSTORE_BINDIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+  string(MD5 mongostore_destination \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(mongostore_unit \"${PROJECT_BINARY_DIR}/unit/\${mongostore_destination}/mongostore.service\")
   configure_file(\"${PROJECT_SOURCE_DIR}/packaging/mongostore.service.in\"
-                 \"${PROJECT_BINARY_DIR}/unit/mongostore.service\" @ONLY)")
-install(FILES ${PROJECT_BINARY_DIR}/unit/mongostore.service DESTINATION lib/systemd/system)
+                 \"\${mongostore_unit}\" @ONLY)
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\" TYPE FILE
+       FILES \"\${mongostore_unit}\")")
 
 # --- the Debian package: `cpack -G DEB` in the build directory ------------------------------
 set(CPACK_GENERATOR DEB)
