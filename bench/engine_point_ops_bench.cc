@@ -55,7 +55,8 @@ class RawWiredTiger {
     WT_SESSION* s;
     conn_->open_session(conn_, nullptr, nullptr, &s);
     s->create(s, "table:raw",
-              durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
+              engine::record_table_config(durable ? engine::Durability::kDurable
+                                                  : engine::Durability::kInMemory));
     s->close(s, nullptr);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

@@ -110,7 +110,8 @@ class RawWiredTiger {
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     WT_SESSION* s = session();
     s->create(s, "table:raw",
-              durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
+              engine::record_table_config(durable ? engine::Durability::kDurable
+                                                  : engine::Durability::kInMemory));
     s->close(s, nullptr);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

@@ -116,7 +116,8 @@ class RawWiredTiger {
     if (wiredtiger_open(home.c_str(), nullptr, config.c_str(), &conn_) != 0) std::abort();
     conn_->open_session(conn_, nullptr, "isolation=snapshot", &s_);
     s_->create(s_, "table:raw",
-               durable ? engine::kRecordTableConfig : engine::kInMemoryRecordTableConfig);
+               engine::record_table_config(durable ? engine::Durability::kDurable
+                                                   : engine::Durability::kInMemory));
     s_->open_cursor(s_, "table:raw", nullptr, nullptr, &c_);
   }
   ~RawWiredTiger() { conn_->close(conn_, nullptr); }

@@ -16,6 +16,7 @@
 #include "engine/storage/wiredtiger_cursor.h"
 #include "mongostore/bson/document.h"
 #include "mongostore/bson/index_key.h"
+#include "mongostore/engine/durability.h"
 
 namespace mongostore::engine {
 
@@ -47,6 +48,12 @@ inline constexpr const char* kRecordTableConfig = "key_format=u,value_format=u";
 /// eviction writes the page to its file.
 inline constexpr const char* kInMemoryRecordTableConfig =
     "key_format=u,value_format=u,memory_page_max=32KB";
+
+/// The config of a collection or index table of an engine of durability `d`; the benchmarks'
+/// raw WiredTiger tables take it too, so they stay configured as the engine's.
+inline const char* record_table_config(Durability d) {
+  return d == Durability::kInMemory ? kInMemoryRecordTableConfig : kRecordTableConfig;
+}
 
 class RecordTable {
  public:

@@ -155,8 +155,7 @@ void WiredTigerConnection::create_table(const std::string& uri, const char* conf
 }
 
 void WiredTigerConnection::create_record_table(const std::string& uri) {
-  create_table(
-      uri, durability_ == Durability::kInMemory ? kInMemoryRecordTableConfig : kRecordTableConfig);
+  create_table(uri, record_table_config(durability_));
 }
 
 void WiredTigerConnection::drop_table(const std::string& uri) {
