@@ -24,7 +24,7 @@
 //    older marks to the `processed` collection. Also load_for_event's cost at each size.
 //
 //   build/bench/exec_bench [--part abc] [--trials 3] [--durable-ops 1000]
-//       [--threaded-ops 1000] [--memory-ops 4000] [--remote-ops 2000]
+//       [--threaded-ops 1000] [--memory-ops 20000] [--remote-ops 2000]
 //       [--remote-durable-ops 1000] [--idle 100000] [--busy 10] [--sweep-runs 300]
 //       [--baseline-runs 11] [--history-commits 300] [--history-durable-commits 150]
 //       [--no-remote] [--tool PATH]
@@ -361,7 +361,10 @@ double run_store(ExecutionStore& store, const Shape& s) {
 struct Args {
   std::string parts = "abc";
   int trials = 3;
-  int64_t durable_ops = 1000, threaded_ops = 1000, memory_ops = 4000, remote_ops = 2000,
+  // 20,000 in-memory commits: at 4,000 the raw side's run took 10 - 20 ms, too short to time
+  // on a shared machine (its store / raw ratio spread 0.18 - 0.42 across runs, 0.28 - 0.35 at
+  // 20,000).
+  int64_t durable_ops = 1000, threaded_ops = 1000, memory_ops = 20000, remote_ops = 2000,
           remote_durable_ops = 1000;
   int rounds = 10;
   int idle = 100000, busy = 10, sweep_runs = 300, baseline_runs = 11;
