@@ -98,10 +98,10 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // The sweeps read through these too: pending_outbox / pending_spawns scan the seq
     // indexes (only documents with pending entries have keys in range), due_timers scans
     // next_fire_at up to now. 100,000 idle executions cost nothing. On the embedded engine
-    // the outbox and timer indexes carry what their sweeps read (create_covering_index).
-    create_covering_index(make_document("outbox.seq", 1), {"_id", "outbox"});
+    // the outbox and timer indexes carry what their sweeps read (create_sweep_index).
+    create_sweep_index(make_document("outbox.seq", 1), {"_id", "outbox"});
     executions_.create_index(make_document("spawns.seq", 1));
-    create_covering_index(make_document("next_fire_at", 1), {"_id", "next_fire_at", "timers"});
+    create_sweep_index(make_document("next_fire_at", 1), {"_id", "next_fire_at", "timers"});
     // Archived dedupe marks are found by (execution, mark): one multikey point lookup, however
     // many marks the execution has archived.
     processed_.create_index(make_document("execution_id", 1, "marks", 1));
@@ -118,8 +118,8 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
   }
 }
 
-void ExecutionStore::create_covering_index(const Document& keys,
-                                           std::initializer_list<std::string_view> stored) {
+void ExecutionStore::create_sweep_index(const Document& keys,
+                                        std::initializer_list<std::string_view> stored) {
   if (client_->backend_name() != "embedded") {
     // A server that is the embedded engine (mongostore serve) may already hold the covering
     // index an embedded store made: it serves the sweep as well as a plain one.
@@ -130,18 +130,22 @@ void ExecutionStore::create_covering_index(const Document& keys,
     }
     return;
   }
-  // The embedded engine's entries carry the fields the sweep reads (storedFields, a mongostore
-  // option): the sweep reads the index alone, not each document. A plain index on the key (an
-  // older store's, or one made through a server) is replaced. Only this process opens its data
+  // With covering_indexes the embedded engine's entries carry the fields the sweep reads
+  // (storedFields, a mongostore option): the sweep reads the index alone, not each document.
+  // An index of the other kind on the key (an older store's, one made through a server, or
+  // one a store with the other setting made) is replaced. Only this process opens its data
   // directory, and its stores take turns here: none drops the index another has just made,
   // under that other's sweep.
   static std::mutex turns;
   std::lock_guard<std::mutex> lock(turns);
-  bson::DocumentBuilder b;
-  b.open_array("storedFields");
-  for (std::string_view field : stored) b.push(field);
-  b.close();
-  const Document options = b.finish();
+  Document options;
+  if (options_.covering_indexes) {
+    bson::DocumentBuilder b;
+    b.open_array("storedFields");
+    for (std::string_view field : stored) b.push(field);
+    b.close();
+    options = b.finish();
+  }
   for (int attempt = 0;; ++attempt) {
     try {
       executions_.create_index(keys, options);

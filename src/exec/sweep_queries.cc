@@ -64,7 +64,7 @@ const client::FindOptions& due_fields() {
 std::shared_ptr<const SweepQueries> SweepQueries::prepare(const client::Collection& executions) {
   // The sweeps' visitors read their fields by name: on the embedded engine they read the
   // stored document, or the covering index entry's stored fields (due_timers, pending_outbox:
-  // ExecutionStore::create_covering_index), and no projected copy is built; remote,
+  // ExecutionStore::create_sweep_index), and no projected copy is built; remote,
   // the projection keeps the other ~2 KB of each execution off the wire. The unbounded read
   // keeps its projection: its documents are copied to be repaired.
   constexpr auto kStored = client::VisitedDocuments::kStoredWhenOnlySelecting;

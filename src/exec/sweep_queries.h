@@ -32,7 +32,8 @@ bson::Document due_filter(double now);
 const client::FindOptions& timer_fields();
 
 /// The fields due_timers reads: timers and next_fire_at (and _id), all of them stored in the
-/// embedded engine's next_fire_at index (ExecutionStore::create_covering_index).
+/// embedded engine's next_fire_at index unless covering_indexes is off
+/// (ExecutionStore::create_sweep_index).
 const client::FindOptions& due_fields();
 
 }  // namespace mongostore::exec

@@ -103,8 +103,9 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // copy each) and only those to repair are copied.
   //
   // The read keeps only _id, timers and next_fire_at, which the embedded engine's index
-  // stores: it reads no document (create_covering_index). A repair is guarded on `version` too,
-  // so the few documents to repair are read again, whole, by _id.
+  // stores unless covering_indexes is off: it then reads no document (create_sweep_index). A
+  // repair is guarded on `version` too, so the few documents to repair are read again, whole,
+  // by _id.
   std::vector<DueTimer> due;
   std::vector<bson::OwnedValue> repair;
   sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {

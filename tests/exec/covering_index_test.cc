@@ -1,8 +1,9 @@
-// The indexes the sweeps read (ExecutionStore::create_covering_index): on the embedded engine
+// The indexes the sweeps read (ExecutionStore::create_sweep_index): on the embedded engine
 // the entries of next_fire_at store `_id`, `next_fire_at` and `timers`, and those of outbox.seq
 // `_id` and `outbox`, so due_timers and pending_outbox read no execution document; a plain
 // index an earlier store made is replaced; elsewhere the indexes are plain, and a covering one
-// already on the server is kept.
+// already on the server is kept. With covering_indexes off both are plain, and the sweeps read
+// the documents.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -143,19 +144,17 @@ TEST_P(CoveringIndex, ACoveringIndexAlreadyThereIsKept) {
   EXPECT_EQ(due_ids(store, 60), std::vector<std::string>{"old/wait"});
 }
 
-// pending_outbox reads the outbox.seq index: each execution's pending entries from its first
-// index entry (index_entry_value.h), in seq order across executions, acknowledged entries gone.
-TEST_P(CoveringIndex, TheOutboxSweepReadsACoveringIndexOnTheEmbeddedEngine) {
-  // A document an earlier store (or the seed's) left with pending entries, under a plain index.
-  executions(client_).create_index(make_document("outbox.seq", 1));
-  executions(client_).insert_one(
+// A document an earlier store (or the seed's) left with a pending entry.
+void insert_old_outbox(const std::shared_ptr<client::Client>& c) {
+  executions(c).insert_one(
       make_document("_id", "old", "definition_id", "order", "version", 1, "outbox",
                     make_array(make_document("seq", 0, "target_id", bson::Null{}, "event",
                                              R"({"id": "ev-old", "kind": "Ping", "data": {}})"))));
-  ExecutionStore store(client_, ExecutionStoreOptions{});
-  Document spec = outbox_index(client_);
-  ASSERT_FALSE(spec.empty());
-  EXPECT_EQ(covering(spec, outbox_fields()), embedded()) << spec.to_json();
+}
+
+// Emits from two executions, interleaved, and acknowledgements; pending_outbox answers in seq
+// order across executions, acknowledged entries gone, as the documents hold them.
+void check_outbox_sweep(const std::shared_ptr<client::Client>& client, ExecutionStore& store) {
   std::vector<Execution> exes;
   for (const char* id : {"e1", "e2"}) {
     NewExecution n;
@@ -190,7 +189,8 @@ TEST_P(CoveringIndex, TheOutboxSweepReadsACoveringIndexOnTheEmbeddedEngine) {
   };
   using Ids = std::vector<std::string>;
   EXPECT_EQ(pending(), (Ids{"old:ev-old", "e1:e1-A", "e2:e2-B", "e1:e1-C", "e1:e1-D", "e2:e2-E"}));
-  // Acknowledging an execution's first entry hands its stored outbox on to the next one.
+  // Acknowledging an execution's first entry (in a covering index, the one that stores its
+  // outbox) hands the stored outbox on to the next one.
   std::vector<OutboxEntry> all = store.pending_outbox();
   store.ack_outbox(all[1].seq);  // e1-A
   store.ack_outbox(all[0].seq);  // the old document's only one
@@ -202,12 +202,76 @@ TEST_P(CoveringIndex, TheOutboxSweepReadsACoveringIndexOnTheEmbeddedEngine) {
   client::FindOptions by_scan;
   by_scan.hint.keys = make_document("$natural", 1);
   size_t entries = 0;
-  for (const Document& d : executions(client_)
+  for (const Document& d : executions(client)
                                .find(make_document("outbox.seq", make_document("$gte", 0)), by_scan)
                                ->to_vector()) {
     entries += d.get("outbox").as_array().count();
   }
   EXPECT_EQ(entries, pending().size());
+}
+
+// pending_outbox reads the outbox.seq index: each execution's pending entries from its first
+// index entry (index_entry_value.h), in seq order across executions, acknowledged entries gone.
+TEST_P(CoveringIndex, TheOutboxSweepReadsACoveringIndexOnTheEmbeddedEngine) {
+  executions(client_).create_index(make_document("outbox.seq", 1));
+  insert_old_outbox(client_);
+  ExecutionStore store(client_, ExecutionStoreOptions{});
+  Document spec = outbox_index(client_);
+  ASSERT_FALSE(spec.empty());
+  EXPECT_EQ(covering(spec, outbox_fields()), embedded()) << spec.to_json();
+  check_outbox_sweep(client_, store);
+}
+
+// covering_indexes = false: both sweep indexes plain on every backend, and the sweeps read the
+// documents to the same answers.
+TEST_P(CoveringIndex, WithCoveringIndexesOffTheSweepIndexesArePlainAndAnswerTheSame) {
+  insert_old_outbox(client_);
+  insert_seed_layout(client_, "seed", 50);
+  ExecutionStoreOptions options;
+  options.covering_indexes = false;
+  ExecutionStore store(client_, options);
+  for (const Document& spec : {timer_index(client_), outbox_index(client_)}) {
+    ASSERT_FALSE(spec.empty());
+    EXPECT_TRUE(spec.get("storedFields").is_missing()) << spec.to_json();
+  }
+  EXPECT_EQ(due_ids(store, 60), std::vector<std::string>{"seed/wait"});
+  NewExecution n;
+  n.id = "t1";
+  n.definition_id = "order";
+  Execution exe = store.create(n);
+  CommitBatch batch;
+  batch.timers.push_back(TimerOp::schedule("Wait.Here", 100));
+  batch.timers.push_back(TimerOp::schedule("Later", 200));
+  store.commit(exe, batch);
+  EXPECT_EQ(due_ids(store, 99), std::vector<std::string>{"seed/wait"});
+  EXPECT_EQ(due_ids(store, 150), (std::vector<std::string>{"seed/wait", "t1/Wait.Here"}));
+  check_outbox_sweep(client_, store);
+}
+
+// On the embedded engine a store replaces a sweep index of the other kind, so the store opened
+// last decides; remote, an index already on the server is kept whichever kind it is.
+TEST_P(CoveringIndex, TheStoreOpenedLastDecidesTheKindOfIndex) {
+  insert_seed_layout(client_, "seed", 50);
+  ExecutionStoreOptions off;
+  off.covering_indexes = false;
+  if (!embedded()) {
+    // Made through the server, as an embedded store would have made it.
+    executions(client_).create_index(
+        make_document("next_fire_at", 1),
+        make_document("storedFields", make_array("_id", "next_fire_at", "timers")));
+  }
+  {
+    ExecutionStore covered(client_, ExecutionStoreOptions{});
+    EXPECT_TRUE(covering(timer_index(client_)));
+  }
+  ExecutionStore plain(client_, off);
+  EXPECT_EQ(covering(timer_index(client_)), !embedded());
+  EXPECT_EQ(covering(outbox_index(client_), outbox_fields()), false);
+  EXPECT_EQ(due_ids(plain, 60), std::vector<std::string>{"seed/wait"});
+  ExecutionStore again(client_, ExecutionStoreOptions{});
+  EXPECT_TRUE(covering(timer_index(client_)));
+  EXPECT_EQ(covering(outbox_index(client_), outbox_fields()), embedded());
+  EXPECT_EQ(due_ids(again, 60), std::vector<std::string>{"seed/wait"});
 }
 
 TEST_P(CoveringIndex, ACoveringOutboxIndexAlreadyThereIsKept) {

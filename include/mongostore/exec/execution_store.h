@@ -69,6 +69,16 @@ struct ExecutionStoreOptions {
   /// seed: documents written with a bound lose their older marks to a reader that only knows
   /// the seed's layout.
   int64_t processed_in_document = 128;
+  /// On the embedded engine, whether the next_fire_at and outbox.seq indexes carry what
+  /// due_timers and pending_outbox read (a mongostore index option, storedFields), so a sweep
+  /// reads no execution document. The price is on the commit: one that arms a timer later
+  /// than the earliest rewrites the execution's next_fire_at entry, and one that emits
+  /// rewrites its first outbox.seq entry with the whole pending outbox. false makes both
+  /// indexes plain: in-memory commits are cheaper and each sweep reads its documents
+  /// (docs/execution-store.md has the figures). Opening a store replaces an index of the other
+  /// kind, so on one database the store opened last decides. Remote, the indexes are plain
+  /// either way, and one already on the server is kept whichever kind it is.
+  bool covering_indexes = true;
 };
 
 /// What a new execution starts with (create()).
@@ -183,12 +193,13 @@ class ExecutionStore {
   };
   std::optional<DedupeProbe> dedupe_probe(std::string_view execution_id, std::string_view event_id,
                                           bool with_snapshot);
-  /// Creates the index on `keys` a sweep reads: on the embedded engine one whose entries store
-  /// the fields `stored` (a covered read: next_fire_at with `_id`, `next_fire_at` and `timers`
-  /// for due_timers, outbox.seq with `_id` and `outbox` for pending_outbox), replacing a plain
-  /// one; elsewhere a plain one, unless an index on the key is there already.
-  void create_covering_index(const bson::Document& keys,
-                             std::initializer_list<std::string_view> stored);
+  /// Creates the index on `keys` a sweep reads: on the embedded engine, with covering_indexes,
+  /// one whose entries store the fields `stored` (a covered read: next_fire_at with `_id`,
+  /// `next_fire_at` and `timers` for due_timers, outbox.seq with `_id` and `outbox` for
+  /// pending_outbox), else a plain one, replacing an index of the other kind; elsewhere a
+  /// plain one, unless an index on the key is there already.
+  void create_sweep_index(const bson::Document& keys,
+                          std::initializer_list<std::string_view> stored);
   /// Sets `next_fire_at` of a document read with its `timers`, `next_fire_at` and `version`
   /// to its earliest timer (+infinity when it has none), unless a commit has changed it since.
   void repair_timer_bound(bson::DocumentView doc);
