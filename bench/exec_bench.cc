@@ -27,7 +27,10 @@
 //       [--threaded-ops 1000] [--memory-ops 20000] [--remote-ops 2000]
 //       [--remote-durable-ops 1000] [--idle 100000] [--busy 10] [--sweep-runs 300]
 //       [--baseline-runs 11] [--history-commits 300] [--history-durable-commits 150]
-//       [--no-remote] [--tool PATH]
+//       [--no-remote] [--tool PATH] [--covering-indexes 1]
+//
+// --covering-indexes 0: part 1's stores make their sweep indexes plain
+// (ExecutionStoreOptions::covering_indexes; on the embedded engine, cheaper commits).
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
@@ -370,6 +373,7 @@ struct Args {
   int idle = 100000, busy = 10, sweep_runs = 300, baseline_runs = 11;
   int history_commits = 300, history_durable_commits = 150;
   bool remote = true;
+  int covering_indexes = 1;
   std::string tool = mongostore::bench::tool_path();
   std::string scratch;
 };
@@ -438,6 +442,7 @@ void commit_throughput(const Args& a) {
       raw3_best = std::max(raw3_best, run_raw(a.scratch + "/raw", durable, plan, true));
       std::shared_ptr<client::Client> client;
       ExecutionStoreOptions options;
+      options.covering_indexes = a.covering_indexes != 0;
       switch (c.backend) {
         case Backend::kEmbeddedDurable: {
           std::string dir = a.scratch + "/engine";
@@ -832,6 +837,7 @@ int main(int argc, char** argv) {
       .option("--history-commits", &a.history_commits)
       .option("--history-durable-commits", &a.history_durable_commits)
       .flag("--no-remote", &a.remote, false)
+      .option("--covering-indexes", &a.covering_indexes)
       .option("--tool", &a.tool);
   if (!args.parse(argc, argv)) return 1;
   a.scratch =

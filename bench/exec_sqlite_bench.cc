@@ -23,7 +23,11 @@
 //
 //   build/bench/exec_sqlite_bench [--part abc] [--trials 3] [--durable-ops 1000]
 //       [--threaded-ops 2000] [--memory-ops 5000] [--rounds 10] [--idle 100000] [--busy 10]
-//       [--sweep-runs 300] [--fractional-times]
+//       [--sweep-runs 300] [--fractional-times] [--covering-indexes 1]
+//
+// --covering-indexes 0: the store's sweep indexes are plain (ExecutionStoreOptions::
+// covering_indexes), in the commits and the sweeps: cheaper commits, sweeps that read each
+// document.
 #include <fmt/core.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,8 +85,16 @@ struct Args {
   // seconds, `now` advancing by a fraction of a second per sweep, as real timers are (time.time() +
   // delay).
   bool fractional_times = false;
+  int covering_indexes = 1;
   std::string scratch;
 };
+
+// The store's options of a run: the default's, with --covering-indexes.
+exec::ExecutionStoreOptions store_options(const Args& a) {
+  exec::ExecutionStoreOptions options;
+  options.covering_indexes = a.covering_indexes != 0;
+  return options;
+}
 
 Execution fresh_execution(const std::string& id, int64_t round) {
   Execution exe;
@@ -365,11 +377,11 @@ void commits(const Args& a) {
   for (const Case& c : cases) {
     Shape s = shape_for(c.threads, c.ops, a.rounds);
     Row row;
-    exec::ExecutionStoreOptions seed_layout;
+    exec::ExecutionStoreOptions seed_layout = store_options(a);
     seed_layout.processed_in_document = 0;
     for (int trial = 0; trial < a.trials; ++trial) {
       row.theirs.keep_best(sqlite_commits(a, c.durable, s));
-      row.mine.keep_best(mongostore_commits(a, c.durable, s, {}));
+      row.mine.keep_best(mongostore_commits(a, c.durable, s, store_options(a)));
       if (a.seed_layout != 0) row.seed.keep_best(mongostore_commits(a, c.durable, s, seed_layout));
     }
     fmt::print("| {} | {} | {} | {:.0f} | {:.0f} | {:.2f} |\n", c.name, c.threads, s.commits(),
@@ -432,7 +444,7 @@ void sweeps(const Args& a) {
       "\n## 2. Sweeps at {} idle executions and {} with work, in memory: median of {} sweeps "
       "per side\n\n",
       a.idle, a.busy, a.sweep_runs);
-  ExecutionStore store(client::connect("embedded:memory"));
+  ExecutionStore store(client::connect("embedded:memory"), store_options(a));
   SqliteExecutionStore peer(":memory:");
   auto both = [&](Execution exe, const CommitBatch& batch) {
     Execution copy = exe;
@@ -499,6 +511,7 @@ int main(int argc, char** argv) {
       .option("--busy", &a.busy)
       .option("--sweep-runs", &a.sweep_runs)
       .option("--seed-layout", &a.seed_layout)
+      .option("--covering-indexes", &a.covering_indexes)
       .flag("--fractional-times", &a.fractional_times, true);
   if (!args.parse(argc, argv)) return 1;
   a.scratch = (std::filesystem::temp_directory_path() /
