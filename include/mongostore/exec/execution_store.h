@@ -75,7 +75,7 @@ struct ExecutionStoreOptions {
   /// than the earliest rewrites the execution's next_fire_at entry, and one that emits
   /// rewrites its first outbox.seq entry with the whole pending outbox. false makes both
   /// indexes plain: in-memory commits are cheaper and each sweep reads its documents
-  /// (docs/execution-store.md has the figures). Opening a store replaces an index of the other
+  /// (docs/benchmarks.md has the figures). Opening a store replaces an index of the other
   /// kind, so on one database the store opened last decides. Remote, the indexes are plain
   /// either way, and one already on the server is kept whichever kind it is.
   bool covering_indexes = true;
