@@ -98,7 +98,8 @@ ExecutionStore::ExecutionStore(std::shared_ptr<client::Client> client,
     // The sweeps read through these too: pending_outbox / pending_spawns scan the seq
     // indexes (only documents with pending entries have keys in range), due_timers scans
     // next_fire_at up to now. 100,000 idle executions cost nothing. On the embedded engine
-    // the outbox and timer indexes carry what their sweeps read (create_sweep_index).
+    // the outbox and timer indexes carry what their sweeps read unless covering_indexes is
+    // off (create_sweep_index).
     create_sweep_index(make_document("outbox.seq", 1), {"_id", "outbox"});
     executions_.create_index(make_document("spawns.seq", 1));
     create_sweep_index(make_document("next_fire_at", 1), {"_id", "next_fire_at", "timers"});
