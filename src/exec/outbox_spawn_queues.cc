@@ -6,6 +6,7 @@
 #include "bson/raw_elements.h"
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
+#include "exec/sweep_reread.h"
 #include "mongostore/exec/execution_store.h"
 
 namespace mongostore::exec {
@@ -39,32 +40,36 @@ template <class Entry, class Decode>
 std::vector<Entry> pending_entries(const client::PreparedFind& find, std::string_view field,
                                    std::string_view kind, Decode decode) {
   std::vector<Entry> entries;
-  // Each document read in place: only the entries are copied out of it.
-  find.for_each([&](DocumentView doc) {
-    // `_id` and the array in one pass over the document (the first of a repeated key, as
-    // DocumentView::get finds), ended once both are found: the sweep may hand more than the
-    // projection keeps (the stored document, ~2 KB of other fields, or on the embedded engine
-    // usually the outbox index entry's stored `_id` and `outbox`).
-    bson::Value id, array;
-    bson::Element e;
-    for (bson::RawElements top(doc); (id.is_missing() || array.is_missing()) && top.next(e);) {
-      if (id.is_missing() && e.key == "_id") {
-        id = e.value;
-      } else if (array.is_missing() && e.key == field) {
-        array = e.value;
+  // Each document read in place: only the entries are copied out of it. Read again from the
+  // start if a store opening replaces the index under the read (sweep_reread.h).
+  reread_if_plan_killed([&] {
+    entries.clear();
+    find.for_each([&](DocumentView doc) {
+      // `_id` and the array in one pass over the document (the first of a repeated key, as
+      // DocumentView::get finds), ended once both are found: the sweep may hand more than the
+      // projection keeps (the stored document, ~2 KB of other fields, or on the embedded engine
+      // usually the outbox index entry's stored `_id` and `outbox`).
+      bson::Value id, array;
+      bson::Element e;
+      for (bson::RawElements top(doc); (id.is_missing() || array.is_missing()) && top.next(e);) {
+        if (id.is_missing() && e.key == "_id") {
+          id = e.value;
+        } else if (array.is_missing() && e.key == field) {
+          array = e.value;
+        }
       }
-    }
-    if (!array.is_array()) return;
-    const std::string source = id.is_string() ? std::string(id.as_string()) : id_of(doc);
-    const EntryAt at{source, kind};
-    // Room for a sweep's few entries at once: each regrowth moves every entry decoded so far.
-    if (entries.capacity() == 0) entries.reserve(kFirstEntries);
-    for (bson::RawElements elements(array.as_array()); elements.next(e);) {
-      if (!e.value.is_document()) {
-        throw Error(ErrorCode::kFailedToParse, at() + " is not a document");
+      if (!array.is_array()) return;
+      const std::string source = id.is_string() ? std::string(id.as_string()) : id_of(doc);
+      const EntryAt at{source, kind};
+      // Room for a sweep's few entries at once: each regrowth moves every entry decoded so far.
+      if (entries.capacity() == 0) entries.reserve(kFirstEntries);
+      for (bson::RawElements elements(array.as_array()); elements.next(e);) {
+        if (!e.value.is_document()) {
+          throw Error(ErrorCode::kFailedToParse, at() + " is not a document");
+        }
+        entries.push_back(decode(e.value.as_document(), source, at));
       }
-      entries.push_back(decode(e.value.as_document(), source, at));
-    }
+    });
   });
   // Usually in seq order already (the documents come in seq index order, each entry of one
   // in push order): a stable sort of a sorted run changes nothing, and it would still move

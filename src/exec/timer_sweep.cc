@@ -6,6 +6,7 @@
 #include "exec/commit_plan.h"
 #include "exec/stored_fields.h"
 #include "exec/sweep_queries.h"
+#include "exec/sweep_reread.h"
 #include "exec/timer_path.h"
 #include "mongostore/bson/builder.h"
 #include "mongostore/exec/execution_store.h"
@@ -86,8 +87,11 @@ std::vector<Document> ExecutionStore::repair_unbounded_timers() {
   // or null: this store always writes a number (kNoTimer when there is no timer). Usually
   // none; the few there are copied, to be repaired once the read is over.
   std::vector<Document> unbounded;
-  sweeps_->unbounded_timers.for_each(
-      [&](DocumentView doc) { unbounded.push_back(Document::copy_of(doc)); });
+  reread_if_plan_killed([&] {
+    unbounded.clear();
+    sweeps_->unbounded_timers.for_each(
+        [&](DocumentView doc) { unbounded.push_back(Document::copy_of(doc)); });
+  });
   for (const Document& doc : unbounded) repair_timer_bound(doc);
   return unbounded;
 }
@@ -108,13 +112,17 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // by _id.
   std::vector<DueTimer> due;
   std::vector<bson::OwnedValue> repair;
-  sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {
-    bson::Value bound;
-    std::optional<double> earliest = collect_due(doc, now, due, &bound);
-    // Unbounded (null or missing: every timer it holds counted above), or stale.
-    if (!bound.is_number() || earliest.value_or(kNoTimer) > bound.number_as_double()) {
-      repair.emplace_back(doc.get("_id"));
-    }
+  reread_if_plan_killed([&] {
+    due.clear();
+    repair.clear();
+    sweeps_->due_timers.for_each(due_filter(now), [&](DocumentView doc) {
+      bson::Value bound;
+      std::optional<double> earliest = collect_due(doc, now, due, &bound);
+      // Unbounded (null or missing: every timer it holds counted above), or stale.
+      if (!bound.is_number() || earliest.value_or(kNoTimer) > bound.number_as_double()) {
+        repair.emplace_back(doc.get("_id"));
+      }
+    });
   });
   for (const bson::OwnedValue& id : repair) {
     DocumentBuilder filter;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -272,6 +273,46 @@ TEST_P(CoveringIndex, TheStoreOpenedLastDecidesTheKindOfIndex) {
   EXPECT_TRUE(covering(timer_index(client_)));
   EXPECT_EQ(covering(outbox_index(client_), outbox_fields()), embedded());
   EXPECT_EQ(due_ids(again, 60), std::vector<std::string>{"seed/wait"});
+  // The store that made the plain index still sweeps right over the one that replaced it.
+  EXPECT_EQ(due_ids(plain, 60), std::vector<std::string>{"seed/wait"});
+  EXPECT_TRUE(plain.pending_outbox().empty());
+}
+
+// Stores of both settings opening while another store sweeps: each opening replaces the
+// indexes under the sweeps, which keep their answers.
+TEST_P(CoveringIndex, SweepsKeepTheirAnswersWhileStoresFlipTheIndexes) {
+  insert_seed_layout(client_, "seed", 50);
+  insert_old_outbox(client_);
+  ExecutionStore sweeper(client_, ExecutionStoreOptions{});
+  std::atomic<bool> done{false};
+  std::string error;
+  std::thread flipper([&] {
+    try {
+      for (int i = 0; i < 20; ++i) {
+        ExecutionStoreOptions options;
+        options.covering_indexes = i % 2 == 0;
+        ExecutionStore store(client_, options);
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    done = true;
+  });
+  int sweeps = 0;
+  std::string wrong;
+  while (wrong.empty() && (!done || sweeps < 20)) {
+    try {
+      if (due_ids(sweeper, 60) != std::vector<std::string>{"seed/wait"}) wrong = "due_timers";
+      std::vector<OutboxEntry> pending = sweeper.pending_outbox();
+      if (pending.size() != 1 || pending[0].source_id != "old") wrong = "pending_outbox";
+    } catch (const std::exception& e) {
+      wrong = std::string("sweep ") + std::to_string(sweeps) + ": " + e.what();
+    }
+    ++sweeps;
+  }
+  flipper.join();
+  EXPECT_EQ(wrong, "");
+  EXPECT_EQ(error, "");
 }
 
 TEST_P(CoveringIndex, ACoveringOutboxIndexAlreadyThereIsKept) {
