@@ -298,13 +298,29 @@ TEST_P(CoveringIndex, SweepsKeepTheirAnswersWhileStoresFlipTheIndexes) {
     }
     done = true;
   });
+  NewExecution n;
+  n.id = "emitter";
+  n.definition_id = "order";
+  Execution emitter = sweeper.create(n);
   int sweeps = 0;
   std::string wrong;
   while (wrong.empty() && (!done || sweeps < 20)) {
     try {
       if (due_ids(sweeper, 60) != std::vector<std::string>{"seed/wait"}) wrong = "due_timers";
+      // An emit, seen by the sweep, then acknowledged (its update planned on the same index).
+      CommitBatch batch;
+      Event ev;
+      ev.id = "ev-" + std::to_string(sweeps);
+      ev.kind = "Ping";
+      batch.emits.push_back({"target", ev});
+      sweeper.commit(emitter, batch);
       std::vector<OutboxEntry> pending = sweeper.pending_outbox();
-      if (pending.size() != 1 || pending[0].source_id != "old") wrong = "pending_outbox";
+      if (pending.size() != 2 || pending[0].source_id != "old" || pending[1].event.id != ev.id) {
+        wrong = "pending_outbox";
+      } else {
+        sweeper.ack_outbox(pending[1].seq);
+        if (sweeper.pending_outbox().size() != 1) wrong = "ack_outbox";
+      }
     } catch (const std::exception& e) {
       wrong = std::string("sweep ") + std::to_string(sweeps) + ": " + e.what();
     }
