@@ -69,6 +69,14 @@ void insert_seed_layout(const std::shared_ptr<client::Client>& c, const std::str
                                          make_document("wait", fire_at), "trace", make_array()));
 }
 
+// A new execution `id` of the "order" definition, saved.
+Execution create_order(ExecutionStore& store, const std::string& id) {
+  NewExecution n;
+  n.id = id;
+  n.definition_id = "order";
+  return store.create(n);
+}
+
 std::vector<std::string> due_ids(ExecutionStore& store, double now) {
   std::vector<std::string> out;
   for (const DueTimer& t : store.due_timers(now)) out.push_back(t.execution_id + "/" + t.path);
@@ -89,10 +97,7 @@ TEST_P(CoveringIndex, TheSweepReadsACoveringIndexOnTheEmbeddedEngine) {
   ASSERT_FALSE(spec.empty());
   EXPECT_EQ(covering(spec), embedded()) << spec.to_json();
   // The sweep answers the same either way, repairs included (TimerBound has the cases).
-  NewExecution n;
-  n.id = "e1";
-  n.definition_id = "order";
-  Execution exe = store.create(n);
+  Execution exe = create_order(store, "e1");
   CommitBatch batch;
   batch.timers.push_back(TimerOp::schedule("Wait.Here", 100));
   store.commit(exe, batch);
@@ -157,12 +162,7 @@ void insert_old_outbox(const std::shared_ptr<client::Client>& c) {
 // order across executions, acknowledged entries gone, as the documents hold them.
 void check_outbox_sweep(const std::shared_ptr<client::Client>& client, ExecutionStore& store) {
   std::vector<Execution> exes;
-  for (const char* id : {"e1", "e2"}) {
-    NewExecution n;
-    n.id = id;
-    n.definition_id = "order";
-    exes.push_back(store.create(n));
-  }
+  for (const char* id : {"e1", "e2"}) exes.push_back(create_order(store, id));
   // Interleaved emits: e1, e2, e1 (two in one commit), e2.
   auto emit = [&](Execution& exe, std::vector<std::string> kinds) {
     CommitBatch batch;
@@ -236,10 +236,7 @@ TEST_P(CoveringIndex, WithCoveringIndexesOffTheSweepIndexesArePlainAndAnswerTheS
     EXPECT_TRUE(spec.get("storedFields").is_missing()) << spec.to_json();
   }
   EXPECT_EQ(due_ids(store, 60), std::vector<std::string>{"seed/wait"});
-  NewExecution n;
-  n.id = "t1";
-  n.definition_id = "order";
-  Execution exe = store.create(n);
+  Execution exe = create_order(store, "t1");
   CommitBatch batch;
   batch.timers.push_back(TimerOp::schedule("Wait.Here", 100));
   batch.timers.push_back(TimerOp::schedule("Later", 200));
@@ -298,10 +295,7 @@ TEST_P(CoveringIndex, SweepsKeepTheirAnswersWhileStoresFlipTheIndexes) {
     }
     done = true;
   });
-  NewExecution n;
-  n.id = "emitter";
-  n.definition_id = "order";
-  Execution emitter = sweeper.create(n);
+  Execution emitter = create_order(sweeper, "emitter");
   int sweeps = 0;
   std::string wrong;
   while (wrong.empty() && (!done || sweeps < 20)) {
