@@ -106,10 +106,10 @@ std::vector<DueTimer> ExecutionStore::due_timers(double now) {
   // a document within the range the cursor still reads; the documents are read in place (no
   // copy each) and only those to repair are copied.
   //
-  // The read keeps only _id, timers and next_fire_at, which the embedded engine's index
-  // stores unless covering_indexes is off: it then reads no document (create_sweep_index). A
-  // repair is guarded on `version` too, so the few documents to repair are read again, whole,
-  // by _id.
+  // The read keeps only _id, timers and next_fire_at. With covering_indexes (the default) the
+  // embedded engine's index stores them, so the read visits no document; with it off, each
+  // document in range is read (create_sweep_index). A repair is guarded on `version` too, so
+  // the few documents to repair are read again, whole, by _id.
   std::vector<DueTimer> due;
   std::vector<bson::OwnedValue> repair;
   reread_if_plan_killed([&] {
