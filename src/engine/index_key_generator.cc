@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mongostore/bson/builder.h"
+#include "mongostore/bson/compare.h"
 #include "mongostore/bson/index_key.h"
 #include "mongostore/error.h"
 
@@ -207,6 +208,14 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
 
 std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc) const {
   const IndexDescriptor& d = *descriptor_;
+  if (d.fields().size() != 1) return first_key(doc, bson::Value());
+  const std::string& path = d.fields()[0].path;
+  return first_key(doc, doc.get(std::string_view(path).substr(0, path.find('.'))));
+}
+
+std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc,
+                                                        const bson::Value& top_level) const {
+  const IndexDescriptor& d = *descriptor_;
   const auto& fields = d.fields();
   if (fields.size() != 1) {
     std::vector<GeneratedKey> keys;
@@ -215,18 +224,35 @@ std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc) 
     if (keys.empty()) return std::nullopt;
     return std::move(keys.front().bytes);
   }
-  // One field: its values' keys compared as they are encoded, none kept but the smallest.
   if (d.partial_filter() && !d.partial_filter()->matches(doc)) return std::nullopt;
+  // The walk from the root would look the first component up in `doc` and go on from its
+  // value with the rest of the path: the caller has looked it up.
+  const std::string_view path = fields[0].path;
+  const size_t dot = path.find('.');
   FieldValues fv;
-  bson::Value root(bson::BsonType::kDocument, doc.data(), static_cast<uint32_t>(doc.size()));
-  walk(root, fields[0].path, fields[0].path, &fv);
+  walk(top_level, path,
+       dot == std::string_view::npos ? path.substr(path.size()) : path.substr(dot + 1), &fv);
   if (d.sparse() && !fv.present) return std::nullopt;
-  std::optional<std::string> first;
-  for (const bson::Value& v : fv.values) {
-    std::string key = index_key_of(d, v, fields[0].descending);
-    if (!first || key < *first) first = std::move(key);
+  if (fv.values.empty()) return std::nullopt;
+  const bool descending = fields[0].descending;
+  if (d.collation() != nullptr) {
+    // Strings are keyed by their collation key: the values' keys compared as encoded.
+    std::optional<std::string> first;
+    for (const bson::Value& v : fv.values) {
+      std::string key = index_key_of(d, v, descending);
+      if (!first || key < *first) first = std::move(key);
+    }
+    return first;
   }
-  return first;
+  // Without a collation the keys' byte order is compare_values' order, and values that
+  // compare equal have the same key (bson/index_key.h): the smallest value (the largest for a
+  // descending field) is found by comparing values, and only its key is encoded.
+  const bson::Value* best = &fv.values.front();
+  for (const bson::Value& v : fv.values) {
+    const int c = bson::compare_values(v, *best);
+    if (descending ? c > 0 : c < 0) best = &v;
+  }
+  return index_key_of(d, *best, descending);
 }
 
 std::string describe_key(const IndexDescriptor& descriptor,

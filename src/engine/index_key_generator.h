@@ -41,6 +41,12 @@ class IndexKeyGenerator {
   /// the others; nullopt when it has none. For a writer that needs only a document's first
   /// entry (an index with stored fields: index_entry_value.h).
   std::optional<std::string> first_key(bson::DocumentView doc) const;
+  /// The same, for a caller that has already found `top_level`: the value of `doc`'s first
+  /// top-level field named as the first component of the index's key path (missing when
+  /// there is none), as DocumentView::get returns it. A one-field index walks the rest of
+  /// its path from there instead of searching `doc` again; `doc` is still what a partial
+  /// filter matches. A compound index ignores `top_level`.
+  std::optional<std::string> first_key(bson::DocumentView doc, const bson::Value& top_level) const;
 
  private:
   const IndexDescriptor* descriptor_;

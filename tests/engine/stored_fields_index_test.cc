@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 #include "engine/index_descriptor.h"
@@ -328,6 +330,88 @@ TEST_F(StoredFieldsIndex, AMultikeyDocumentStoresItsFieldsInItsFirstEntryAlone) 
   same(all, o);
   EXPECT_EQ(find(make_document("t", "c"), o).front(),
             make_document("_id", 1, "t", make_array("c", "b"), "n", 9));
+}
+
+// An update finds a document's first entry (the one carrying its fields) by comparing the
+// values a key path reaches, then encodes that value's key alone: the smallest value for an
+// ascending field, the largest for a descending one, with values of every kind that compare
+// equal (1, 1.0, 1 as int64; 0 and -0.0) or sit at the order's ends (NaN, infinities, null,
+// MinKey). Both paths an update takes are exercised: elements appended ($push, the old first
+// entry found in the old version) and a stored field changed with the same keys (the first
+// entry found in the new version), on a top-level array and on a dotted path into an array of
+// documents (as the execution store's outbox.seq). validate checks each entry's value against
+// the document's keys in byte order.
+TEST_F(StoredFieldsIndex, TheFirstEntryIsTheSmallestKeyOfMixedValuesInEitherDirection) {
+  e_->create_index("db", "c", make_document("t", 1), stored({"t", "n"}));
+  e_->create_index("db", "c", make_document("t", -1), stored({"n", "_id"}));
+  e_->create_index("db", "c", make_document("o.s", 1), stored({"o", "n"}));
+  e_->create_index("db", "c", make_document("o.s", -1), stored({"n"}));
+  const std::vector<bson::Document> holders = {
+      make_document("v", 1),
+      make_document("v", 1.0),
+      make_document("v", int64_t{1}),
+      make_document("v", 0),
+      make_document("v", -0.0),
+      make_document("v", -7),
+      make_document("v", 2.5),
+      make_document("v", int64_t{9007199254740993}),
+      make_document("v", 9007199254740992.0),
+      make_document("v", std::nan("")),
+      make_document("v", std::numeric_limits<double>::infinity()),
+      make_document("v", -std::numeric_limits<double>::infinity()),
+      make_document("v", "s"),
+      make_document("v", ""),
+      make_document("v", bson::Null{}),
+      make_document("v", bson::MinKey{}),
+      make_document("v", bson::MaxKey{}),
+      make_document("v", make_document("k", 1)),
+      make_document("v", true)};
+  std::mt19937 rng(31);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  auto value = [&] { return holders[pick(holders.size())].get("v"); };
+  for (int id = 0; id < 6; ++id) {
+    e_->insert_one("db", "c",
+                   make_document("_id", id, "n", 0, "t", make_array(), "o", make_array()));
+  }
+  for (int step = 0; step < 400; ++step) {
+    const Document by_id = make_document("_id", static_cast<int>(pick(6)));
+    bson::DocumentBuilder u;
+    switch (pick(5)) {
+      case 0:
+      case 1:  // appended elements: one or two, on either array
+        u.open_document("$push");
+        if (pick(2) == 0) {
+          u.open_document("t").open_array("$each");
+          for (size_t i = 0, k = 1 + pick(2); i < k; ++i) u.push(value());
+          u.close().close();
+        } else {
+          u.open_document("o").open_array("$each");
+          for (size_t i = 0, k = 1 + pick(2); i < k; ++i) {
+            u.push_document().append("s", value()).close();
+          }
+          u.close().close();
+        }
+        u.close();
+        break;
+      case 2:  // the same keys, a stored field changed
+        u.open_document("$set").append("n", static_cast<int>(step)).close();
+        break;
+      case 3:  // elements removed from the front: the first entry may move on
+        u.open_document("$pop").append(pick(2) == 0 ? "t" : "o", -1).close();
+        break;
+      default:  // an element replaced in place
+        u.open_document("$set").append("t.0", value()).close();
+        break;
+    }
+    e_->update_one("db", "c", by_id, u.finish());
+    ValidateResult r = e_->validate_collection("db", "c");
+    ASSERT_TRUE(r.valid()) << "after step " << step << ": " << r.errors.front();
+  }
+  // The covered reads agree with the documents in either direction.
+  FindOptions up = projecting(make_document("t", 1, "n", 1));
+  up.sort = make_document("_id", 1);
+  const Document any_t = make_document("t", make_document("$exists", true));
+  EXPECT_EQ(json_of(find(any_t, up)), json_of(find(any_t, from_documents(up))));
 }
 
 TEST_F(StoredFieldsIndex, ABuildOverExistingDocumentsStoresTheirFields) {
