@@ -206,15 +206,13 @@ void IndexKeyGenerator::generate(bson::DocumentView doc, std::vector<GeneratedKe
   for (auto& k : keys) out->push_back(std::move(k));
 }
 
-std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc) const {
-  const IndexDescriptor& d = *descriptor_;
-  if (d.fields().size() != 1) return first_key(doc, bson::Value());
-  const std::string& path = d.fields()[0].path;
-  return first_key(doc, doc.get(std::string_view(path).substr(0, path.find('.'))));
+std::string_view IndexKeyGenerator::key_path_head() const {
+  const std::string_view path = descriptor_->fields().front().path;
+  return path.substr(0, path.find('.'));
 }
 
-std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc,
-                                                        const bson::Value& top_level) const {
+std::optional<std::string> IndexKeyGenerator::first_key_at(bson::DocumentView doc,
+                                                           const bson::Value& top_level) const {
   const IndexDescriptor& d = *descriptor_;
   const auto& fields = d.fields();
   if (fields.size() != 1) {
@@ -228,10 +226,9 @@ std::optional<std::string> IndexKeyGenerator::first_key(bson::DocumentView doc,
   // The walk from the root would look the first component up in `doc` and go on from its
   // value with the rest of the path: the caller has looked it up.
   const std::string_view path = fields[0].path;
-  const size_t dot = path.find('.');
+  const size_t head = key_path_head().size();
   FieldValues fv;
-  walk(top_level, path,
-       dot == std::string_view::npos ? path.substr(path.size()) : path.substr(dot + 1), &fv);
+  walk(top_level, path, path.substr(head == path.size() ? head : head + 1), &fv);
   if (d.sparse() && !fv.present) return std::nullopt;
   if (fv.values.empty()) return std::nullopt;
   const bool descending = fields[0].descending;

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/index_descriptor.h"
@@ -40,15 +41,27 @@ class IndexKeyGenerator {
   /// The smallest of the document's keys (the bytes generate() lists first), without listing
   /// the others; nullopt when it has none. For a writer that needs only a document's first
   /// entry (an index with stored fields: index_entry_value.h).
-  std::optional<std::string> first_key(bson::DocumentView doc) const;
-  /// The same, for a caller that has already found `top_level`: the value of `doc`'s first
-  /// top-level field named as the first component of the index's key path (missing when
-  /// there is none), as DocumentView::get returns it. A one-field index walks the rest of
-  /// its path from there instead of searching `doc` again; `doc` is still what a partial
-  /// filter matches. A compound index ignores `top_level`.
-  std::optional<std::string> first_key(bson::DocumentView doc, const bson::Value& top_level) const;
+  std::optional<std::string> first_key(bson::DocumentView doc) const {
+    return first_key_from(doc, [&](std::string_view name) { return doc.get(name); });
+  }
+  /// The same, from `value_of(name)`: the first top-level value of that name in `doc`
+  /// (missing when absent), as DocumentView::get and TopLevelDiff return it (the lookup of
+  /// IndexEntryValue::stored_fields_from). An update's write path has the field in its
+  /// TopLevelDiff already: a one-field index walks the rest of its key path from there.
+  /// `doc` is still what a partial filter matches and what a compound index's keys come from.
+  template <class ValueOf>
+  std::optional<std::string> first_key_from(bson::DocumentView doc, ValueOf&& value_of) const {
+    if (descriptor_->fields().size() != 1) return first_key_at(doc, bson::Value());
+    return first_key_at(doc, value_of(key_path_head()));
+  }
 
  private:
+  /// The first component of the first key field's path (the top-level field it starts at).
+  std::string_view key_path_head() const;
+  /// first_key_from, given that top-level field's value (ignored by a compound index).
+  std::optional<std::string> first_key_at(bson::DocumentView doc,
+                                          const bson::Value& top_level) const;
+
   const IndexDescriptor* descriptor_;
 };
 

@@ -76,14 +76,6 @@ bool stored_fields_changed(const IndexDescriptor& d, const TopLevelDiff& diff) {
   return false;
 }
 
-// The top-level field a one-field index's key path starts with: the value its first-key
-// lookup walks from, which `diff` has already found (IndexKeyGenerator::first_key).
-std::string_view first_component(const IndexDescriptor& d) {
-  if (d.fields().empty()) return {};
-  const std::string_view path = d.fields().front().path;
-  return path.substr(0, path.find('.'));
-}
-
 }  // namespace
 
 void validate_write(const CollectionEntry& entry, bson::DocumentView document,
@@ -151,8 +143,8 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
     if (delta.kind == IndexKeyDelta::Kind::kUnchanged) {
       if (!restore) continue;
       // The same keys, new stored fields: the first entry's value is rewritten in place.
-      const std::optional<std::string> first =
-          IndexKeyGenerator(d).first_key(after, diff.after(first_component(d)));
+      const std::optional<std::string> first = IndexKeyGenerator(d).first_key_from(
+          after, [&](std::string_view f) { return diff.after(f); });
       if (!first) continue;
       IndexTable table(s, ix->table_uri, d);
       table.rewrite(*first, key, stored_fields(d, diff));
@@ -170,8 +162,8 @@ void update_document(OperationContext& op, DurableCatalog& durable, const Collec
       }
       // The new version's keys are the old ones and the added ones: its first is the smaller
       // of the two firsts. Of the old keys only the first is needed.
-      const std::optional<std::string> old_key =
-          IndexKeyGenerator(d).first_key(before, diff.before(first_component(d)));
+      const std::optional<std::string> old_key = IndexKeyGenerator(d).first_key_from(
+          before, [&](std::string_view f) { return diff.before(f); });
       const std::string* old_first = old_key ? &*old_key : nullptr;
       const bool added_first =
           !added.empty() && (old_first == nullptr || added.front().bytes < *old_first);
