@@ -413,8 +413,9 @@ TEST_F(StoredFieldsIndex, TheFirstEntryIsTheSmallestKeyOfMixedValuesInEitherDire
     FindOptions through = projecting(make_document("t", 1, "n", 1));
     through.sort = make_document("_id", 1);
     through.hint.keys = index;
-    EXPECT_EQ(json_of(find(any_t, through)), json_of(find(any_t, from_documents(through))))
-        << index.to_json();
+    const std::vector<Document> read = find(any_t, through);
+    EXPECT_EQ(read.size(), 6u) << index.to_json();  // every document has a t
+    EXPECT_EQ(json_of(read), json_of(find(any_t, from_documents(through)))) << index.to_json();
   }
 }
 
